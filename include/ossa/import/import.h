@@ -1,0 +1,31 @@
+// ossa/import/import.h — reading FBX, glTF 2.0 and COLLADA files into an ImportedScene.
+//
+//   ossa::ImportOptions options;          // max_influences = 4, right-handed
+//   auto scene = ossa::import_file("hero.fbx", options);
+//   if (!scene) { std::fprintf(stderr, "%s\n", scene.error().c_str()); return 1; }
+//
+// The import goes through assimp 5.2.5 with the traps we know handled (see docs in import/assimp_import.cpp):
+// FBX pivots and pre-rotations are folded into the nodes (no "$AssimpFbx$" helpers), units and axes are
+// converted from the file's metadata, the skeleton is taken from the node tree (so unweighted sockets and
+// bones missing from the bone lists are kept), and T*R*S is composed by us. Bad input (unreadable, truncated,
+// NaN keys, absurd durations, too many joints) fails with a message naming the file and the problem.
+#pragma once
+
+#include <string>
+
+#include "ossa/core/result.h"
+#include "ossa/import/imported_scene.h"
+
+namespace ossa {
+
+struct ImportOptions {
+  int max_influences = 4;    // 1..8: strongest kept per vertex, renormalised to sum 1
+  bool left_handed = false;  // mirror z (D3D-style) instead of the right-handed canonical space
+};
+
+Result<ImportedScene> import_file(const std::string& path, const ImportOptions& options = {});
+
+// The FBX time modes (GlobalSettings TimeMode) as frames per second; 0 for "default"/"custom"/unknown.
+double fbx_time_mode_fps(int time_mode);
+
+}  // namespace ossa

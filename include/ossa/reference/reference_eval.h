@@ -1,0 +1,35 @@
+// ossa/reference/reference_eval.h — the straightforward, obviously-correct evaluator.
+//
+// It allocates, searches keys with std::upper_bound and slerps: slow, but each step is the textbook one, so
+// it is the truth the fast runtime jobs are tested against and what `ossa eval` prints.
+//   * sampling: translation/scale lerp, rotation slerp along the shortest arc, clamped outside the keys;
+//     joints without a track (or a channel without keys) keep their rest transform;
+//   * local -> model: model[j] = model[parent[j]] * (T * R * S)[j], parents first;
+//   * skinning: linear blend, position' = sum w_i * model[remap[k_i]] * inverse_bind[k_i] * position,
+//     normals through the inverse-transpose of the blended matrix.
+#pragma once
+
+#include <vector>
+
+#include "ossa/import/imported_scene.h"
+
+namespace ossa::reference {
+
+std::vector<Transform> rest_pose(const Skeleton& skeleton);
+// Local transforms of every joint at `time` seconds (clamped to the keys).
+std::vector<Transform> sample_clip(const Skeleton& skeleton, const Clip& clip, float time);
+std::vector<Mat4> local_to_model(const Skeleton& skeleton, const std::vector<Transform>& local);
+// Model matrices at bind time: from the inverse binds where the file has them, else from the rest pose.
+std::vector<Mat4> bind_pose_model(const Skeleton& skeleton);
+
+struct SkinnedVertices {
+  std::vector<Vec3> positions;
+  std::vector<Vec3> normals;  // empty when the mesh has none
+};
+SkinnedVertices skin_mesh(const Mesh& mesh, const std::vector<Mat4>& model);
+
+// Key interpolation used above, exposed for tests.
+Vec3 sample_vec3(const std::vector<float>& times, const std::vector<Vec3>& values, float time, Vec3 fallback);
+Quat sample_quat(const std::vector<float>& times, const std::vector<Quat>& values, float time, Quat fallback);
+
+}  // namespace ossa::reference

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Ossa builds with (only those missing), then configures and builds a preset.
+# Usage: scripts/bootstrap.sh [PRESET]   (default: release). Idempotent; quick when nothing changed.
+set -euo pipefail
+preset="${1:-release}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# The one list of build and test dependencies (Debian 12 package names).
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libassimp-dev          # import: FBX / glTF / COLLADA
+  libcli11-dev           # CLI parsing
+  nlohmann-json3-dev     # JSON output and sidecar files
+  libgtest-dev libgmock-dev   # tests
+  libbenchmark-dev       # benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cd "$here"
+if [ ! -f "build/$preset/CMakeCache.txt" ]; then
+  cmake --preset "$preset" >/dev/null
+fi
+cmake --build --preset "$preset" -j 2

@@ -1,0 +1,735 @@
+// Import through assimp 5.2.5 into ImportedScene. The only file that sees assimp types.
+//
+// Traps handled here (found by comparing assimp with Blender's own importers, ../shared/oracle/README.md):
+//  * FBX pivots / PreRotation: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS = false folds them into each node and
+//    its keys; with the default (true) assimp adds "$AssimpFbx$" helper nodes *and* bakes the rotation into
+//    the keys, which poses Mixamo/Maya rigs wrongly by metres.
+//  * aiMatrix4x4(scaling, rotation, position) composes T*S*R; we never use it, Transform composes T*R*S.
+//  * aiBone / aiNodeAnim bind to nodes by name; mesh nodes and bones may share a name, so name lookup prefers
+//    nodes that hold no meshes.
+//  * The skeleton comes from the node tree, not from bone lists: unweighted sockets, helper and "_end" nodes
+//    below bones are kept, and so are ancestors and animated nodes.
+//  * FBX UnitScaleFactor and axes are not applied by assimp; we apply them (space.cpp). COLLADA's up axis and
+//    unit are applied by assimp to the root node, which we keep as a joint. glTF is already +Y up, metres.
+//  * FBX AnimationStack LocalStart is already subtracted by assimp; ticks/s of 0 falls back to the file's
+//    frame rate, else 25.
+//  * Never OptimizeGraph, Debone or PreTransformVertices: they destroy or bake skinned hierarchies.
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <algorithm>
+#include <assimp/Importer.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "ossa/import/import.h"
+#include "space.h"
+
+namespace ossa {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxJoints = 65535;         // influence joint indices are 16-bit
+constexpr double kAbsurdDurationSeconds = 3600.0;
+
+// assimp stores quaternions (w, x, y, z); Ossa stores (x, y, z, w). The one place this is converted.
+Quat to_quat(const aiQuaternion& q) { return {q.x, q.y, q.z, q.w}; }
+Vec3 to_vec3(const aiVector3D& v) { return {v.x, v.y, v.z}; }
+Mat4 to_mat4(const aiMatrix4x4& a) {  // assimp is row-major (a1..a4 = first row)
+  Mat4 m;
+  const float rows[4][4] = {
+      {a.a1, a.a2, a.a3, a.a4}, {a.b1, a.b2, a.b3, a.b4}, {a.c1, a.c2, a.c3, a.c4}, {a.d1, a.d2, a.d3, a.d4}};
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) m.at(r, c) = rows[r][c];
+  return m;
+}
+
+bool finite3(const aiVector3D& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+bool finite4(const aiQuaternion& q) {
+  return std::isfinite(q.w) && std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z);
+}
+
+std::string strip_fbx_prefix(std::string name) {
+  if (name.rfind("Model::", 0) == 0) name.erase(0, 7);
+  return name;
+}
+
+std::string lower_extension(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+
+template <class T>
+bool read_meta(const aiScene* scene, const char* key, T& out) {
+  return scene->mMetaData && scene->mMetaData->Get(key, out);
+}
+
+// Reads a numeric metadata entry whatever its stored type (assimp uses int32, float and double).
+bool read_meta_number(const aiScene* scene, const char* key, double& out) {
+  const aiMetadata* md = scene->mMetaData;
+  if (!md) return false;
+  for (unsigned i = 0; i < md->mNumProperties; ++i) {
+    if (std::strcmp(md->mKeys[i].C_Str(), key) != 0) continue;
+    const aiMetadataEntry& e = md->mValues[i];
+    switch (e.mType) {
+      case AI_INT32: out = *static_cast<int32_t*>(e.mData); return true;
+      case AI_UINT64: out = static_cast<double>(*static_cast<uint64_t*>(e.mData)); return true;
+      case AI_FLOAT: out = *static_cast<float*>(e.mData); return true;
+      case AI_DOUBLE: out = *static_cast<double*>(e.mData); return true;
+      default: return false;
+    }
+  }
+  return false;
+}
+
+// Checks the FBX header ourselves so that old versions get a precise message (assimp says "FBX-DOM
+// unsupported, old format version" without the number).
+std::string check_fbx_version(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[27] = {};
+  in.read(head, sizeof head);
+  if (in.gcount() < 27) return {};
+  if (std::memcmp(head, "Kaydara FBX Binary", 18) == 0) {
+    uint32_t version = 0;
+    std::memcpy(&version, head + 23, 4);  // little-endian on every platform we build for
+    if (version < 7100)
+      return "FBX version " + std::to_string(version) + " is not supported (binary FBX 7100-7700 is; re-export "
+             "as FBX 2011 or newer)";
+    return {};
+  }
+  // ASCII FBX: "FBXVersion: 6100" near the top.
+  std::string text(4096, '\0');
+  in.seekg(0);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  size_t at = text.find("FBXVersion:");
+  if (at != std::string::npos) {
+    int version = std::atoi(text.c_str() + at + 11);
+    if (version > 0 && version < 7100)
+      return "FBX version " + std::to_string(version) + " is not supported (FBX 7100-7700 is)";
+  }
+  return {};
+}
+
+struct NodeInfo {
+  const aiNode* node = nullptr;
+  int parent = -1;
+  std::string name;
+  Mat4 local, global;  // file space
+  bool has_meshes = false;
+};
+
+class Importer {
+ public:
+  Importer(std::string path, const ImportOptions& options) : path_(std::move(path)), options_(options) {}
+
+  Result<ImportedScene> run();
+
+ private:
+  Result<ImportedScene> fail(const std::string& what) const { return Result<ImportedScene>::failure(path_ + ": " + what); }
+  void warn(std::string what) { out_.warnings.push_back(std::move(what)); }
+
+  void collect_nodes(const aiNode* node, int parent);
+  int resolve_node(const std::string& name) const;
+  std::string build_skeleton();
+  std::string build_meshes();
+  std::string build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names);
+  std::string build_clips();
+  void build_materials();
+  int add_texture(const aiString& path);
+  void choose_space();
+  double file_frame_rate() const;
+
+  std::string path_;
+  ImportOptions options_;
+  const aiScene* scene_ = nullptr;
+  ImportedScene out_;
+  std::vector<NodeInfo> nodes_;
+  std::unordered_multimap<std::string, int> nodes_by_name_;
+  std::vector<int> joint_of_node_;
+  std::map<std::string, int> texture_by_path_;
+  detail::SpaceMapper* mapper_ = nullptr;
+};
+
+void Importer::collect_nodes(const aiNode* node, int parent) {
+  // Iterative pre-order walk: hostile files can nest nodes deep enough to overflow a recursive one.
+  std::vector<std::pair<const aiNode*, int>> stack{{node, parent}};
+  while (!stack.empty()) {
+    auto [n, p] = stack.back();
+    stack.pop_back();
+    NodeInfo info;
+    info.node = n;
+    info.parent = p;
+    info.name = strip_fbx_prefix(n->mName.C_Str());
+    info.local = to_mat4(n->mTransformation);
+    info.global = p >= 0 ? nodes_[p].global * info.local : info.local;
+    info.has_meshes = n->mNumMeshes > 0;
+    int index = static_cast<int>(nodes_.size());
+    nodes_.push_back(info);
+    nodes_by_name_.emplace(info.name, index);
+    for (unsigned i = n->mNumChildren; i-- > 0;)  // reversed so children pop in file order
+      if (n->mChildren[i]) stack.emplace_back(n->mChildren[i], index);
+  }
+}
+
+int Importer::resolve_node(const std::string& raw_name) const {
+  std::string name = strip_fbx_prefix(raw_name);
+  auto [begin, end] = nodes_by_name_.equal_range(name);
+  int best = -1;
+  for (auto it = begin; it != end; ++it) {
+    int candidate = it->second;
+    bool better = best < 0 || (nodes_[best].has_meshes && !nodes_[candidate].has_meshes) ||
+                  (nodes_[best].has_meshes == nodes_[candidate].has_meshes && candidate < best);
+    if (better) best = candidate;
+  }
+  return best;
+}
+
+std::string Importer::build_skeleton() {
+  const size_t n = nodes_.size();
+  std::vector<char> needed(n, 0), drives(n, 0);  // drives: a bone or an animated node
+
+  for (unsigned m = 0; m < scene_->mNumMeshes; ++m) {
+    const aiMesh* am = scene_->mMeshes[m];
+    for (unsigned b = 0; b < am->mNumBones; ++b) {
+      int node = resolve_node(am->mBones[b]->mName.C_Str());
+      if (node >= 0) needed[node] = drives[node] = 1;
+    }
+  }
+  for (unsigned a = 0; a < scene_->mNumAnimations; ++a) {
+    const aiAnimation* anim = scene_->mAnimations[a];
+    for (unsigned c = 0; c < anim->mNumChannels; ++c) {
+      int node = resolve_node(anim->mChannels[c]->mNodeName.C_Str());
+      if (node >= 0) needed[node] = drives[node] = 1;
+    }
+  }
+  // Mesh nodes are joints when something follows them: rigid meshes and unweighted vertices.
+  for (size_t i = 0; i < n; ++i) {
+    const aiNode* node = nodes_[i].node;
+    for (unsigned k = 0; k < node->mNumMeshes; ++k) {
+      unsigned mi = node->mMeshes[k];
+      if (mi >= scene_->mNumMeshes) return "node '" + nodes_[i].name + "' references missing mesh " + std::to_string(mi);
+      const aiMesh* am = scene_->mMeshes[mi];
+      bool all_weighted = am->mNumBones > 0;
+      if (all_weighted) {
+        std::vector<char> has(am->mNumVertices, 0);
+        for (unsigned b = 0; b < am->mNumBones; ++b)
+          for (unsigned w = 0; w < am->mBones[b]->mNumWeights; ++w) {
+            const aiVertexWeight& vw = am->mBones[b]->mWeights[w];
+            if (vw.mVertexId < am->mNumVertices && vw.mWeight > 0) has[vw.mVertexId] = 1;
+          }
+        all_weighted = std::all_of(has.begin(), has.end(), [](char c) { return c != 0; });
+      }
+      if (!all_weighted) needed[i] = 1;
+    }
+  }
+  // Sockets and helpers: non-mesh descendants of bones and animated nodes (pre-order: parents seen first).
+  for (size_t i = 0; i < n; ++i) {
+    int p = nodes_[i].parent;
+    if (p >= 0 && drives[p] && !nodes_[i].has_meshes) needed[i] = drives[i] = 1;
+  }
+  // Ancestors of everything needed.
+  for (size_t i = n; i-- > 0;)
+    if (needed[i] && nodes_[i].parent >= 0) needed[nodes_[i].parent] = 1;
+  // The scene root is kept only when it carries a transform (glTF scene roots, COLLADA up axis) or a role.
+  if (n > 0 && !drives[0] && !nodes_[0].has_meshes) {
+    const Mat4& m = nodes_[0].local;
+    bool identity = true;
+    for (int k = 0; k < 16; ++k) identity = identity && std::fabs(m.m[k] - Mat4{}.m[k]) < 1e-7f;
+    if (identity) needed[0] = 0;
+  }
+
+  joint_of_node_.assign(n, -1);
+  std::map<std::string, int> name_uses;
+  for (size_t i = 0; i < n; ++i) {
+    if (!needed[i]) continue;
+    if (out_.skeleton.joints.size() >= kMaxJoints)
+      return "too many joints (more than " + std::to_string(kMaxJoints) + ")";
+    Joint joint;
+    int uses = ++name_uses[nodes_[i].name];
+    joint.name = uses == 1 ? nodes_[i].name : nodes_[i].name + "#" + std::to_string(uses);
+    int p = nodes_[i].parent;
+    while (p >= 0 && joint_of_node_[p] < 0) p = nodes_[p].parent;  // only the dropped root is skipped
+    joint.parent = p >= 0 ? joint_of_node_[p] : -1;
+    Mat4 local = joint.parent < 0 ? nodes_[i].global : nodes_[i].local;
+    if (!is_finite(local)) return "node '" + nodes_[i].name + "' has a non-finite transform";
+    joint.rest = mapper_->local(decompose(local));
+    joint.inverse_bind = mapper_->conjugate(inverse(nodes_[i].global));  // replaced by the file's, if any
+    joint.is_mesh_node = nodes_[i].has_meshes;
+    joint_of_node_[i] = static_cast<int>(out_.skeleton.joints.size());
+    out_.skeleton.joints.push_back(std::move(joint));
+  }
+  // A name used twice gets suffixes; make sure no suffixed name collides with a real one.
+  std::set<std::string> seen;
+  for (Joint& j : out_.skeleton.joints) {
+    while (!seen.insert(j.name).second) j.name += "_";
+  }
+  return {};
+}
+
+std::string Importer::build_meshes() {
+  std::set<std::string> names;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const aiNode* node = nodes_[i].node;
+    for (unsigned k = 0; k < node->mNumMeshes; ++k) {
+      std::string error = build_mesh(scene_->mMeshes[node->mMeshes[k]], static_cast<int>(i), names);
+      if (!error.empty()) return error;
+    }
+  }
+  uint32_t base = 0;
+  for (Mesh& mesh : out_.meshes) {
+    mesh.base_vertex = base;
+    base += static_cast<uint32_t>(mesh.positions.size());
+  }
+  return {};
+}
+
+std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names) {
+  const NodeInfo& node = nodes_[node_index];
+  Mesh mesh;
+  std::string base_name = node.name.empty() ? std::string(am->mName.C_Str()) : node.name;
+  if (base_name.empty()) base_name = "mesh";
+  mesh.name = base_name;
+  for (int n = 2; !names.insert(mesh.name).second; ++n) mesh.name = base_name + "#" + std::to_string(n);
+  const std::string where = "mesh '" + mesh.name + "'";
+
+  if (am->mNumVertices == 0 || !am->mVertices) {
+    warn(where + ": no vertices, skipped");
+    return {};
+  }
+  mesh.node_joint = joint_of_node_[node_index];
+  mesh.material = am->mMaterialIndex < scene_->mNumMaterials ? static_cast<int>(am->mMaterialIndex) : -1;
+  mesh.skinned = am->mNumBones > 0;
+
+  const Mat4& node_global = node.global;
+  const Mat4 node_normal = normal_matrix(node_global);
+  const unsigned nv = am->mNumVertices;
+  mesh.positions.resize(nv);
+  for (unsigned v = 0; v < nv; ++v) {
+    if (!finite3(am->mVertices[v])) return where + ": vertex " + std::to_string(v) + " position is not finite";
+    mesh.positions[v] = mapper_->point(transform_point(node_global, to_vec3(am->mVertices[v])));
+  }
+  if (am->mNormals) {
+    mesh.normals.resize(nv);
+    for (unsigned v = 0; v < nv; ++v)
+      mesh.normals[v] = normalize(mapper_->direction(transform_vector(node_normal, to_vec3(am->mNormals[v]))));
+  }
+  if (am->mNormals && am->mTangents && am->mBitangents) {
+    mesh.tangents.resize(nv);
+    for (unsigned v = 0; v < nv; ++v) {
+      Vec3 t = normalize(mapper_->direction(transform_vector(node_global, to_vec3(am->mTangents[v]))));
+      Vec3 b = mapper_->direction(transform_vector(node_global, to_vec3(am->mBitangents[v])));
+      float sign = dot(cross(mesh.normals[v], t), b) < 0 ? -1.f : 1.f;
+      mesh.tangents[v] = {t.x, t.y, t.z, sign};
+    }
+  }
+  if (am->mTextureCoords[0]) {
+    mesh.uvs.resize(nv);
+    for (unsigned v = 0; v < nv; ++v) mesh.uvs[v] = {am->mTextureCoords[0][v].x, am->mTextureCoords[0][v].y};
+  }
+  // Baking a reflecting node transform or a mirrored space into positions flips the winding: flip it back.
+  Vec3 c0{node_global.m[0], node_global.m[1], node_global.m[2]};
+  Vec3 c1{node_global.m[4], node_global.m[5], node_global.m[6]};
+  Vec3 c2{node_global.m[8], node_global.m[9], node_global.m[10]};
+  bool flip = (dot(cross(c0, c1), c2) < 0) != mapper_->mirrored();
+  mesh.indices.reserve(am->mNumFaces * 3);
+  unsigned skipped_faces = 0;
+  for (unsigned f = 0; f < am->mNumFaces; ++f) {
+    const aiFace& face = am->mFaces[f];
+    if (face.mNumIndices != 3) {
+      ++skipped_faces;  // points and lines: not drawn by a skinned-mesh pipeline
+      continue;
+    }
+    for (int c = 0; c < 3; ++c)
+      if (face.mIndices[c] >= nv) return where + ": face " + std::to_string(f) + " indexes past the vertices";
+    mesh.indices.push_back(face.mIndices[0]);
+    mesh.indices.push_back(face.mIndices[flip ? 2 : 1]);
+    mesh.indices.push_back(face.mIndices[flip ? 1 : 2]);
+  }
+  if (skipped_faces) warn(where + ": " + std::to_string(skipped_faces) + " point/line primitives ignored");
+
+  // Influences. Palette slots are per mesh (joint_remap); the mesh node gets a slot when something follows it.
+  auto slot_for = [&](int joint, const Mat4& inverse_bind) {
+    for (size_t s = 0; s < mesh.joint_remap.size(); ++s)
+      if (mesh.joint_remap[s] == joint) return static_cast<int>(s);
+    mesh.joint_remap.push_back(joint);
+    mesh.inverse_binds.push_back(inverse_bind);
+    return static_cast<int>(mesh.joint_remap.size() - 1);
+  };
+  const Mat4 node_inverse_bind = mapper_->conjugate(inverse(node_global));
+  std::vector<std::vector<std::pair<float, int>>> per_vertex(nv);
+  for (unsigned b = 0; b < am->mNumBones; ++b) {
+    const aiBone* bone = am->mBones[b];
+    int node_of_bone = resolve_node(bone->mName.C_Str());
+    if (node_of_bone < 0) {
+      warn(where + ": bone '" + std::string(bone->mName.C_Str()) +
+           "' has no node in the scene; its vertices follow the mesh node");
+      continue;
+    }
+    int joint = joint_of_node_[node_of_bone];
+    Mat4 offset = to_mat4(bone->mOffsetMatrix);
+    if (!is_finite(offset)) return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite offset matrix";
+    // offset maps mesh-node space to bone space; our vertices are in model space already.
+    Mat4 inverse_bind = mapper_->conjugate(offset * inverse(node_global));
+    int slot = slot_for(joint, inverse_bind);
+    if (mesh.joint_remap.size() > kMaxJoints) return where + ": too many bones (more than 65535)";
+    Joint& j = out_.skeleton.joints[joint];
+    j.weighted = true;
+    if (!j.has_file_bind) {
+      j.inverse_bind = inverse_bind;
+      j.has_file_bind = true;
+    }
+    for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+      const aiVertexWeight& vw = bone->mWeights[w];
+      if (vw.mVertexId >= nv)
+        return where + ": bone '" + std::string(bone->mName.C_Str()) + "' weights vertex " +
+               std::to_string(vw.mVertexId) + " of " + std::to_string(nv);
+      if (!std::isfinite(vw.mWeight))
+        return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite weight";
+      if (vw.mWeight > 0) per_vertex[vw.mVertexId].emplace_back(vw.mWeight, slot);
+    }
+  }
+
+  const int limit = std::clamp(options_.max_influences, 1, 8);
+  InfluenceStats& stats = mesh.influence_stats;
+  for (auto& list : per_vertex) {
+    // Merge duplicate entries for one slot (a bone listed twice), then strongest first.
+    std::sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    std::vector<std::pair<float, int>> merged;
+    for (auto& e : list) {
+      if (!merged.empty() && merged.back().second == e.second) merged.back().first += e.first;
+      else merged.push_back(e);
+    }
+    std::stable_sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    list = std::move(merged);
+    stats.max_found = std::max(stats.max_found, static_cast<int>(list.size()));
+  }
+  mesh.influences_per_vertex = mesh.skinned ? std::clamp(stats.max_found, 1, limit) : 1;
+  const int k = mesh.influences_per_vertex;
+  mesh.influence_joints.assign(static_cast<size_t>(nv) * k, 0);
+  mesh.influence_weights.assign(static_cast<size_t>(nv) * k, 0.f);
+  int node_slot = -1;
+  for (unsigned v = 0; v < nv; ++v) {
+    auto& list = per_vertex[v];
+    if (list.empty()) {
+      if (mesh.skinned) ++stats.unweighted_vertices;
+      if (node_slot < 0) {
+        if (mesh.node_joint < 0) return where + ": internal error: mesh node is not a joint";
+        node_slot = slot_for(mesh.node_joint, node_inverse_bind);
+      }
+      mesh.influence_joints[static_cast<size_t>(v) * k] = static_cast<uint16_t>(node_slot);
+      mesh.influence_weights[static_cast<size_t>(v) * k] = 1.f;
+      continue;
+    }
+    if (static_cast<int>(list.size()) > k) {
+      ++stats.vertices_cut;
+      stats.largest_dropped = std::max(stats.largest_dropped, list[k].first);
+      list.resize(k);
+    }
+    float sum = 0;
+    for (auto& e : list) sum += e.first;
+    for (size_t i = 0; i < list.size(); ++i) {
+      mesh.influence_joints[v * k + i] = static_cast<uint16_t>(list[i].second);
+      mesh.influence_weights[v * k + i] = list[i].first / sum;
+    }
+  }
+  if (stats.vertices_cut)
+    warn(where + ": " + std::to_string(stats.vertices_cut) + " vertices had more than " + std::to_string(k) +
+         " influences (up to " + std::to_string(stats.max_found) + "); the weakest were dropped (largest dropped " +
+         std::to_string(stats.largest_dropped) + ") and the rest renormalised");
+  if (stats.unweighted_vertices)
+    warn(where + ": " + std::to_string(stats.unweighted_vertices) + " vertices have no weights and follow the mesh node");
+  out_.meshes.push_back(std::move(mesh));
+  return {};
+}
+
+double Importer::file_frame_rate() const {
+  double mode = 0, custom = 0;
+  if (!read_meta_number(scene_, "FrameRate", mode)) return 0;
+  double fps = fbx_time_mode_fps(static_cast<int>(mode));
+  if (fps == 0 && read_meta_number(scene_, "CustomFrameRate", custom) && custom > 0) fps = custom;
+  return fps;
+}
+
+std::string Importer::build_clips() {
+  std::set<std::string> names;
+  for (unsigned a = 0; a < scene_->mNumAnimations; ++a) {
+    const aiAnimation* anim = scene_->mAnimations[a];
+    Clip clip;
+    std::string base = anim->mName.length ? anim->mName.C_Str() : "clip" + std::to_string(a);
+    clip.name = base;
+    for (int n = 2; !names.insert(clip.name).second; ++n) clip.name = base + "#" + std::to_string(n);
+    const std::string where = "clip '" + clip.name + "'";
+
+    double tps = anim->mTicksPerSecond;
+    if (!std::isfinite(tps) || tps < 0) return where + ": invalid ticks per second " + std::to_string(tps);
+    if (tps == 0) {
+      tps = file_frame_rate();
+      if (tps == 0) tps = 25.0;
+      warn(where + ": ticks per second is 0; using " + std::to_string(tps));
+    }
+    clip.ticks_per_second = tps;
+    double duration = anim->mDuration / tps;
+    if (!std::isfinite(duration) || duration < 0) return where + ": invalid duration " + std::to_string(anim->mDuration) + " ticks";
+
+    double last_key = 0;
+    std::set<int> seen_joints;
+    for (unsigned c = 0; c < anim->mNumChannels; ++c) {
+      const aiNodeAnim* ch = anim->mChannels[c];
+      std::string target = strip_fbx_prefix(ch->mNodeName.C_Str());
+      int node = resolve_node(target);
+      if (node < 0 || joint_of_node_[node] < 0) {
+        warn(where + ": channel for '" + target + "' targets no node in the scene; ignored");
+        continue;
+      }
+      JointTrack track;
+      track.joint = joint_of_node_[node];
+      if (!seen_joints.insert(track.joint).second) {
+        warn(where + ": a second channel for '" + target + "' ignored");
+        continue;
+      }
+      const std::string cw = where + ", joint '" + target + "'";
+      auto key_time = [&](double ticks, const char* kind, unsigned i, float& out) -> std::string {
+        double t = ticks / tps;
+        if (!std::isfinite(t)) return cw + ": " + kind + " key " + std::to_string(i) + " time is not finite";
+        out = static_cast<float>(t);
+        last_key = std::max(last_key, t);
+        return {};
+      };
+      for (unsigned i = 0; i < ch->mNumPositionKeys; ++i) {
+        const aiVectorKey& k = ch->mPositionKeys[i];
+        float t;
+        if (auto e = key_time(k.mTime, "translation", i, t); !e.empty()) return e;
+        if (!finite3(k.mValue)) return cw + ": translation key " + std::to_string(i) + " is not finite";
+        track.translation_times.push_back(t);
+        track.translations.push_back(mapper_->translation(to_vec3(k.mValue)));
+      }
+      for (unsigned i = 0; i < ch->mNumRotationKeys; ++i) {
+        const aiQuatKey& k = ch->mRotationKeys[i];
+        float t;
+        if (auto e = key_time(k.mTime, "rotation", i, t); !e.empty()) return e;
+        if (!finite4(k.mValue)) return cw + ": rotation key " + std::to_string(i) + " is not finite";
+        Quat q = to_quat(k.mValue);
+        if (!(dot(q, q) > 1e-12f)) return cw + ": rotation key " + std::to_string(i) + " is a zero quaternion";
+        track.rotation_times.push_back(t);
+        track.rotations.push_back(normalize(mapper_->rotation(normalize(q))));
+      }
+      for (unsigned i = 0; i < ch->mNumScalingKeys; ++i) {
+        const aiVectorKey& k = ch->mScalingKeys[i];
+        float t;
+        if (auto e = key_time(k.mTime, "scale", i, t); !e.empty()) return e;
+        if (!finite3(k.mValue)) return cw + ": scale key " + std::to_string(i) + " is not finite";
+        track.scale_times.push_back(t);
+        track.scales.push_back(mapper_->scale(to_vec3(k.mValue)));
+      }
+      // Keys must ascend for sampling; a file with unsorted keys is repaired and reported.
+      auto sort_channel = [&](std::vector<float>& times, auto& values, const char* kind) {
+        if (std::is_sorted(times.begin(), times.end())) return;
+        std::vector<size_t> order(times.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return times[x] < times[y]; });
+        std::vector<float> t2;
+        std::remove_reference_t<decltype(values)> v2;
+        for (size_t i : order) {
+          t2.push_back(times[i]);
+          v2.push_back(values[i]);
+        }
+        times.swap(t2);
+        values.swap(v2);
+        warn(cw + ": " + kind + " keys were not in time order; sorted");
+      };
+      sort_channel(track.translation_times, track.translations, "translation");
+      sort_channel(track.rotation_times, track.rotations, "rotation");
+      sort_channel(track.scale_times, track.scales, "scale");
+      clip.tracks.push_back(std::move(track));
+    }
+    if (duration == 0 && last_key > 0) duration = last_key;
+    if (duration > kAbsurdDurationSeconds)
+      warn(where + ": duration " + std::to_string(duration) + " s is implausibly long (ticks/s " + std::to_string(tps) + ")");
+    if (duration > 1e7) return where + ": absurd duration " + std::to_string(duration) + " s";
+    clip.duration = static_cast<float>(duration);
+    out_.clips.push_back(std::move(clip));
+  }
+  return {};
+}
+
+int Importer::add_texture(const aiString& ai_path) {
+  std::string path = ai_path.C_Str();
+  if (path.empty()) return -1;
+  auto it = texture_by_path_.find(path);
+  if (it != texture_by_path_.end()) return it->second;
+  Texture tex;
+  tex.path = path;
+  if (const aiTexture* embedded = scene_->GetEmbeddedTexture(path.c_str())) {
+    tex.embedded = true;
+    tex.format_hint = embedded->achFormatHint;
+    if (embedded->mHeight == 0 && embedded->pcData) {  // compressed file bytes
+      const auto* bytes = reinterpret_cast<const uint8_t*>(embedded->pcData);
+      tex.data.assign(bytes, bytes + embedded->mWidth);
+    } else {
+      warn("texture '" + path + "' is an uncompressed embedded image; its pixels are not kept");
+    }
+  } else {
+    std::string normalized = path;
+    std::replace(normalized.begin(), normalized.end(), '\\', '/');
+    fs::path dir = fs::path(path_).parent_path();
+    for (const fs::path& candidate : {dir / normalized, dir / fs::path(normalized).filename()}) {
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec)) {
+        tex.resolved_path = candidate.lexically_normal().string();
+        break;
+      }
+    }
+    if (tex.resolved_path.empty()) warn("texture '" + path + "' not found next to the model");
+  }
+  int index = static_cast<int>(out_.textures.size());
+  out_.textures.push_back(std::move(tex));
+  texture_by_path_[path] = index;
+  return index;
+}
+
+void Importer::build_materials() {
+  for (unsigned i = 0; i < scene_->mNumMaterials; ++i) {
+    const aiMaterial* am = scene_->mMaterials[i];
+    Material mat;
+    aiString name;
+    if (am->Get(AI_MATKEY_NAME, name) == AI_SUCCESS) mat.name = name.C_Str();
+    aiColor4D color;
+    if (am->Get(AI_MATKEY_BASE_COLOR, color) == AI_SUCCESS || am->Get(AI_MATKEY_COLOR_DIFFUSE, color) == AI_SUCCESS)
+      mat.base_color = {color.r, color.g, color.b, color.a};
+    auto first_texture = [&](std::initializer_list<aiTextureType> types) {
+      for (aiTextureType type : types) {
+        aiString path;
+        if (am->GetTextureCount(type) > 0 && am->GetTexture(type, 0, &path) == AI_SUCCESS) return add_texture(path);
+      }
+      return -1;
+    };
+    mat.diffuse_texture = first_texture({aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE});
+    mat.normal_texture = first_texture({aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA, aiTextureType_HEIGHT});
+    mat.specular_texture = first_texture({aiTextureType_SPECULAR, aiTextureType_METALNESS});
+    out_.materials.push_back(std::move(mat));
+  }
+}
+
+void Importer::choose_space() {
+  double up = 0, up_sign = 0, front = 0, front_sign = 0, coord = 0, coord_sign = 0, unit = 1;
+  if (out_.format == "fbx" && read_meta_number(scene_, "UpAxis", up)) {
+    read_meta_number(scene_, "UpAxisSign", up_sign);
+    read_meta_number(scene_, "FrontAxis", front);
+    read_meta_number(scene_, "FrontAxisSign", front_sign);
+    read_meta_number(scene_, "CoordAxis", coord);
+    read_meta_number(scene_, "CoordAxisSign", coord_sign);
+    if (!read_meta_number(scene_, "UnitScaleFactor", unit) || !(unit > 0) || !std::isfinite(unit)) unit = 1;
+    out_.space = detail::fbx_space(static_cast<int>(up), static_cast<int>(up_sign), static_cast<int>(front),
+                                   static_cast<int>(front_sign), static_cast<int>(coord),
+                                   static_cast<int>(coord_sign), unit, options_.left_handed);
+  } else if (out_.format == "fbx") {
+    out_.space = detail::identity_space("FBX without axis metadata: assumed +Y up, centimetres", options_.left_handed);
+    out_.space.unit_scale = 0.01;
+    out_.space.file_to_canonical = out_.space.file_to_canonical * scale_matrix({0.01f, 0.01f, 0.01f});
+  } else if (out_.format == "collada") {
+    out_.space = detail::identity_space("COLLADA: <up_axis> and <unit> applied by assimp on the root node", options_.left_handed);
+  } else {
+    out_.space = detail::identity_space(out_.format + ": already +Y up, metres", options_.left_handed);
+  }
+}
+
+Result<ImportedScene> Importer::run() {
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) return fail("no such file");
+  if (!fs::is_regular_file(path_, ec)) return fail("not a regular file");
+  auto size = fs::file_size(path_, ec);
+  if (ec) return fail("cannot read the file size (" + ec.message() + ")");
+  if (size == 0) return fail("empty file");
+  if (options_.max_influences < 1 || options_.max_influences > 8)
+    return fail("max_influences must be 1-8 (got " + std::to_string(options_.max_influences) + ")");
+
+  std::string ext = lower_extension(path_);
+  out_.source_path = path_;
+  out_.format = ext == ".fbx" ? "fbx" : (ext == ".glb" || ext == ".gltf") ? "gltf" : ext == ".dae" ? "collada" : ext.empty() ? "unknown" : ext.substr(1);
+  if (out_.format == "fbx") {
+    std::string version_error = check_fbx_version(path_);
+    if (!version_error.empty()) return fail(version_error);
+  }
+
+  Assimp::Importer importer;
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, true);
+  importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, 0);
+  const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_GenSmoothNormals |
+                         aiProcess_CalcTangentSpace | aiProcess_ValidateDataStructure;
+  scene_ = importer.ReadFile(path_, flags);
+  if (!scene_) {
+    std::string why = importer.GetErrorString();
+    if (why.empty()) why = "unreadable";
+    return fail("cannot import: " + why);
+  }
+  if (!scene_->mRootNode) return fail("the file has no scene graph");
+
+  choose_space();
+  detail::SpaceMapper mapper(out_.space);
+  mapper_ = &mapper;
+
+  collect_nodes(scene_->mRootNode, -1);
+  if (auto e = build_skeleton(); !e.empty()) return fail(e);
+  build_materials();
+  if (auto e = build_meshes(); !e.empty()) return fail(e);
+  if (auto e = build_clips(); !e.empty()) return fail(e);
+  if (out_.meshes.empty() && out_.clips.empty() && out_.skeleton.joints.empty())
+    return fail("nothing to import: no meshes, joints or animations");
+  mapper_ = nullptr;
+  return std::move(out_);
+}
+
+}  // namespace
+
+double fbx_time_mode_fps(int time_mode) {
+  switch (time_mode) {
+    case 1: return 120;
+    case 2: return 100;
+    case 3: return 60;
+    case 4: return 50;
+    case 5: return 48;
+    case 6: return 30;
+    case 7: return 30;  // drop frame
+    case 8: return 29.97;
+    case 9: return 29.97;
+    case 10: return 25;
+    case 11: return 24;
+    case 12: return 1000;
+    case 13: return 23.976;
+    case 15: return 96;
+    case 16: return 72;
+    case 17: return 59.94;
+    case 18: return 119.88;
+    default: return 0;  // 0 = default, 14 = custom (use CustomFrameRate)
+  }
+}
+
+int Skeleton::find(const std::string& name) const {
+  for (size_t i = 0; i < joints.size(); ++i)
+    if (joints[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int ImportedScene::find_clip(const std::string& name) const {
+  for (size_t i = 0; i < clips.size(); ++i)
+    if (clips[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+Result<ImportedScene> import_file(const std::string& path, const ImportOptions& options) {
+  return Importer(path, options).run();
+}
+
+}  // namespace ossa

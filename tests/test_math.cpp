@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "ossa/core/math.h"
+TEST(Math, Placeholder) { EXPECT_EQ(1, 1); }

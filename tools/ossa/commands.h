@@ -1,0 +1,53 @@
+// The `ossa` CLI's subcommands. Each is thin: parse options (main.cpp), call the library, print.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ossa::cli {
+
+struct InfoArgs {
+  std::string file;
+  bool json = false;
+  int max_influences = 4;
+  bool left_handed = false;
+};
+int run_info(const InfoArgs& args);
+
+struct EvalArgs {
+  std::string file;
+  std::string clip;  // name or index; empty = the first clip
+  std::vector<double> times;  // seconds; empty = 0, 25, 50, 75 % of the clip
+  bool vertices = false;
+  int max_influences = 4;
+  bool left_handed = false;
+  bool json = false;
+};
+int run_eval(const EvalArgs& args);
+
+}  // namespace ossa::cli
+
+#include <cstdio>
+#include <optional>
+
+#include "ossa/import/import.h"
+
+namespace ossa::cli {
+
+// Imports `file`, printing the library's message to stderr on failure.
+inline std::optional<ImportedScene> load_model(const std::string& file, int max_influences, bool left_handed) {
+  ImportOptions options;
+  options.max_influences = max_influences;
+  options.left_handed = left_handed;
+  Result<ImportedScene> scene = import_file(file, options);
+  if (!scene) {
+    std::fprintf(stderr, "ossa: %s\n", scene.error().c_str());
+    return std::nullopt;
+  }
+  return std::move(scene).value();
+}
+
+// A clip given by name, or by index when no clip has that name. -1 (and a message) when neither.
+int find_clip_arg(const ImportedScene& scene, const std::string& arg);
+
+}  // namespace ossa::cli

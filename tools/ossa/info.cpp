@@ -1,0 +1,151 @@
+// `ossa info`: what a file holds after import, as text or one JSON object.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+
+namespace ossa::cli {
+namespace {
+using nlohmann::ordered_json;
+
+ordered_json build_info(const ImportedScene& scene) {
+  ordered_json out;
+  out["file"] = scene.source_path;
+  out["format"] = scene.format;
+  out["space"] = {{"up", "+Y"},
+                  {"handedness", scene.space.left_handed ? "left" : "right"},
+                  {"units", "m"},
+                  {"source_up", scene.space.source_up},
+                  {"source_front", scene.space.source_front},
+                  {"unit_scale", scene.space.unit_scale},
+                  {"conversion", scene.space.note}};
+  ordered_json joints = ordered_json::array();
+  for (const Joint& j : scene.skeleton.joints) {
+    joints.push_back({{"name", j.name},
+                      {"parent", j.parent},
+                      {"weighted", j.weighted},
+                      {"mesh_node", j.is_mesh_node},
+                      {"bind_from_file", j.has_file_bind}});
+  }
+  out["joints"] = std::move(joints);
+  ordered_json meshes = ordered_json::array();
+  for (const Mesh& m : scene.meshes) {
+    const InfluenceStats& s = m.influence_stats;
+    meshes.push_back({{"name", m.name},
+                      {"vertices", m.positions.size()},
+                      {"triangles", m.indices.size() / 3},
+                      {"skinned", m.skinned},
+                      {"joints_used", m.joint_remap.size()},
+                      {"influences_per_vertex", m.influences_per_vertex},
+                      {"max_influences_found", s.max_found},
+                      {"vertices_cut", s.vertices_cut},
+                      {"largest_weight_dropped", s.largest_dropped},
+                      {"unweighted_vertices", s.unweighted_vertices},
+                      {"material", m.material},
+                      {"has_normals", !m.normals.empty()},
+                      {"has_tangents", !m.tangents.empty()},
+                      {"has_uvs", !m.uvs.empty()}});
+  }
+  out["meshes"] = std::move(meshes);
+  ordered_json clips = ordered_json::array();
+  for (const Clip& c : scene.clips) {
+    size_t t = 0, r = 0, s = 0;
+    for (const JointTrack& tr : c.tracks) {
+      t += tr.translations.size();
+      r += tr.rotations.size();
+      s += tr.scales.size();
+    }
+    clips.push_back({{"name", c.name},
+                     {"duration", c.duration},
+                     {"ticks_per_second", c.ticks_per_second},
+                     {"tracks", c.tracks.size()},
+                     {"translation_keys", t},
+                     {"rotation_keys", r},
+                     {"scale_keys", s}});
+  }
+  out["clips"] = std::move(clips);
+  auto texture_json = [&](int index) -> ordered_json {
+    if (index < 0) return nullptr;
+    const Texture& t = scene.textures[index];
+    return {{"path", t.path}, {"embedded", t.embedded}, {"resolved", t.resolved_path}};
+  };
+  ordered_json materials = ordered_json::array();
+  for (const Material& m : scene.materials) {
+    materials.push_back({{"name", m.name},
+                         {"base_color", {m.base_color.x, m.base_color.y, m.base_color.z, m.base_color.w}},
+                         {"diffuse", texture_json(m.diffuse_texture)},
+                         {"normal", texture_json(m.normal_texture)},
+                         {"specular", texture_json(m.specular_texture)}});
+  }
+  out["materials"] = std::move(materials);
+  out["warnings"] = scene.warnings;
+  return out;
+}
+
+void print_text(const ImportedScene& scene, const ordered_json& info) {
+  std::printf("%s (%s)\n", scene.source_path.c_str(), scene.format.c_str());
+  std::printf("space: +Y up, %s-handed, metres; %s\n", scene.space.left_handed ? "left" : "right",
+              scene.space.note.c_str());
+  const auto& joints = scene.skeleton.joints;
+  size_t weighted = 0;
+  for (const Joint& j : joints) weighted += j.weighted;
+  std::printf("\njoints: %zu (%zu weighted)   * weighted, [mesh] mesh node, (unweighted) socket, helper or ancestor\n", joints.size(),
+              weighted);
+  std::vector<int> depth(joints.size(), 0);
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const Joint& j = joints[i];
+    depth[i] = j.parent >= 0 ? depth[j.parent] + 1 : 0;
+    const char* mark = j.weighted ? " *" : j.is_mesh_node ? " [mesh]" : " (unweighted)";
+    std::printf("  %*s%s%s\n", depth[i] * 2, "", j.name.c_str(), mark);
+  }
+  std::printf("\nmeshes: %zu\n", scene.meshes.size());
+  for (const auto& m : info["meshes"]) {
+    std::printf("  %-24s %6zu vertices %6zu triangles  %s, %zu joints, %d influences/vertex (max found %d, cut %d, "
+                "largest dropped %.4f, unweighted %d)\n",
+                m["name"].get<std::string>().c_str(), m["vertices"].get<size_t>(), m["triangles"].get<size_t>(),
+                m["skinned"].get<bool>() ? "skinned" : "rigid", m["joints_used"].get<size_t>(),
+                m["influences_per_vertex"].get<int>(), m["max_influences_found"].get<int>(),
+                m["vertices_cut"].get<int>(), m["largest_weight_dropped"].get<double>(),
+                m["unweighted_vertices"].get<int>());
+  }
+  std::printf("\nclips: %zu\n", scene.clips.size());
+  for (const auto& c : info["clips"]) {
+    std::printf("  %-28s %8.4f s  %3zu tracks  keys T %zu R %zu S %zu  (%.6g ticks/s)\n",
+                c["name"].get<std::string>().c_str(), c["duration"].get<double>(), c["tracks"].get<size_t>(),
+                c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(), c["scale_keys"].get<size_t>(),
+                c["ticks_per_second"].get<double>());
+  }
+  std::printf("\nmaterials: %zu\n", scene.materials.size());
+  for (const auto& m : info["materials"]) {
+    std::printf("  %-24s base colour (%.3g %.3g %.3g %.3g)", m["name"].get<std::string>().c_str(),
+                m["base_color"][0].get<double>(), m["base_color"][1].get<double>(), m["base_color"][2].get<double>(),
+                m["base_color"][3].get<double>());
+    for (const char* slot : {"diffuse", "normal", "specular"}) {
+      const auto& t = m[slot];
+      if (t.is_null()) continue;
+      std::string where = t["embedded"].get<bool>() ? "embedded"
+                          : t["resolved"].get<std::string>().empty() ? "MISSING"
+                                                                     : t["resolved"].get<std::string>();
+      std::printf("  %s: %s (%s)", slot, t["path"].get<std::string>().c_str(), where.c_str());
+    }
+    std::printf("\n");
+  }
+  if (!scene.warnings.empty()) {
+    std::printf("\nwarnings:\n");
+    for (const std::string& w : scene.warnings) std::printf("  - %s\n", w.c_str());
+  }
+}
+}  // namespace
+
+int run_info(const InfoArgs& args) {
+  auto scene = load_model(args.file, args.max_influences, args.left_handed);
+  if (!scene) return 1;
+  ordered_json info = build_info(*scene);
+  if (args.json)
+    std::printf("%s\n", info.dump(2).c_str());
+  else
+    print_text(*scene, info);
+  return 0;
+}
+
+}  // namespace ossa::cli

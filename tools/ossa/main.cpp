@@ -1,0 +1,35 @@
+// ossa — command-line front end of the Ossa library. See README.md for the commands and their contracts.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ossa: skeletal animation toolkit (import, evaluate, inspect)"};
+  app.require_subcommand(1);
+
+  ossa::cli::InfoArgs info;
+  CLI::App* info_cmd = app.add_subcommand("info", "Joints, meshes, clips, materials and the space conversion of a file");
+  info_cmd->add_option("file", info.file, "Model file (.fbx .glb .gltf .dae)")->required();
+  info_cmd->add_flag("--json", info.json, "Print one JSON object");
+  info_cmd->add_option("--max-influences", info.max_influences, "Influences kept per vertex (1-8)")
+      ->check(CLI::Range(1, 8));
+  info_cmd->add_flag("--left-handed", info.left_handed, "Convert to left-handed (z mirrored) instead");
+
+  ossa::cli::EvalArgs eval;
+  CLI::App* eval_cmd = app.add_subcommand("eval", "World-space joints (and skinned vertices) of a clip at given times");
+  eval_cmd->add_option("file", eval.file, "Model file")->required();
+  eval_cmd->add_option("--clip", eval.clip, "Clip name or index (default: the first)");
+  eval_cmd->add_option("--time", eval.times, "Times in seconds, comma-separated (default: 0,25,50,75 % of the clip)")
+      ->delimiter(',');
+  eval_cmd->add_flag("--vertices", eval.vertices, "Also print skinned vertices per mesh");
+  eval_cmd->add_option("--max-influences", eval.max_influences, "Influences kept per vertex (1-8)")
+      ->check(CLI::Range(1, 8));
+  eval_cmd->add_flag("--left-handed", eval.left_handed, "Convert to left-handed (z mirrored) instead");
+  eval_cmd->add_flag("--json", eval.json, "Print JSON (the documented contract)");
+
+  CLI11_PARSE(app, argc, argv);
+  if (*info_cmd) return ossa::cli::run_info(info);
+  if (*eval_cmd) return ossa::cli::run_eval(eval);
+  return 2;
+}
