@@ -63,6 +63,16 @@ std::string strip_fbx_prefix(std::string name) {
   return name;
 }
 
+// assimp names unnamed glTF nodes "nodes[N]"; Blender and most tools call them "Node_N". We follow Blender
+// so names agree across tools and stay usable as plain identifiers.
+std::string gltf_default_name(const std::string& name) {
+  if (name.size() < 8 || name.rfind("nodes[", 0) != 0 || name.back() != ']') return name;
+  std::string digits = name.substr(6, name.size() - 7);
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return name;
+  return "Node_" + digits;
+}
+
 std::string lower_extension(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -171,6 +181,7 @@ void Importer::collect_nodes(const aiNode* node, int parent) {
     info.node = n;
     info.parent = p;
     info.name = strip_fbx_prefix(n->mName.C_Str());
+    if (out_.format == "gltf") info.name = gltf_default_name(info.name);
     info.local = to_mat4(n->mTransformation);
     info.global = p >= 0 ? nodes_[p].global * info.local : info.local;
     info.has_meshes = n->mNumMeshes > 0;
@@ -184,6 +195,7 @@ void Importer::collect_nodes(const aiNode* node, int parent) {
 
 int Importer::resolve_node(const std::string& raw_name) const {
   std::string name = strip_fbx_prefix(raw_name);
+  if (out_.format == "gltf") name = gltf_default_name(name);
   auto [begin, end] = nodes_by_name_.equal_range(name);
   int best = -1;
   for (auto it = begin; it != end; ++it) {
@@ -466,7 +478,8 @@ std::string Importer::build_clips() {
   for (unsigned a = 0; a < scene_->mNumAnimations; ++a) {
     const aiAnimation* anim = scene_->mAnimations[a];
     Clip clip;
-    std::string base = anim->mName.length ? anim->mName.C_Str() : "clip" + std::to_string(a);
+    // Unnamed clips (glTF allows them) are "Anim_<index>", as Blender names them.
+    std::string base = anim->mName.length ? anim->mName.C_Str() : "Anim_" + std::to_string(a);
     clip.name = base;
     for (int n = 2; !names.insert(clip.name).second; ++n) clip.name = base + "#" + std::to_string(n);
     const std::string where = "clip '" + clip.name + "'";

@@ -1,0 +1,223 @@
+#include "oracle_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ossa/import/import.h"
+#include "ossa/reference/reference_eval.h"
+
+namespace ossa::test {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Blender world (+Z up) -> Ossa canonical (+Y up): (x, y, z) -> (x, z, -y).
+Vec3 from_blender(const json& p) {
+  return {p[0].get<float>(), p[2].get<float>(), -p[1].get<float>()};
+}
+double distance(Vec3 a, Vec3 b) { return length(a - b); }
+
+struct VertexRef {
+  int mesh = -1;
+  int vertex = -1;
+};
+
+// Nearest vertex among `candidates` (mesh index, positions) for `p`.
+VertexRef nearest(const std::vector<std::pair<int, const std::vector<Vec3>*>>& candidates, Vec3 p, double& best) {
+  VertexRef ref;
+  best = std::numeric_limits<double>::max();
+  for (const auto& [mesh, positions] : candidates) {
+    for (size_t v = 0; v < positions->size(); ++v) {
+      double d = distance((*positions)[v], p);
+      if (d < best) {
+        best = d;
+        ref = {mesh, static_cast<int>(v)};
+      }
+    }
+  }
+  return ref;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+}  // namespace
+
+std::string shared_dir() {
+  if (const char* env = std::getenv("OSSA_SHARED_DIR")) return fs::is_directory(env) ? env : "";
+  fs::path p = fs::path(OSSA_SOURCE_DIR).parent_path() / "shared";
+  return fs::is_directory(p / "models") ? p.string() : "";
+}
+
+std::string source_dir() { return OSSA_SOURCE_DIR; }
+
+OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path, int max_influences,
+                                 const OracleTolerance& tolerance) {
+  OracleReport report;
+  std::ifstream in(oracle_path);
+  if (!in) {
+    report.error = "cannot open " + oracle_path;
+    return report;
+  }
+  json oracle = json::parse(in);
+  if (!oracle.value("ok", false)) {
+    report.error = "oracle has no evaluation: " + oracle.value("error", std::string("?"));
+    return report;
+  }
+  ImportOptions options;
+  options.max_influences = max_influences;
+  Result<ImportedScene> imported = import_file(model_path, options);
+  if (!imported) {
+    report.error = imported.error();
+    return report;
+  }
+  const ImportedScene& scene = *imported;
+  const Skeleton& skeleton = scene.skeleton;
+  report.ran = true;
+
+  // Model size: bounding box of the oracle's rest joints and vertices.
+  Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+  auto grow = [&](Vec3 p) {
+    lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+    hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+  };
+  for (auto& [name, p] : oracle["rest"]["joints"].items()) grow(from_blender(p));
+  for (auto& [name, m] : oracle["rest"]["meshes"].items())
+    for (auto& p : m["co"]) grow(from_blender(p));
+  report.diagonal = distance(lo, hi);
+  const double diag = report.diagonal > 0 ? report.diagonal : 1.0;
+
+  // The space conversion must be Blender's file_to_world followed by Z-up -> Y-up.
+  if (oracle.contains("conventions") && oracle["conventions"].contains("file_to_world")) {
+    const json& f = oracle["conventions"]["file_to_world"];
+    for (int c = 0; c < 3; ++c) {
+      Vec3 column{f[0][c].get<float>(), f[1][c].get<float>(), f[2][c].get<float>()};
+      Vec3 expected{column.x, column.z, -column.y};
+      Vec3 ours{scene.space.file_to_canonical.at(0, c), scene.space.file_to_canonical.at(1, c),
+                scene.space.file_to_canonical.at(2, c)};
+      if (distance(expected, ours) > 1e-6 * (1 + length(expected)))
+        report.problems.push_back("space conversion column " + std::to_string(c) + " differs from Blender's");
+    }
+  }
+
+  // Pair oracle vertices with ours.
+  const bool pair_on_first_sample = oracle.value("format", "") != "fbx";
+  std::map<std::string, std::vector<VertexRef>> pairs;
+  const json& clips = oracle["clips"];
+  for (auto& [mesh_name, mesh] : oracle["rest"]["meshes"].items()) {
+    std::vector<std::pair<int, const std::vector<Vec3>*>> candidates;
+    std::vector<std::vector<Vec3>> posed(scene.meshes.size());
+    for (size_t m = 0; m < scene.meshes.size(); ++m)
+      if (scene.meshes[m].name == mesh_name) candidates.emplace_back(static_cast<int>(m), &scene.meshes[m].positions);
+    if (candidates.empty())
+      for (size_t m = 0; m < scene.meshes.size(); ++m)
+        candidates.emplace_back(static_cast<int>(m), &scene.meshes[m].positions);
+    const json* targets = &mesh["co"];
+    if (pair_on_first_sample) {
+      if (clips.empty() || !clips[0]["samples"][0]["meshes"].contains(mesh_name)) continue;
+      const json& first = clips[0];
+      int ci = first["name"].is_string() ? scene.find_clip(first["name"].get<std::string>()) : -1;
+      if (ci < 0) ci = first.value("index", 0);
+      if (ci >= static_cast<int>(scene.clips.size())) continue;
+      auto model = reference::local_to_model(
+          skeleton, reference::sample_clip(skeleton, scene.clips[ci], first["samples"][0]["t"].get<float>()));
+      for (auto& cand : candidates) {
+        posed[cand.first] = reference::skin_mesh(scene.meshes[cand.first], model).positions;
+        cand.second = &posed[cand.first];
+      }
+      targets = &first["samples"][0]["meshes"][mesh_name]["co"];
+    }
+    std::vector<VertexRef>& refs = pairs[mesh_name];
+    int unpaired = 0;
+    for (const json& p : *targets) {
+      double d;
+      VertexRef ref = nearest(candidates, from_blender(p), d);
+      if (d > 1e-3 * diag) {
+        ++unpaired;
+        ref = {};
+      }
+      refs.push_back(ref);
+    }
+    if (unpaired)
+      report.problems.push_back("mesh '" + mesh_name + "': " + std::to_string(unpaired) + " of " +
+                                std::to_string(refs.size()) + " vertices have no counterpart within 1e-3 of the size");
+  }
+
+  for (const json& oclip : clips) {
+    int ci = oclip["name"].is_string() ? scene.find_clip(oclip["name"].get<std::string>()) : -1;
+    if (ci < 0) ci = oclip.value("index", -1);
+    if (ci < 0 || ci >= static_cast<int>(scene.clips.size())) {
+      report.problems.push_back("clip " + oclip["name"].dump() + " not imported");
+      continue;
+    }
+    const Clip& clip = scene.clips[ci];
+    if (std::fabs(clip.duration - oclip["duration_s"].get<double>()) > 1e-3)
+      report.problems.push_back("clip '" + clip.name + "' lasts " + fmt(clip.duration) + " s, Blender says " +
+                                fmt(oclip["duration_s"].get<double>()));
+    std::set<float> key_times;
+    for (const JointTrack& t : clip.tracks) {
+      key_times.insert(t.translation_times.begin(), t.translation_times.end());
+      key_times.insert(t.rotation_times.begin(), t.rotation_times.end());
+      key_times.insert(t.scale_times.begin(), t.scale_times.end());
+    }
+    for (const json& sample : oclip["samples"]) {
+      const float t = sample["t"].get<float>();
+      bool at_key = key_times.empty() || t <= *key_times.begin() + 1e-4f || t >= *key_times.rbegin() - 1e-4f;
+      for (float k : key_times) at_key = at_key || std::fabs(k - t) < 1e-4f;
+      const double limit = at_key ? tolerance.at_keys : tolerance.between_keys;
+      double& joint_worst = at_key ? report.max_joint_error : report.max_joint_error_between;
+      double& vertex_worst = at_key ? report.max_vertex_error : report.max_vertex_error_between;
+      ++report.samples;
+      const std::string where = "clip '" + clip.name + "' t=" + fmt(t);
+
+      auto model = reference::local_to_model(skeleton, reference::sample_clip(skeleton, clip, t));
+      for (auto& [name, p] : sample["joints"].items()) {
+        int j = skeleton.find(name);
+        if (j < 0) {
+          if (report.samples == 1) report.problems.push_back("joint '" + name + "' not in Ossa's skeleton");
+          continue;
+        }
+        double err = distance(model[j].translation(), from_blender(p)) / diag;
+        ++report.joints_compared;
+        if (err > joint_worst) {
+          joint_worst = err;
+          if (at_key) report.worst = where + " joint '" + name + "'";
+        }
+        if (err > limit && report.problems.size() < 40)
+          report.problems.push_back(where + " joint '" + name + "' off by " + fmt(err) + " of the size");
+      }
+      std::map<int, std::vector<Vec3>> skinned;
+      for (auto& [mesh_name, m] : sample["meshes"].items()) {
+        if (!m.contains("co")) continue;
+        const std::vector<VertexRef>& refs = pairs[mesh_name];
+        const json& co = m["co"];
+        for (size_t i = 0; i < co.size() && i < refs.size(); ++i) {
+          if (refs[i].mesh < 0) continue;
+          auto it = skinned.find(refs[i].mesh);
+          if (it == skinned.end())
+            it = skinned.emplace(refs[i].mesh, reference::skin_mesh(scene.meshes[refs[i].mesh], model).positions).first;
+          double err = distance(it->second[refs[i].vertex], from_blender(co[i])) / diag;
+          ++report.vertices_compared;
+          if (err > vertex_worst) {
+            vertex_worst = err;
+            if (at_key && err > report.max_joint_error) report.worst = where + " mesh '" + mesh_name + "' vertex " + std::to_string(i);
+          }
+          if (err > limit && report.problems.size() < 40)
+            report.problems.push_back(where + " mesh '" + mesh_name + "' vertex " + std::to_string(i) + " off by " +
+                                      fmt(err) + " of the size");
+        }
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace ossa::test

@@ -1,0 +1,800 @@
+"""Build Ossa's sample skinned character entirely from code and export it as FBX and glTF.
+
+Run (Blender 3.4, e.g. Debian's `blender` package):
+
+    blender -b --factory-startup --python tools/assets/make_sample.py -- OUT_DIR \
+            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py]
+
+    # what the repository uses:
+    cd <repo> && blender -b --factory-startup --python tools/assets/make_sample.py -- \
+        assets/sample --golden-dir tests/golden
+
+What it creates (no external assets; every vertex, weight, pixel and key comes from this file):
+
+  OUT_DIR/ossa_sample.fbx          binary FBX 7.4 (Blender's exporter), one take per action, textures
+                                   referenced by relative path (the PNGs sit next to it)
+  OUT_DIR/ossa_sample.glb          binary glTF 2.0 (Blender's exporter), one animation per action,
+                                   skins with all (> 4) influences, textures embedded
+  OUT_DIR/ossa_sample_diffuse.png  256x256 colour checker with a U/V gradient (orientation is visible)
+  OUT_DIR/ossa_sample_normal.png   128x128 tangent-space normal map (OpenGL/+Y convention) of round bumps
+
+The character: a stylised humanoid ~1.8 m tall, standing on the ground at the origin, facing -Y
+(Blender's Z-up space; that is +Z in glTF's Y-up space), arms in an A-pose.
+  * "Armature": 31 bones; "root" at the origin, a spine chain, arms with two fingers, legs with
+    toes, a two-bone cape chain and two unweighted helper bones ("head_socket", "hand_r_socket").
+  * "Body"  : skinned, smooth distance-based weights; around the pelvis/spine up to 5-6 non-zero
+              influences per vertex on purpose (tests what a 4-influence runtime does with them).
+  * "Cape"  : second skinned mesh on the same armature (chest + cape bones).
+  * "Sword" : rigid prop parented to the bone "hand_r_socket" (no vertex groups, no modifier).
+  * Actions (30 fps, all bones keyed on every frame, LINEAR, starting at frame 0):
+      Idle 2.0 s (breathing), Walk 1.0 s (in-place cycle), Wave 1.5 s (right arm; the head has a
+      non-uniform squash-stretch scale key (1.2, 0.8, 1.0) at frame 24), Turn 1.2 s (the root turns
+      a full 360 degrees about the vertical axis). Cycles end on their first pose.
+
+With --golden-dir DIR, the project's oracle (<repo>/../shared/oracle/blender_eval.py unless
+--oracle is given) is run in a separate Blender process on each exported file, writing
+DIR/ossa_sample.fbx.blender.json and DIR/ossa_sample.glb.blender.json.
+
+Licence of the generated files: CC0 1.0 (public domain dedication).
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+import bpy
+import numpy as np
+from mathutils import Matrix, Quaternion, Vector
+
+FPS = 30
+NAME = "ossa_sample"
+DIFFUSE_PNG = NAME + "_diffuse.png"
+NORMAL_PNG = NAME + "_normal.png"
+# Oracle options: default fractions (0, .25, .5, .75 of each clip) plus two times between keys.
+ORACLE_EXTRA_TIMES = "0.05,0.55"
+ORACLE_MAX_VERTS = "600"
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# --------------------------------------------------------------------------------------- arguments
+def parse_args():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    ap = argparse.ArgumentParser(
+        prog="blender -b --factory-startup --python make_sample.py --",
+        description="Author Ossa's sample character and export FBX + GLB (+ oracle goldens).")
+    ap.add_argument("out_dir", help="directory receiving the .fbx, .glb and .png files")
+    ap.add_argument("--golden-dir", help="also write <file>.blender.json oracle evaluations here")
+    ap.add_argument("--oracle", default=os.path.join(REPO_ROOT, "..", "shared", "oracle", "blender_eval.py"),
+                    help="path to blender_eval.py (default: <repo>/../shared/oracle/blender_eval.py)")
+    return ap.parse_args(argv)
+
+
+# --------------------------------------------------------------------------------------- helpers
+def smoothstep(e0, e1, x):
+    t = min(1.0, max(0.0, (x - e0) / (e1 - e0)))
+    return t * t * (3.0 - 2.0 * t)
+
+
+def segment_distance(p, a, b):
+    """Distance from point p to segment ab."""
+    ab = b - a
+    t = 0.0 if ab.length_squared == 0.0 else min(1.0, max(0.0, (p - a).dot(ab) / ab.length_squared))
+    return (a + ab * t - p).length
+
+
+# --------------------------------------------------------------------------------------- skeleton
+# A-pose arm direction: 40 degrees below horizontal (left arm is +X: the character faces -Y).
+ARM_DIR = {s: Vector((sx * math.cos(math.radians(40)), 0.0, -math.sin(math.radians(40))))
+           for s, sx in (("l", 1.0), ("r", -1.0))}
+SIDE_SIGN = {"l": 1.0, "r": -1.0}
+
+
+def skeleton_layout():
+    """[(name, head, tail, parent, deform)] in Blender armature space (metres, Z up, facing -Y)."""
+    V = Vector
+    bones = [
+        # The root lies on the ground pointing forward, so "turn about the vertical" is its local Z.
+        ("root", V((0, 0, 0)), V((0, -0.25, 0)), None, False),
+        ("pelvis", V((0, 0, 0.92)), V((0, 0, 1.02)), "root", True),
+        ("spine_01", V((0, 0, 1.02)), V((0, 0, 1.13)), "pelvis", True),
+        ("spine_02", V((0, 0, 1.13)), V((0, 0, 1.25)), "spine_01", True),
+        ("chest", V((0, 0, 1.25)), V((0, 0, 1.43)), "spine_02", True),
+        ("neck", V((0, 0, 1.43)), V((0, 0, 1.58)), "chest", True),
+        ("head", V((0, 0, 1.58)), V((0, 0, 1.80)), "neck", True),
+        ("head_socket", V((0, 0, 1.80)), V((0, 0, 1.88)), "head", False),   # hat attachment point
+        ("cape_01", V((0, 0.14, 1.40)), V((0, 0.17, 1.08)), "chest", True),
+        ("cape_02", V((0, 0.17, 1.08)), V((0, 0.21, 0.74)), "cape_01", True),
+    ]
+    for s in ("l", "r"):
+        sx, d = SIDE_SIGN[s], ARM_DIR[s]
+        shoulder = V((sx * 0.19, 0, 1.40))
+        elbow = shoulder + d * 0.28
+        wrist = elbow + d * 0.25
+        knuckle = wrist + d * 0.09
+        thumb = wrist + d * 0.03 + V((0, -0.025, 0))
+        bones += [
+            ("clavicle_" + s, V((sx * 0.03, 0, 1.40)), shoulder, "chest", True),
+            ("upperarm_" + s, shoulder, elbow, "clavicle_" + s, True),
+            ("lowerarm_" + s, elbow, wrist, "upperarm_" + s, True),
+            ("hand_" + s, wrist, knuckle, "lowerarm_" + s, True),
+            ("index_" + s, knuckle, knuckle + d * 0.065, "hand_" + s, True),
+            ("thumb_" + s, thumb, thumb + (d + V((0, -1.2, 0))).normalized() * 0.045, "hand_" + s, True),
+        ]
+        if s == "r":
+            # Weapon socket in the palm, pointing forward: the sword hangs off it.
+            grip = wrist + d * 0.05
+            bones.append(("hand_r_socket", grip, grip + V((0, -0.06, 0)), "hand_r", False))
+        hip = V((sx * 0.10, 0, 0.92))
+        knee = V((sx * 0.10, -0.01, 0.50))
+        ankle = V((sx * 0.10, 0, 0.09))
+        ball = V((sx * 0.10, -0.12, 0.03))
+        bones += [
+            ("thigh_" + s, hip, knee, "pelvis", True),
+            ("calf_" + s, knee, ankle, "thigh_" + s, True),
+            ("foot_" + s, ankle, ball, "calf_" + s, True),
+            ("ball_" + s, ball, ball + V((0, -0.07, 0)), "foot_" + s, True),
+        ]
+    return bones
+
+
+def build_armature(layout):
+    arm = bpy.data.armatures.new("Armature")
+    obj = bpy.data.objects.new("Armature", arm)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name, head, tail, parent, deform in layout:
+        eb = arm.edit_bones.new(name)
+        eb.head, eb.tail, eb.roll = head, tail, 0.0
+        eb.use_deform = deform
+        if parent:
+            eb.parent = arm.edit_bones[parent]
+            eb.use_connect = False   # keep every bone's location keyable
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for pb in obj.pose.bones:
+        pb.rotation_mode = "QUATERNION"
+    return obj
+
+
+# --------------------------------------------------------------------------------------- geometry
+class MeshBuilder:
+    """Accumulates vertices, faces, per-corner UVs and, per vertex, the part it belongs to."""
+
+    def __init__(self):
+        self.verts, self.faces, self.uvs, self.part = [], [], [], []
+
+    def loft(self, rings, n_around, ref, part, uv_rect=(0, 0, 1, 1), start_pole=None, end_pole=None):
+        """Skin a tube through `rings` = [(centre, tangent, rx, ry)].
+
+        Each ring is an ellipse with semi-axis rx along `ref` (made perpendicular to the tangent)
+        and ry along tangent x ref. Optional poles close the ends with triangle fans.
+        UVs: u runs around the tube, v along it, both mapped into uv_rect.
+        """
+        u0, v0, u1, v1 = uv_rect
+        ref = Vector(ref)
+        chain = ([start_pole] if start_pole else []) + list(rings) + ([end_pole] if end_pole else [])
+        n_rows = len(chain)
+
+        def uv(row, j):
+            return (u0 + (u1 - u0) * j / n_around, v0 + (v1 - v0) * row / (n_rows - 1))
+
+        base = len(self.verts)
+        for c, t, rx, ry in rings:
+            a = (ref - t * ref.dot(t)).normalized()
+            b = t.cross(a)
+            for j in range(n_around):
+                al = 2.0 * math.pi * j / n_around
+                self.verts.append(c + a * (rx * math.cos(al)) + b * (ry * math.sin(al)))
+                self.part.append(part)
+        row0 = 1 if start_pole else 0
+        for i in range(len(rings) - 1):
+            for j in range(n_around):
+                jn = (j + 1) % n_around
+                # order gives outward normals (a x t points outwards at angle 0)
+                self.faces.append((base + i * n_around + j, base + i * n_around + jn,
+                                   base + (i + 1) * n_around + jn, base + (i + 1) * n_around + j))
+                self.uvs.append((uv(row0 + i, j), uv(row0 + i, j + 1), uv(row0 + i + 1, j + 1), uv(row0 + i + 1, j)))
+        last = base + (len(rings) - 1) * n_around
+        if start_pole:
+            p = len(self.verts)
+            self.verts.append(start_pole)
+            self.part.append(part)
+            for j in range(n_around):
+                self.faces.append((p, base + (j + 1) % n_around, base + j))
+                self.uvs.append(((u0 + (u1 - u0) * (j + 0.5) / n_around, v0), uv(1, j + 1), uv(1, j)))
+        if end_pole:
+            p = len(self.verts)
+            self.verts.append(end_pole)
+            self.part.append(part)
+            r = n_rows - 2
+            for j in range(n_around):
+                self.faces.append((last + j, last + (j + 1) % n_around, p))
+                self.uvs.append((uv(r, j), uv(r, j + 1), (u0 + (u1 - u0) * (j + 0.5) / n_around, v1)))
+
+    def capsule(self, points, radii, n_around, ref, part, uv_rect=(0, 0, 1, 1), spacing=0.03,
+                caps=("round", "round")):
+        """Tube along a polyline with per-point (rx, ry) radii, rings every ~`spacing` metres.
+
+        caps: "round" (quarter-ellipse rings + pole), "flat" (pole in the end ring's plane), "point"
+        (pole only, a cone tip), or None (open).
+        """
+        pts = [Vector(p) for p in points]
+        seg = [(pts[i + 1] - pts[i]).length for i in range(len(pts) - 1)]
+        total = sum(seg)
+        n = max(2, int(math.ceil(total / spacing)))
+        centres, rads = [], []
+        for k in range(n + 1):
+            s, i = total * k / n, 0
+            while i < len(seg) - 1 and s > seg[i]:
+                s -= seg[i]
+                i += 1
+            f = min(1.0, s / seg[i])
+            centres.append(pts[i].lerp(pts[i + 1], f))
+            rads.append(tuple(radii[i][m] + (radii[i + 1][m] - radii[i][m]) * f for m in (0, 1)))
+        tangents = [(centres[min(k + 1, n)] - centres[max(k - 1, 0)]).normalized() for k in range(n + 1)]
+        rings = [(centres[k], tangents[k], rads[k][0], rads[k][1]) for k in range(n + 1)]
+
+        def cap(kind, end):
+            c, t, rx, ry = rings[-1] if end else rings[0]
+            out = t if end else -t
+            if kind is None:
+                return [], None
+            if kind == "flat":
+                return [], (c, t, 0.0, 0.0)
+            depth = 0.8 * min(rx, ry)
+            if kind == "point":
+                return [], (c + out * depth, t, 0.0, 0.0)
+            extra = []
+            for m in (1, 2, 3):
+                phi = 0.5 * math.pi * m / 4.0
+                extra.append((c + out * depth * math.sin(phi), t, rx * math.cos(phi), ry * math.cos(phi)))
+            return extra, (c + out * depth, t, 0.0, 0.0)
+
+        pre, start_pole = cap(caps[0], False)
+        post, end_pole = cap(caps[1], True)
+        rings = list(reversed(pre)) + rings + post
+        self.loft(rings, n_around, ref, part, uv_rect,
+                  start_pole[0] if start_pole else None, end_pole[0] if end_pole else None)
+
+    def ellipsoid(self, centre, radii, n_around, n_rows, part, uv_rect=(0, 0, 1, 1)):
+        """Ellipsoid lofted bottom-to-top along +Z (poles at both ends)."""
+        c, (rx, ry, rz) = Vector(centre), radii
+        z = Vector((0, 0, 1))
+        rings = []
+        for k in range(1, n_rows):
+            th = math.pi * (1.0 - k / n_rows)   # from the bottom pole up
+            rings.append((c + z * (rz * math.cos(th)), z, rx * math.sin(th), ry * math.sin(th)))
+        self.loft(rings, n_around, (1, 0, 0), part, uv_rect, c - z * rz, c + z * rz)
+
+    def box(self, centre, size, part, uv_rect=(0, 0, 1, 1)):
+        """Axis-aligned box as a 4-sided loft along Y with flat caps (square cross-section corners)."""
+        c, (sx, sy, sz) = Vector(centre), size
+        y = Vector((0, 1, 0))
+        # radii of a 4-vertex ellipse whose corners are the box's corners (rotated 45 degrees)
+        r = (sx / math.sqrt(2.0), sz / math.sqrt(2.0))
+        rings = [(c - y * (sy / 2), y, r[0], r[1]), (c + y * (sy / 2), y, r[0], r[1])]
+        rot45 = Matrix.Rotation(math.radians(45), 3, "Y")
+        start = len(self.verts)
+        self.loft(rings, 4, (1, 0, 0), part, uv_rect, c - y * (sy / 2), c + y * (sy / 2))
+        # turn the diamond cross-section into a rectangle: rotate then rescale per axis
+        for i in range(start, len(self.verts)):
+            d = rot45 @ (self.verts[i] - c)
+            d.x *= (sx / 2) / (r[0] * math.cos(math.radians(45))) if r[0] else 1.0
+            d.z *= (sz / 2) / (r[1] * math.cos(math.radians(45))) if r[1] else 1.0
+            self.verts[i] = c + d
+
+    def to_object(self, name, material):
+        me = bpy.data.meshes.new(name)
+        me.from_pydata([tuple(v) for v in self.verts], [], self.faces)
+        uv_layer = me.uv_layers.new(name="UVMap")
+        uv_layer.data.foreach_set("uv", [x for face in self.uvs for corner in face for x in corner])
+        me.polygons.foreach_set("use_smooth", [True] * len(me.polygons))
+        me.materials.append(material)
+        me.validate()
+        me.update()
+        obj = bpy.data.objects.new(name, me)
+        bpy.context.scene.collection.objects.link(obj)
+        return obj
+
+
+def build_body(layout):
+    bones = {b[0]: b for b in layout}
+    m = MeshBuilder()
+    # Torso (hips to neck): one tube so that the spine blends smoothly; (rx, ry) per profile point.
+    torso = [((0, 0, 0.84), (0.13, 0.095)), ((0, 0, 0.92), (0.16, 0.11)), ((0, 0, 1.02), (0.15, 0.10)),
+             ((0, 0, 1.12), (0.135, 0.095)), ((0, 0, 1.25), (0.16, 0.105)), ((0, 0, 1.37), (0.18, 0.11)),
+             ((0, 0, 1.44), (0.12, 0.09)), ((0, 0, 1.48), (0.055, 0.055)), ((0, 0, 1.60), (0.05, 0.05))]
+    m.capsule([p for p, _ in torso], [r for _, r in torso], 16, (1, 0, 0), "torso", (0.0, 0.5, 0.5, 1.0))
+    m.ellipsoid((0, -0.01, 1.69), (0.10, 0.11, 0.12), 16, 12, "head", (0.5, 0.5, 1.0, 1.0))
+    # A nose, so the facing direction is obvious in any viewer.
+    m.capsule([(0, -0.10, 1.68), (0, -0.145, 1.665)], [(0.02, 0.02), (0.012, 0.012)], 6, (1, 0, 0), "nose",
+              (0.95, 0.95, 1.0, 1.0), spacing=0.02, caps=(None, "round"))
+    for s in ("l", "r"):
+        d = ARM_DIR[s]
+        shoulder, elbow, wrist = bones["upperarm_" + s][1], bones["lowerarm_" + s][1], bones["hand_" + s][1]
+        knuckle = bones["index_" + s][1]
+        m.capsule([shoulder - d * 0.03, elbow, wrist], [(0.05, 0.05), (0.042, 0.042), (0.032, 0.032)], 10,
+                  (0, 1, 0), "arm_" + s, (0.0, 0.0, 0.25, 0.5))
+        # Palm: wide along Y (front-back), thin across.
+        m.capsule([wrist, knuckle], [(0.04, 0.018), (0.042, 0.016)], 10, (0, 1, 0), "hand_" + s,
+                  (0.5, 0.0, 0.75, 0.25), spacing=0.02)
+        m.capsule([knuckle - d * 0.01, bones["index_" + s][2]], [(0.012, 0.011), (0.01, 0.009)], 6, (0, 1, 0),
+                  "index_" + s, (0.75, 0.0, 0.875, 0.25), spacing=0.015)
+        m.capsule([bones["thumb_" + s][1], bones["thumb_" + s][2]], [(0.013, 0.012), (0.011, 0.01)], 6,
+                  (0, 0, 1), "thumb_" + s, (0.875, 0.0, 1.0, 0.25), spacing=0.015)
+        hip, knee, ankle = bones["thigh_" + s][1], bones["calf_" + s][1], bones["foot_" + s][1]
+        m.capsule([hip + Vector((0, 0, 0.03)), knee, ankle], [(0.075, 0.075), (0.052, 0.052), (0.04, 0.04)], 12,
+                  (1, 0, 0), "leg_" + s, (0.25, 0.0, 0.5, 0.5))
+        sx = SIDE_SIGN[s] * 0.10
+        m.capsule([(sx, 0.05, 0.05), (sx, -0.08, 0.045), (sx, -0.19, 0.035)],
+                  [(0.045, 0.045), (0.05, 0.04), (0.045, 0.028)], 10, (1, 0, 0), "foot_" + s,
+                  (0.5, 0.25, 1.0, 0.5), spacing=0.025)
+    return m
+
+
+def build_cape():
+    """A curved sheet hanging behind the back from the shoulders to below the hips."""
+    m = MeshBuilder()
+    nu, nv = 9, 16
+    base = 0
+    for i in range(nv):
+        v = i / (nv - 1)
+        z = 1.43 - 0.71 * v
+        half_w = 0.17 + 0.10 * v
+        for j in range(nu):
+            u = j / (nu - 1)
+            x = (2 * u - 1) * half_w
+            # bulge outwards in the middle (wraps around the back), drifting back towards the hem
+            y = 0.125 + 0.08 * v + 0.035 * (1 - (2 * u - 1) ** 2)
+            m.verts.append(Vector((x, y, z)))
+            m.part.append(("cape", v))
+    for i in range(nv - 1):
+        for j in range(nu - 1):
+            a = base + i * nu + j
+            # counter-clockwise seen from behind (+Y): the front face looks away from the body
+            m.faces.append((a, a + nu, a + nu + 1, a + 1))
+            uv = lambda ii, jj: (0.75 + 0.25 * (1 - jj / (nu - 1)), 0.5 * (1 - ii / (nv - 1)))
+            m.uvs.append((uv(i, j), uv(i + 1, j), uv(i + 1, j + 1), uv(i, j + 1)))
+    return m
+
+
+def build_sword():
+    """Sword in its own frame: origin at the grip centre, blade along -Y (forward)."""
+    m = MeshBuilder()
+    m.capsule([(0, 0.06, 0), (0, -0.04, 0)], [(0.016, 0.016), (0.016, 0.016)], 8, (1, 0, 0), "grip",
+              (0.0, 0.0, 0.2, 1.0), spacing=0.02, caps=("flat", "flat"))
+    m.ellipsoid((0, 0.075, 0), (0.025, 0.025, 0.025), 8, 6, "pommel", (0.2, 0.0, 0.4, 1.0))
+    m.box((0, -0.05, 0), (0.16, 0.022, 0.03), "guard", (0.4, 0.0, 0.6, 1.0))
+    # Diamond cross-section blade (4 around: edges at +-X, flats at +-Z), pointed tip.
+    m.capsule([(0, -0.06, 0), (0, -0.58, 0), (0, -0.66, 0)], [(0.024, 0.007), (0.022, 0.006), (0.012, 0.004)],
+              4, (1, 0, 0), "blade", (0.6, 0.0, 1.0, 1.0), spacing=0.06, caps=("flat", "point"))
+    return m
+
+
+# --------------------------------------------------------------------------------------- weights
+# Candidate bones and falloff width (metres) per body part. A vertex's weight for bone b is
+# exp(-((d_b - d_min) / sigma)^2), d_b = distance to the bone segment: equal distances give equal
+# weights (joints blend 50/50), and a wide sigma on the torso deliberately spreads 5-6 influences.
+CENTRE_RULES = {
+    "torso": (["pelvis", "spine_01", "spine_02", "chest", "neck", "head", "thigh_l", "thigh_r",
+               "clavicle_l", "clavicle_r"], 0.11),
+    "head": (["neck", "head"], 0.03),
+    "nose": (["head"], 1.0),
+}
+# Limb parts are named "<kind>_<side>"; a candidate ending in "_" gets the side appended.
+LIMB_RULES = {
+    "arm": (["chest", "clavicle_", "upperarm_", "lowerarm_", "hand_"], 0.035),
+    "hand": (["lowerarm_", "hand_", "index_", "thumb_"], 0.015),
+    "index": (["hand_", "index_"], 0.012),
+    "thumb": (["hand_", "thumb_"], 0.012),
+    "leg": (["pelvis", "thigh_", "calf_", "foot_"], 0.04),
+    "foot": (["calf_", "foot_", "ball_"], 0.03),
+}
+
+
+def body_weight_rules(part):
+    if part in CENTRE_RULES:
+        return CENTRE_RULES[part]
+    kind, side = part[:-2], part[-1]
+    bones, sigma = LIMB_RULES[kind]
+    return [b + side if b.endswith("_") else b for b in bones], sigma
+
+
+def distance_weights(co, segments, candidates, sigma, prune=0.01):
+    d = {b: segment_distance(co, *segments[b]) for b in candidates}
+    dmin = min(d.values())
+    w = {b: math.exp(-((db - dmin) / sigma) ** 2) for b, db in d.items()}
+    return normalised(w, prune)
+
+
+def normalised(w, prune=0.01):
+    """Drop weights below `prune` of the total, then rescale the rest to sum to 1."""
+    total = sum(w.values())
+    w = {b: x / total for b, x in w.items() if x / total >= prune}
+    total = sum(w.values())
+    return {b: x / total for b, x in w.items()}
+
+
+def cape_weights(v):
+    """Hem parameter v (0 at the shoulders, 1 at the hem): chest -> cape_01 -> cape_02, smoothly."""
+    knots = [("chest", 0.0), ("cape_01", 0.4), ("cape_02", 0.85)]
+    for (b0, v0), (b1, v1) in zip(knots, knots[1:]):
+        if v < v1:
+            f = smoothstep(v0, v1, v)
+            return {b: w for b, w in ((b0, 1.0 - f), (b1, f)) if w > 0.0}
+    return {knots[-1][0]: 1.0}
+
+
+def apply_weights(obj, weights):
+    for i, w in enumerate(weights):
+        for b, x in w.items():
+            vg = obj.vertex_groups.get(b) or obj.vertex_groups.new(name=b)
+            vg.add([i], x, "REPLACE")
+
+
+def skin(obj, armature):
+    obj.parent = armature
+    mod = obj.modifiers.new("Armature", "ARMATURE")
+    mod.object = armature
+
+
+# --------------------------------------------------------------------------------------- textures
+def diffuse_pixels(size=256):
+    """8x8 checker tinted by a U (red) / V (green) gradient, dark cell borders, a white band at the top
+    (v close to 1), so that both UV orientation and flips are visible."""
+    t = (np.arange(size) + 0.5) / size
+    u, v = np.meshgrid(t, t)              # row index = v (Blender's pixel rows start at the bottom)
+    light = np.stack([0.45 + 0.5 * u, 0.45 + 0.5 * v, np.full_like(u, 0.7)], axis=-1)
+    cell = (np.floor(u * 8) + np.floor(v * 8)) % 2
+    rgb = light * np.where(cell[..., None] > 0, 0.55, 1.0)
+    border = (np.minimum((u * 8) % 1.0, (v * 8) % 1.0) < 0.06)
+    rgb[border] *= 0.35
+    rgb[v > 0.96] = 1.0
+    return np.concatenate([rgb, np.ones_like(u)[..., None]], axis=-1)
+
+
+def normal_pixels(size=128, cells=4):
+    """Tangent-space normal map (+X right/u, +Y up/v, +Z out) of a grid of round bumps."""
+    t = (np.arange(size) + 0.5) / size
+    u, v = np.meshgrid(t, t)
+    fu, fv = (u * cells) % 1.0 - 0.5, (v * cells) % 1.0 - 0.5
+    r2 = (fu * fu + fv * fv) / 0.16      # bump radius 0.4 cell
+    h = np.where(r2 < 1.0, (1.0 - r2) ** 2, 0.0) * 0.08     # height, in cell widths
+    dhdu = np.gradient(h, axis=1) * (size / cells)            # slope per cell width
+    dhdv = np.gradient(h, axis=0) * (size / cells)
+    n = np.stack([-dhdu, -dhdv, np.ones_like(h)], axis=-1)
+    n /= np.linalg.norm(n, axis=-1, keepdims=True)
+    return np.concatenate([n * 0.5 + 0.5, np.ones_like(h)[..., None]], axis=-1)
+
+
+def save_png(path, pixels, non_color):
+    size = pixels.shape[0]
+    img = bpy.data.images.new(os.path.basename(path), size, size, alpha=False)
+    if non_color:
+        img.colorspace_settings.name = "Non-Color"
+    # byte images store these values as-is (value * 255), no colour transform
+    img.pixels.foreach_set(pixels.astype(np.float32).ravel())
+    img.filepath_raw = path
+    img.file_format = "PNG"
+    img.save()
+    img.filepath = path   # the exporters reference this file
+    return img
+
+
+def build_materials(out_dir):
+    diffuse = save_png(os.path.join(out_dir, DIFFUSE_PNG), diffuse_pixels(), non_color=False)
+    normal = save_png(os.path.join(out_dir, NORMAL_PNG), normal_pixels(), non_color=True)
+
+    skin_mat = bpy.data.materials.new("OssaSkin")
+    skin_mat.use_nodes = True
+    skin_mat.use_backface_culling = False   # the cape is a single sheet (glTF: doubleSided)
+    nt = skin_mat.node_tree
+    bsdf = nt.nodes["Principled BSDF"]
+    bsdf.inputs["Roughness"].default_value = 0.6
+    tex = nt.nodes.new("ShaderNodeTexImage")
+    tex.image = diffuse
+    tex.location = (-500, 300)
+    nt.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    ntex = nt.nodes.new("ShaderNodeTexImage")
+    ntex.image = normal
+    ntex.location = (-700, -200)
+    nmap = nt.nodes.new("ShaderNodeNormalMap")
+    nmap.location = (-350, -200)
+    nt.links.new(ntex.outputs["Color"], nmap.inputs["Color"])
+    nt.links.new(nmap.outputs["Normal"], bsdf.inputs["Normal"])
+
+    steel = bpy.data.materials.new("OssaSteel")
+    steel.use_nodes = True
+    sb = steel.node_tree.nodes["Principled BSDF"]
+    sb.inputs["Base Color"].default_value = (0.62, 0.64, 0.68, 1.0)
+    sb.inputs["Metallic"].default_value = 0.9
+    sb.inputs["Roughness"].default_value = 0.3
+    return skin_mat, steel
+
+
+# --------------------------------------------------------------------------------------- animation
+class Pose:
+    """Pose of the armature at one instant, authored with armature-space axes.
+
+    turn(bone, axis, deg) rotates `bone` about `axis` given in armature rest space (x: the
+    character's left, y: backwards, z: up), relative to its parent; a later turn is applied on top
+    of earlier ones. The axis is converted to the bone's local frame and kept as axis-angle, so a
+    large turn keeps its sense (a matrix round trip would fold angles > 180 degrees).
+    """
+
+    def __init__(self, rest):
+        self.rest = rest
+        self.rot, self.loc, self.scl = {}, {}, {}
+
+    def turn(self, bone, axis, degrees):
+        local_axis = self.rest[bone].transposed() @ Vector(axis).normalized()
+        q = Quaternion(local_axis, math.radians(degrees))
+        self.rot[bone] = q @ self.rot.get(bone, Quaternion())
+        return self
+
+    def move(self, bone, offset):
+        self.loc[bone] = self.loc.get(bone, Vector()) + self.rest[bone].transposed() @ Vector(offset)
+        return self
+
+    def scale(self, bone, s):
+        self.scl[bone] = Vector(s)
+        return self
+
+
+def elbow_axis(side):
+    """Axis about which a positive turn swings the forearm/hand forward (-Y)."""
+    return ARM_DIR[side].cross(Vector((0, -1, 0))).normalized()
+
+
+def relaxed(p, arm_drop=25.0, elbow=12.0):
+    """Shared base pose: arms lowered from the A-pose, elbows and fingers slightly bent."""
+    for s in ("l", "r"):
+        p.turn("upperarm_" + s, (0, 1, 0), SIDE_SIGN[s] * arm_drop)
+        p.turn("lowerarm_" + s, elbow_axis(s), elbow)
+        p.turn("index_" + s, (0, 1, 0), SIDE_SIGN[s] * 12.0)
+        p.turn("thumb_" + s, (0, 0, 1), -SIDE_SIGN[s] * 10.0)
+    return p
+
+
+def pose_idle(p, t, duration=2.0):
+    ph = 2.0 * math.pi * t / duration
+    relaxed(p, arm_drop=25.0 + 2.0 * math.sin(ph))
+    p.move("pelvis", (0, 0, 0.004 * (math.cos(ph) - 1.0)))
+    p.turn("spine_01", (1, 0, 0), 1.0 * math.sin(ph))
+    p.turn("chest", (1, 0, 0), -1.5 * math.sin(ph))           # chest opens on the in-breath
+    p.turn("head", (0, 0, 1), 6.0 * math.sin(ph))              # slow look around
+    p.turn("head", (1, 0, 0), 2.0 * math.sin(2.0 * ph))
+    p.turn("cape_01", (1, 0, 0), 3.0 + 2.0 * math.sin(ph - 0.6))
+    p.turn("cape_02", (1, 0, 0), 2.0 + 2.0 * math.sin(ph - 1.2))
+
+
+def pose_walk(p, t, duration=1.0):
+    ph = 2.0 * math.pi * t / duration
+    relaxed(p, arm_drop=28.0, elbow=15.0)
+    for s, off in (("l", 0.0), ("r", math.pi)):
+        a = ph + off
+        thigh = -25.0 * math.sin(a)                     # negative: the leg swings forwards
+        knee = 5.0 + 40.0 * max(0.0, math.cos(a)) ** 2  # bent while the leg swings through
+        p.turn("thigh_" + s, (1, 0, 0), thigh)
+        p.turn("calf_" + s, (1, 0, 0), knee)
+        p.turn("foot_" + s, (1, 0, 0), -0.8 * (thigh + knee))
+        p.turn("ball_" + s, (1, 0, 0), -10.0 * max(0.0, -math.sin(a)) ** 2)
+        # arms swing against the legs
+        p.turn("upperarm_" + s, (1, 0, 0), 20.0 * math.sin(a))
+        p.turn("lowerarm_" + s, elbow_axis(s), 10.0 * max(0.0, -math.sin(a)))
+    p.move("pelvis", (0, 0, -0.025 * math.sin(ph) ** 2))       # lowest with the legs apart
+    p.turn("pelvis", (0, 0, 1), -6.0 * math.sin(ph))           # hips follow the leading leg
+    p.turn("spine_01", (1, 0, 0), 4.0)                          # slight forward lean
+    p.turn("chest", (0, 0, 1), 5.0 * math.sin(ph))             # shoulders counter-rotate
+    p.turn("head", (0, 0, 1), 1.0 * math.sin(ph))
+    p.turn("cape_01", (1, 0, 0), 14.0 + 4.0 * math.sin(2.0 * ph))
+    p.turn("cape_02", (1, 0, 0), 8.0 + 5.0 * math.sin(2.0 * ph - 1.0))
+
+
+SQUASH_FRAME = 24
+
+
+def pose_wave(p, t, duration=1.5):
+    up = smoothstep(0.0, 0.35, t) * (1.0 - smoothstep(1.15, duration, t))   # raise, wave, lower
+    relaxed(p)
+    p.turn("upperarm_r", (0, 1, 0), 135.0 * up)                 # from hanging to 70 deg above horizontal
+    wave = math.sin(2.0 * math.pi * 3.0 * (t - 0.35) / 0.8) if 0.35 <= t <= 1.15 else 0.0
+    p.turn("lowerarm_r", (0, 1, 0), up * (35.0 + 25.0 * wave))
+    p.turn("hand_r", (0, 1, 0), up * 15.0 * wave)
+    p.turn("spine_02", (0, 1, 0), 5.0 * up)                     # lean away from the raised arm
+    p.turn("head", (0, 1, 0), -8.0 * up)
+    # Squash-stretch of the head: non-uniform scale (1.2, 0.8, 1.0) exactly at SQUASH_FRAME.
+    f = t * FPS
+    b = math.sin(math.pi * (f - 15.0) / 18.0) ** 2 if 15.0 <= f <= 33.0 else 0.0
+    p.scale("head", (1.0 + 0.2 * b, 1.0 - 0.2 * b, 1.0))
+
+
+def pose_turn(p, t, duration=1.2):
+    x = t / duration
+    s = math.sin(math.pi * x)                  # 0 at both ends, 1 in the middle
+    p.turn("root", (0, 0, 1), 360.0 * smoothstep(0.0, 1.0, x))  # full turn, counter-clockwise from above
+    relaxed(p, arm_drop=25.0 - 45.0 * s)       # arms fly out
+    for side in ("l", "r"):
+        p.turn("thigh_" + side, (1, 0, 0), -12.0 * s)
+        p.turn("calf_" + side, (1, 0, 0), 24.0 * s)
+        p.turn("foot_" + side, (1, 0, 0), -12.0 * s)
+    p.move("pelvis", (0, 0, -0.03 * s))
+    p.turn("head", (0, 0, 1), -15.0 * s)       # the head lags behind
+    p.turn("cape_01", (1, 0, 0), 45.0 * s)     # the cape flares
+    p.turn("cape_02", (1, 0, 0), 20.0 * s)
+
+
+CLIPS = [("Idle", 2.0, pose_idle), ("Walk", 1.0, pose_walk), ("Wave", 1.5, pose_wave), ("Turn", 1.2, pose_turn)]
+
+
+def bake_action(armature, name, duration, pose_fn):
+    """Key every bone on every frame 0..duration*FPS (LINEAR); channels that never change get only
+    a first and a last key. All bones are keyed so that no clip inherits another clip's pose."""
+    rest = {b.name: b.matrix_local.to_3x3() for b in armature.data.bones}
+    n = int(round(duration * FPS))
+    frames = list(range(n + 1))
+    tracks = {b: {"location": [], "rotation_quaternion": [], "scale": []} for b in rest}
+    for f in frames:
+        p = Pose(rest)
+        pose_fn(p, f / FPS, duration)
+        for b, tr in tracks.items():
+            q = p.rot.get(b, Quaternion())
+            prev = tr["rotation_quaternion"][-1] if tr["rotation_quaternion"] else None
+            if prev is not None and prev.dot(q) < 0.0:
+                q = -q   # keep consecutive keys in the same hemisphere (component-wise interpolation)
+            tr["location"].append(p.loc.get(b, Vector()))
+            tr["rotation_quaternion"].append(q)
+            tr["scale"].append(p.scl.get(b, Vector((1, 1, 1))))
+
+    act = bpy.data.actions.new(name)
+    act.id_root = "OBJECT"
+    for b, tr in tracks.items():
+        for prop, values in tr.items():
+            path = 'pose.bones["%s"].%s' % (b, prop)
+            for i in range(len(values[0])):
+                comp = [float(v[i]) for v in values]
+                if max(comp) - min(comp) < 1e-9:
+                    keys = [(frames[0], comp[0]), (frames[-1], comp[0])]
+                else:
+                    keys = list(zip(frames, comp))
+                fc = act.fcurves.new(path, index=i, action_group=b)
+                fc.keyframe_points.add(len(keys))
+                fc.keyframe_points.foreach_set("co", [x for k in keys for x in k])
+                for kp in fc.keyframe_points:
+                    kp.interpolation = "LINEAR"
+                fc.update()
+    # Explicit range: both exporters take each clip's length from it.
+    act.use_frame_range = True
+    act.frame_start, act.frame_end = frames[0], frames[-1]
+    act.use_fake_user = True
+    return act
+
+
+# --------------------------------------------------------------------------------------- export
+def export_fbx(path):
+    res = bpy.ops.export_scene.fbx(
+        filepath=path, check_existing=False, use_selection=False,
+        object_types={"ARMATURE", "MESH"},
+        global_scale=1.0, apply_unit_scale=True, apply_scale_options="FBX_SCALE_NONE",
+        axis_forward="-Z", axis_up="Y", bake_space_transform=False,
+        use_mesh_modifiers=False, mesh_smooth_type="FACE", use_tspace=False,
+        add_leaf_bones=False, primary_bone_axis="Y", secondary_bone_axis="X",
+        use_armature_deform_only=False, armature_nodetype="NULL",
+        bake_anim=True, bake_anim_use_all_bones=True, bake_anim_use_nla_strips=False,
+        bake_anim_use_all_actions=True, bake_anim_force_startend_keying=True,
+        bake_anim_step=1.0, bake_anim_simplify_factor=0.0,   # every frame: the 360 degree turn stays exact
+        path_mode="RELATIVE", embed_textures=False, batch_mode="OFF")
+    if "FINISHED" not in res:
+        raise RuntimeError("FBX export failed: %r" % (res,))
+
+
+def export_glb(path):
+    res = bpy.ops.export_scene.gltf(
+        filepath=path, check_existing=False, export_format="GLB", use_selection=False,
+        export_yup=True, export_apply=False, export_texcoords=True, export_normals=True,
+        export_tangents=False, export_materials="EXPORT", export_image_format="AUTO",
+        export_skins=True, export_all_influences=True,     # keep the > 4 influences of Body
+        export_def_bones=False, export_animations=True, export_frame_range=False,
+        export_frame_step=1, export_force_sampling=True, export_nla_strips=True,
+        export_anim_single_armature=True,                  # every armature action -> one animation
+        export_reset_pose_bones=True, export_optimize_animation_size=False,
+        export_current_frame=False, export_morph=False)
+    if "FINISHED" not in res:
+        raise RuntimeError("glTF export failed: %r" % (res,))
+
+
+def run_oracle(oracle, model, out_json):
+    cmd = [bpy.app.binary_path, "-b", "--factory-startup", "--python-exit-code", "1", "--python", oracle,
+           "--", model, out_json, "--max-verts", ORACLE_MAX_VERTS, "--extra-times", ORACLE_EXTRA_TIMES]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ok = False
+    if os.path.exists(out_json):
+        with open(out_json) as f:
+            ok = json.load(f).get("ok") is True
+    if proc.returncode != 0 or not ok:
+        sys.stdout.write(proc.stdout[-4000:])
+        raise RuntimeError("oracle failed on %s (exit %d, ok=%s)" % (model, proc.returncode, ok))
+    print("golden:", out_json)
+
+
+# --------------------------------------------------------------------------------------- main
+def main():
+    args = parse_args()
+    out_dir = os.path.abspath(args.out_dir)
+    golden_dir = os.path.abspath(args.golden_dir) if args.golden_dir else None
+    oracle = os.path.abspath(args.oracle)
+    if golden_dir and not os.path.isfile(oracle):
+        raise SystemExit("make_sample: oracle script not found: %s (pass --oracle PATH)" % oracle)
+    os.makedirs(out_dir, exist_ok=True)
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = FPS, 1.0
+    scene.unit_settings.system, scene.unit_settings.scale_length = "METRIC", 1.0
+
+    layout = skeleton_layout()
+    armature = build_armature(layout)
+    skin_mat, steel = build_materials(out_dir)
+    segments = {name: (head, tail) for name, head, tail, _p, _d in layout}
+
+    body_mb = build_body(layout)
+    body = body_mb.to_object("Body", skin_mat)
+    weights = []
+    for co, part in zip(body_mb.verts, body_mb.part):
+        candidates, sigma = body_weight_rules(part)
+        weights.append(distance_weights(co, segments, candidates, sigma))
+    apply_weights(body, weights)
+    skin(body, armature)
+
+    cape_mb = build_cape()
+    cape = cape_mb.to_object("Cape", skin_mat)
+    apply_weights(cape, [cape_weights(v) for _tag, v in cape_mb.part])
+    skin(cape, armature)
+
+    sword = build_sword().to_object("Sword", steel)
+    sword.parent = armature
+    sword.parent_type = "BONE"
+    sword.parent_bone = "hand_r_socket"
+    bpy.context.view_layer.update()
+    # Blender places bone children at the bone's tail; setting the world matrix solves for that.
+    sword.matrix_world = Matrix.Translation(segments["hand_r_socket"][0])
+
+    armature.animation_data_create()
+    for name, duration, fn in CLIPS:
+        bake_action(armature, name, duration, fn)
+    armature.animation_data.action = None   # the exported node defaults / bind pose stay the rest pose
+    scene.frame_start, scene.frame_end = 0, int(round(max(c[1] for c in CLIPS) * FPS))
+    scene.frame_set(0)
+
+    fbx_path = os.path.join(out_dir, NAME + ".fbx")
+    glb_path = os.path.join(out_dir, NAME + ".glb")
+    export_fbx(fbx_path)
+    export_glb(glb_path)
+
+    # Summary of what was built.
+    print("bones (%d): %s" % (len(armature.data.bones), ", ".join(b.name for b in armature.data.bones)))
+    for o in (body, cape, sword):
+        mx = max((sum(1 for g in v.groups if g.weight > 0.0) for v in o.data.vertices), default=0)
+        print("mesh %s: %d vertices, %d faces, max influences %d"
+              % (o.name, len(o.data.vertices), len(o.data.polygons), mx))
+    for p in (fbx_path, glb_path, os.path.join(out_dir, DIFFUSE_PNG), os.path.join(out_dir, NORMAL_PNG)):
+        print("wrote %s (%d bytes)" % (p, os.path.getsize(p)))
+
+    if golden_dir:
+        os.makedirs(golden_dir, exist_ok=True)
+        for p in (fbx_path, glb_path):
+            run_oracle(oracle, p, os.path.join(golden_dir, os.path.basename(p) + ".blender.json"))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except SystemExit:
+        raise
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        sys.exit(1)   # make `blender --python` fail loudly instead of idling on
