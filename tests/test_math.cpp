@@ -1,3 +1,91 @@
+// Math conventions every stage relies on: T*R*S order, quaternion layout and products, shortest-arc slerp.
 #include <gtest/gtest.h>
+
+#include <cmath>
+
 #include "ossa/core/math.h"
-TEST(Math, Placeholder) { EXPECT_EQ(1, 1); }
+
+namespace ossa {
+namespace {
+constexpr float kPi = 3.14159265358979f;
+
+void expect_near(Vec3 a, Vec3 b, float tol = 1e-5f) {
+  EXPECT_NEAR(a.x, b.x, tol);
+  EXPECT_NEAR(a.y, b.y, tol);
+  EXPECT_NEAR(a.z, b.z, tol);
+}
+
+TEST(Math, QuaternionRotatesCounterClockwiseAboutItsAxis) {
+  Quat q = quat_from_axis_angle({0, 0, 1}, kPi / 2);
+  EXPECT_NEAR(q.w, std::cos(kPi / 4), 1e-6f);  // stored (x, y, z, w): w is last
+  EXPECT_NEAR(q.z, std::sin(kPi / 4), 1e-6f);
+  expect_near(rotate(q, {1, 0, 0}), {0, 1, 0});
+  expect_near(transform_point(rotation_matrix(q), {1, 0, 0}), {0, 1, 0});
+}
+
+TEST(Math, ProductAppliesRightOperandFirst) {
+  Quat about_z = quat_from_axis_angle({0, 0, 1}, kPi / 2);
+  Quat about_x = quat_from_axis_angle({1, 0, 0}, kPi / 2);
+  // (about_z * about_x) v = about_z (about_x v): y -> z (by x), then z stays (about z).
+  expect_near(rotate(about_z * about_x, {0, 1, 0}), {0, 0, 1});
+  expect_near(rotate(about_z * about_x, {0, 1, 0}), rotate(about_z, rotate(about_x, {0, 1, 0})));
+}
+
+TEST(Math, TransformComposesTranslationRotationScale) {
+  Transform t;
+  t.translation = {1, 2, 3};
+  t.rotation = quat_from_axis_angle({0, 0, 1}, kPi / 2);
+  t.scale = {2, 3, 4};
+  Vec3 p{1, 1, 1};
+  // T*R*S: scale first (2, 3, 4), then rotate 90 deg about z (-3, 2, 4), then translate.
+  expect_near(transform_point(t.to_matrix(), p), {-2, 4, 7});
+  // T*S*R (assimp's aiMatrix4x4(s, r, t) constructor) would give something else under non-uniform scale.
+  Mat4 tsr = translation_matrix(t.translation) * scale_matrix(t.scale) * rotation_matrix(t.rotation);
+  EXPECT_GT(length(transform_point(tsr, p) - Vec3{-2, 4, 7}), 1.0f);
+}
+
+TEST(Math, DecomposeInvertsCompose) {
+  Transform t;
+  t.translation = {-4, 0.5f, 9};
+  t.rotation = normalize(Quat{0.3f, -0.2f, 0.6f, 0.7f});
+  t.scale = {0.5f, 2, 1.5f};
+  Transform back = decompose(t.to_matrix());
+  expect_near(back.translation, t.translation);
+  expect_near(back.scale, t.scale);
+  EXPECT_NEAR(std::fabs(dot(back.rotation, t.rotation)), 1.0f, 1e-5f);
+}
+
+TEST(Math, InverseOfScaledRotation) {
+  Transform t{{1, 2, 3}, quat_from_axis_angle({1, 1, 0}, 0.7f), {2, 2, 2}};
+  Mat4 m = t.to_matrix();
+  Mat4 identity = m * inverse(m);
+  for (int i = 0; i < 16; ++i) EXPECT_NEAR(identity.m[i], Mat4{}.m[i], 1e-5f);
+  Mat4 singular = scale_matrix({1, 0, 1}), out;
+  EXPECT_FALSE(invert(singular, out));
+}
+
+TEST(Math, SlerpTakesTheShortestArcAndKeepsUnitLength) {
+  Quat a = quat_from_axis_angle({0, 1, 0}, 0.1f);
+  Quat b = quat_from_axis_angle({0, 1, 0}, 0.5f);
+  Quat neg_b{-b.x, -b.y, -b.z, -b.w};  // same rotation, other hemisphere
+  for (float t : {0.f, 0.25f, 0.5f, 1.f}) {
+    Quat expected = quat_from_axis_angle({0, 1, 0}, 0.1f + 0.4f * t);
+    EXPECT_NEAR(std::fabs(dot(slerp(a, b, t), expected)), 1.f, 1e-6f);
+    EXPECT_NEAR(std::fabs(dot(slerp(a, neg_b, t), expected)), 1.f, 1e-6f);
+    EXPECT_NEAR(std::fabs(dot(nlerp(a, neg_b, t), expected)), 1.f, 1e-4f);
+  }
+  Quat half = slerp(quat_from_axis_angle({0, 0, 1}, 0), quat_from_axis_angle({0, 0, 1}, 3.0f), 0.5f);
+  EXPECT_NEAR(dot(half, half), 1.f, 1e-6f);
+  expect_near(rotate(half, {1, 0, 0}), {std::cos(1.5f), std::sin(1.5f), 0});
+}
+
+TEST(Math, NormalMatrixHandlesNonUniformScale) {
+  Mat4 m = scale_matrix({2, 1, 1});
+  // A surface tilted 45 deg in xy: stretched along x, its normal turns towards y.
+  Vec3 n = normalize(transform_vector(normal_matrix(m), normalize(Vec3{1, 1, 0})));
+  Vec3 tangent = transform_vector(m, normalize(Vec3{1, -1, 0}));
+  EXPECT_NEAR(dot(n, tangent), 0.f, 1e-6f);
+}
+
+}  // namespace
+}  // namespace ossa

@@ -214,7 +214,7 @@ class MeshBuilder:
                 self.faces.append((last + j, last + (j + 1) % n_around, p))
                 self.uvs.append((uv(r, j), uv(r, j + 1), (u0 + (u1 - u0) * (j + 0.5) / n_around, v1)))
 
-    def capsule(self, points, radii, n_around, ref, part, uv_rect=(0, 0, 1, 1), spacing=0.03,
+    def capsule(self, points, radii, n_around, ref, part, uv_rect=(0, 0, 1, 1), spacing=0.04,
                 caps=("round", "round")):
         """Tube along a polyline with per-point (rx, ry) radii, rings every ~`spacing` metres.
 
@@ -270,21 +270,16 @@ class MeshBuilder:
         self.loft(rings, n_around, (1, 0, 0), part, uv_rect, c - z * rz, c + z * rz)
 
     def box(self, centre, size, part, uv_rect=(0, 0, 1, 1)):
-        """Axis-aligned box as a 4-sided loft along Y with flat caps (square cross-section corners)."""
-        c, (sx, sy, sz) = Vector(centre), size
-        y = Vector((0, 1, 0))
-        # radii of a 4-vertex ellipse whose corners are the box's corners (rotated 45 degrees)
-        r = (sx / math.sqrt(2.0), sz / math.sqrt(2.0))
-        rings = [(c - y * (sy / 2), y, r[0], r[1]), (c + y * (sy / 2), y, r[0], r[1])]
-        rot45 = Matrix.Rotation(math.radians(45), 3, "Y")
-        start = len(self.verts)
-        self.loft(rings, 4, (1, 0, 0), part, uv_rect, c - y * (sy / 2), c + y * (sy / 2))
-        # turn the diamond cross-section into a rectangle: rotate then rescale per axis
-        for i in range(start, len(self.verts)):
-            d = rot45 @ (self.verts[i] - c)
-            d.x *= (sx / 2) / (r[0] * math.cos(math.radians(45))) if r[0] else 1.0
-            d.z *= (sz / 2) / (r[1] * math.cos(math.radians(45))) if r[1] else 1.0
-            self.verts[i] = c + d
+        """Axis-aligned box; every face gets the whole uv_rect."""
+        c, h = Vector(centre), Vector(size) / 2.0
+        base = len(self.verts)
+        for k in range(8):   # bit 0: +x, bit 1: +y, bit 2: +z
+            self.verts.append(c + Vector((h.x if k & 1 else -h.x, h.y if k & 2 else -h.y, h.z if k & 4 else -h.z)))
+            self.part.append(part)
+        u0, v0, u1, v1 = uv_rect
+        for f in ((0, 4, 6, 2), (1, 3, 7, 5), (0, 1, 5, 4), (2, 6, 7, 3), (0, 2, 3, 1), (4, 5, 7, 6)):
+            self.faces.append(tuple(base + i for i in f))
+            self.uvs.append(((u0, v0), (u1, v0), (u1, v1), (u0, v1)))
 
     def to_object(self, name, material):
         me = bpy.data.meshes.new(name)
@@ -351,13 +346,15 @@ def build_cape():
             y = 0.125 + 0.08 * v + 0.035 * (1 - (2 * u - 1) ** 2)
             m.verts.append(Vector((x, y, z)))
             m.part.append(("cape", v))
+    def uv(i, j):   # u mirrored so that the texture reads left-to-right seen from behind
+        return (0.75 + 0.25 * (1 - j / (nu - 1)), 0.5 * (1 - i / (nv - 1)))
+
     for i in range(nv - 1):
         for j in range(nu - 1):
             a = base + i * nu + j
-            # counter-clockwise seen from behind (+Y): the front face looks away from the body
-            m.faces.append((a, a + nu, a + nu + 1, a + 1))
-            uv = lambda ii, jj: (0.75 + 0.25 * (1 - jj / (nu - 1)), 0.5 * (1 - ii / (nv - 1)))
-            m.uvs.append((uv(i, j), uv(i + 1, j), uv(i + 1, j + 1), uv(i, j + 1)))
+            # +x then down: the face normal points backwards (+Y), away from the body
+            m.faces.append((a, a + 1, a + nu + 1, a + nu))
+            m.uvs.append((uv(i, j), uv(i, j + 1), uv(i + 1, j + 1), uv(i + 1, j)))
     return m
 
 
@@ -375,12 +372,17 @@ def build_sword():
 
 
 # --------------------------------------------------------------------------------------- weights
-# Candidate bones and falloff width (metres) per body part. A vertex's weight for bone b is
+# Candidate bones and falloff width sigma (metres) per body part. A vertex's weight for bone b is
 # exp(-((d_b - d_min) / sigma)^2), d_b = distance to the bone segment: equal distances give equal
-# weights (joints blend 50/50), and a wide sigma on the torso deliberately spreads 5-6 influences.
+# weights (joints blend 50/50). Around the pelvis / lower spine sigma widens on purpose, so that
+# there up to 6 bones get a non-zero weight (what does a 4-influence runtime do with them?).
+def torso_sigma(co):
+    return 0.03 + 0.06 * math.exp(-((co.z - 1.02) / 0.06) ** 2)
+
+
 CENTRE_RULES = {
     "torso": (["pelvis", "spine_01", "spine_02", "chest", "neck", "head", "thigh_l", "thigh_r",
-               "clavicle_l", "clavicle_r"], 0.11),
+               "clavicle_l", "clavicle_r"], torso_sigma),
     "head": (["neck", "head"], 0.03),
     "nose": (["head"], 1.0),
 }
@@ -406,7 +408,8 @@ def body_weight_rules(part):
 def distance_weights(co, segments, candidates, sigma, prune=0.01):
     d = {b: segment_distance(co, *segments[b]) for b in candidates}
     dmin = min(d.values())
-    w = {b: math.exp(-((db - dmin) / sigma) ** 2) for b, db in d.items()}
+    s = sigma(co) if callable(sigma) else sigma
+    w = {b: math.exp(-((db - dmin) / s) ** 2) for b, db in d.items()}
     return normalised(w, prune)
 
 

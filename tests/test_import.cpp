@@ -1,0 +1,204 @@
+// Import rules on files whose content the test states exactly (written by GltfBuilder), plus bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "gltf_builder.h"
+#include "oracle_compare.h"
+#include "ossa/import/import.h"
+#include "ossa/reference/reference_eval.h"
+
+namespace ossa::test {
+namespace {
+namespace fs = std::filesystem;
+const float kS = std::sin(3.14159265f / 4), kC = std::cos(3.14159265f / 4);
+
+// Two-joint chain Root -> Child (1 m up). A skinned mesh "Body" on a node moved 2 m along z, with one
+// vertex per case: on Root, on Child, split 50/50, and one without weights. A rigid mesh on a node that is
+// also called "Child" (a name clash with the bone), 5 m along x. Root turns 90 deg about z over 1 s.
+std::string write_chain(const std::string& dir, float nan_at = 0, const char* name = "chain.gltf") {
+  GltfBuilder b;
+  auto& d = b.doc();
+  b.add_node({{"name", "Root"}, {"children", {1}}});
+  b.add_node({{"name", "Child"}, {"translation", {0, 1, 0}}});
+  b.add_node({{"name", "Body"}, {"mesh", 0}, {"skin", 0}, {"translation", {0, 0, 2}}});
+  b.add_node({{"name", "Child"}, {"mesh", 1}, {"translation", {5, 0, 0}}});
+  d["scenes"][0]["nodes"] = {0, 2, 3};
+  int positions = b.add_floats({0, 0, 0, 0, 1, 0, 0.5f, 1, 0, 1, 0, 0}, "VEC3", true);
+  int joints = b.add_u16({0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, "VEC4");
+  int weights = b.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 0, 0, 0, 0}, "VEC4");
+  int indices = b.add_u16({0, 1, 2, 0, 2, 3}, "SCALAR");
+  int prop_positions = b.add_floats({0, 0, 0, 0.1f, 0, 0, 0, 0.1f, 0}, "VEC3", true);
+  nlohmann::json body_attributes = {{"POSITION", positions}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}};
+  nlohmann::json body_primitive = {{"attributes", body_attributes}, {"indices", indices}};
+  nlohmann::json prop_primitive = {{"attributes", {{"POSITION", prop_positions}}}};
+  d["meshes"] = nlohmann::json::array();
+  d["meshes"].push_back({{"name", "BodyMesh"}, {"primitives", nlohmann::json::array({body_primitive})}});
+  d["meshes"].push_back({{"name", "PropMesh"}, {"primitives", nlohmann::json::array({prop_primitive})}});
+  int ibm = b.add_floats({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,  //
+                          1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1},
+                         "MAT4");
+  d["skins"] = nlohmann::json::array();
+  d["skins"].push_back({{"joints", {0, 1}}, {"inverseBindMatrices", ibm}, {"skeleton", 0}});
+  int times = b.add_floats({0, 1}, "SCALAR", true);
+  // glTF stores quaternions (x, y, z, w): 90 deg about z at t = 1.
+  int rotations = b.add_floats({0, 0, 0, 1, nan_at, 0, kS, kC}, "VEC4");
+  nlohmann::json sampler = {{"input", times}, {"output", rotations}, {"interpolation", "LINEAR"}};
+  nlohmann::json channel = {{"sampler", 0}, {"target", {{"node", 0}, {"path", "rotation"}}}};
+  d["animations"] = nlohmann::json::array();
+  d["animations"].push_back({{"name", "Turn"},
+                             {"samplers", nlohmann::json::array({sampler})},
+                             {"channels", nlohmann::json::array({channel})}});
+  std::string path = (fs::path(dir) / name).string();
+  b.write(path);
+  return path;
+}
+
+void expect_near(Vec3 a, Vec3 b, float tol = 1e-5f) {
+  EXPECT_NEAR(a.x, b.x, tol);
+  EXPECT_NEAR(a.y, b.y, tol);
+  EXPECT_NEAR(a.z, b.z, tol);
+}
+
+class ChainFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temp_dir("chain");
+    auto result = import_file(write_chain(dir_));
+    ASSERT_TRUE(result) << result.error();
+    scene_ = std::move(result).value();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::vector<Mat4> model_at(float t) {
+    const Skeleton& s = scene_.skeleton;
+    return reference::local_to_model(s, reference::sample_clip(s, scene_.clips.at(0), t));
+  }
+  const Mesh& mesh(const std::string& name) {
+    for (const Mesh& m : scene_.meshes)
+      if (m.name == name) return m;
+    ADD_FAILURE() << "no mesh " << name;
+    return scene_.meshes.at(0);
+  }
+  std::string dir_;
+  ImportedScene scene_;
+};
+
+TEST_F(ChainFile, QuaternionComponentOrderIsKept) {
+  // A swapped (w, x, y, z) / (x, y, z, w) conversion turns Child somewhere else entirely.
+  int child = scene_.skeleton.find("Child");
+  ASSERT_GE(child, 0);
+  expect_near(model_at(0)[child].translation(), {0, 1, 0});
+  expect_near(model_at(1)[child].translation(), {-1, 0, 0});
+  expect_near(model_at(0.5f)[child].translation(), {-kS, kC, 0});  // slerp halfway: 45 deg
+  const Quat& key = scene_.clips[0].tracks.at(0).rotations.at(1);
+  EXPECT_NEAR(key.z, kS, 1e-6f);
+  EXPECT_NEAR(key.w, kC, 1e-6f);
+}
+
+TEST_F(ChainFile, SkeletonComesFromTheNodeTree) {
+  const Skeleton& s = scene_.skeleton;
+  ASSERT_EQ(s.find("Root"), 0);
+  EXPECT_EQ(s.joints[s.find("Child")].parent, 0);
+  EXPECT_TRUE(s.joints[s.find("Child")].weighted);
+  for (size_t j = 0; j < s.joints.size(); ++j) EXPECT_LT(s.joints[j].parent, static_cast<int>(j));
+  // The mesh node whose name clashes with the bone gets a distinct, deterministic name.
+  EXPECT_GE(s.find("Child#2"), 0);
+  EXPECT_TRUE(s.joints[s.find("Child#2")].is_mesh_node);
+  EXPECT_FALSE(s.joints[s.find("Child#2")].weighted);
+}
+
+TEST_F(ChainFile, WeightsBindToTheBoneNotTheSameNamedMeshNode) {
+  auto skinned = reference::skin_mesh(mesh("Body"), model_at(1)).positions;
+  expect_near(skinned[0], {0, 0, 0});
+  expect_near(skinned[1], {-1, 0, 0});    // on Child: turned with Root
+  expect_near(skinned[2], {-1, 0.5f, 0});  // 50/50 between Root and Child
+}
+
+TEST_F(ChainFile, UnweightedVerticesFollowTheMeshNode) {
+  const Mesh& body = mesh("Body");
+  EXPECT_EQ(body.influence_stats.unweighted_vertices, 1);
+  // glTF: a skinned mesh ignores its node's transform, but a vertex without weights can only follow the node.
+  for (float t : {0.f, 0.5f, 1.f}) {
+    expect_near(reference::skin_mesh(body, model_at(t)).positions[3], {1, 0, 2});
+  }
+  EXPECT_FALSE(scene_.warnings.empty());
+}
+
+TEST_F(ChainFile, RigidMeshesFollowTheirNode) {
+  const Mesh& prop = mesh("Child");  // mesh names are unique among meshes; the joint is "Child#2"
+  EXPECT_EQ(scene_.skeleton.joints[prop.node_joint].name, "Child#2");
+  EXPECT_FALSE(prop.skinned);
+  auto skinned = reference::skin_mesh(prop, model_at(1)).positions;
+  expect_near(skinned[1], {5.1f, 0, 0});
+}
+
+TEST_F(ChainFile, InfluencesAreSortedAndNormalised) {
+  const Mesh& body = mesh("Body");
+  const int k = body.influences_per_vertex;
+  ASSERT_EQ(k, 2);  // the most found on a vertex
+  for (size_t v = 0; v < body.positions.size(); ++v) {
+    float sum = 0;
+    for (int i = 0; i < k; ++i) {
+      sum += body.influence_weights[v * k + i];
+      if (i > 0) EXPECT_GE(body.influence_weights[v * k + i - 1], body.influence_weights[v * k + i]);
+    }
+    EXPECT_NEAR(sum, 1.f, 1e-6f);
+  }
+}
+
+TEST_F(ChainFile, LeftHandedOptionMirrorsZ) {
+  ImportOptions options;
+  options.left_handed = true;
+  auto lh = import_file(write_chain(dir_, 0, "lh.gltf"), options);
+  ASSERT_TRUE(lh) << lh.error();
+  const Mesh* body = nullptr;
+  for (const Mesh& m : lh->meshes)
+    if (m.name == "Body") body = &m;
+  ASSERT_NE(body, nullptr);
+  auto model = reference::local_to_model(lh->skeleton, reference::sample_clip(lh->skeleton, lh->clips[0], 1));
+  auto skinned = reference::skin_mesh(*body, model).positions;
+  expect_near(skinned[3], {1, 0, -2});
+  expect_near(skinned[1], {-1, 0, 0});
+  // Winding flips with the mirror, so front faces stay front faces.
+  EXPECT_EQ(body->indices[1], mesh("Body").indices[2]);
+}
+
+TEST(ImportErrors, NaNKeyIsRejectedWithFileAndPlace) {
+  std::string dir = temp_dir("nan");
+  std::string path = write_chain(dir, std::nanf(""), "nan.gltf");
+  auto result = import_file(path);
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().find("nan.gltf"), std::string::npos) << result.error();
+  EXPECT_NE(result.error().find("not finite"), std::string::npos) << result.error();
+  EXPECT_NE(result.error().find("Turn"), std::string::npos) << result.error();
+  fs::remove_all(dir);
+}
+
+TEST(ImportErrors, MissingEmptyAndForeignFilesAreClearErrors) {
+  std::string dir = temp_dir("bad");
+  auto missing = import_file(dir + "/nope.fbx");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find("nope.fbx: no such file"), std::string::npos) << missing.error();
+
+  std::ofstream(dir + "/empty.fbx").close();
+  auto empty = import_file(dir + "/empty.fbx");
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().find("empty.fbx: empty file"), std::string::npos) << empty.error();
+
+  std::ofstream(dir + "/notes.fbx") << "this is not an FBX file at all\n";
+  auto foreign = import_file(dir + "/notes.fbx");
+  ASSERT_FALSE(foreign);
+  EXPECT_NE(foreign.error().find("notes.fbx"), std::string::npos) << foreign.error();
+
+  ImportOptions nine;
+  nine.max_influences = 9;
+  auto bad_option = import_file(write_chain(dir), nine);
+  ASSERT_FALSE(bad_option);
+  EXPECT_NE(bad_option.error().find("max_influences"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ossa::test
