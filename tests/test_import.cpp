@@ -142,7 +142,9 @@ TEST_F(ChainFile, InfluencesAreSortedAndNormalised) {
     float sum = 0;
     for (int i = 0; i < k; ++i) {
       sum += body.influence_weights[v * k + i];
-      if (i > 0) EXPECT_GE(body.influence_weights[v * k + i - 1], body.influence_weights[v * k + i]);
+      if (i > 0) {
+        EXPECT_GE(body.influence_weights[v * k + i - 1], body.influence_weights[v * k + i]);
+      }
     }
     EXPECT_NEAR(sum, 1.f, 1e-6f);
   }
