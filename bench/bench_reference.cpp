@@ -45,7 +45,8 @@ void BM_ReferenceSkin(benchmark::State& state) {
     state.SkipWithError("no model with meshes");
     return;
   }
-  auto model_space = ossa::reference::local_to_model(scene->skeleton, ossa::reference::rest_pose(scene->skeleton));
+  auto model_space =
+      ossa::reference::local_to_model(scene->skeleton, ossa::reference::rest_pose(scene->skeleton));
   size_t vertices = 0;
   for (auto _ : state) {
     for (const ossa::Mesh& mesh : scene->meshes) {
@@ -54,7 +55,8 @@ void BM_ReferenceSkin(benchmark::State& state) {
       vertices += mesh.positions.size();
     }
   }
-  state.counters["vertices/s"] = benchmark::Counter(static_cast<double>(vertices), benchmark::Counter::kIsRate);
+  state.counters["vertices/s"] =
+      benchmark::Counter(static_cast<double>(vertices), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ReferenceSkin);
 }  // namespace

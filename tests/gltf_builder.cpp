@@ -1,10 +1,10 @@
 #include "gltf_builder.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace ossa::test {
 namespace {
@@ -58,7 +58,8 @@ int GltfBuilder::add_view(const void* data, size_t bytes) {
 int GltfBuilder::add_floats(const std::vector<float>& values, const char* type, bool with_min_max) {
   int view = add_view(values.data(), values.size() * sizeof(float));
   int n = components(type);
-  nlohmann::json acc = {{"bufferView", view}, {"componentType", 5126}, {"count", values.size() / n}, {"type", type}};
+  nlohmann::json acc = {
+      {"bufferView", view}, {"componentType", 5126}, {"count", values.size() / n}, {"type", type}};
   if (with_min_max) {
     std::vector<float> lo(n, 1e30f), hi(n, -1e30f);
     for (size_t i = 0; i < values.size(); ++i) {
@@ -74,8 +75,10 @@ int GltfBuilder::add_floats(const std::vector<float>& values, const char* type, 
 
 int GltfBuilder::add_u16(const std::vector<uint16_t>& values, const char* type) {
   int view = add_view(values.data(), values.size() * sizeof(uint16_t));
-  doc_["accessors"].push_back(
-      {{"bufferView", view}, {"componentType", 5123}, {"count", values.size() / components(type)}, {"type", type}});
+  doc_["accessors"].push_back({{"bufferView", view},
+                               {"componentType", 5123},
+                               {"count", values.size() / components(type)},
+                               {"type", type}});
   return static_cast<int>(doc_["accessors"].size() - 1);
 }
 
@@ -86,8 +89,8 @@ int GltfBuilder::add_node(nlohmann::json node) {
 
 void GltfBuilder::write(const std::string& path) const {
   nlohmann::json doc = doc_;
-  doc["buffers"] = {{{"byteLength", buffer_.size()},
-                     {"uri", "data:application/octet-stream;base64," + base64(buffer_)}}};
+  doc["buffers"] = {
+      {{"byteLength", buffer_.size()}, {"uri", "data:application/octet-stream;base64," + base64(buffer_)}}};
   std::ofstream(path) << doc.dump(1);
 }
 

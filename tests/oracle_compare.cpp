@@ -21,7 +21,9 @@ using nlohmann::json;
 Vec3 from_blender(const json& p) {
   return {p[0].get<float>(), p[2].get<float>(), -p[1].get<float>()};
 }
-double distance(Vec3 a, Vec3 b) { return length(a - b); }
+double distance(Vec3 a, Vec3 b) {
+  return length(a - b);
+}
 
 struct VertexRef {
   int mesh = -1;
@@ -29,7 +31,8 @@ struct VertexRef {
 };
 
 // Nearest vertex among `candidates` (mesh index, positions) for `p`.
-VertexRef nearest(const std::vector<std::pair<int, const std::vector<Vec3>*>>& candidates, Vec3 p, double& best) {
+VertexRef nearest(const std::vector<std::pair<int, const std::vector<Vec3>*>>& candidates, Vec3 p,
+                  double& best) {
   VertexRef ref;
   best = std::numeric_limits<double>::max();
   for (const auto& [mesh, positions] : candidates) {
@@ -57,10 +60,12 @@ std::string shared_dir() {
   return fs::is_directory(p / "models") ? p.string() : "";
 }
 
-std::string source_dir() { return OSSA_SOURCE_DIR; }
+std::string source_dir() {
+  return OSSA_SOURCE_DIR;
+}
 
-OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path, int max_influences,
-                                 const OracleTolerance& tolerance) {
+OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path,
+                                 int max_influences, const OracleTolerance& tolerance) {
   OracleReport report;
   std::ifstream in(oracle_path);
   if (!in) {
@@ -116,7 +121,8 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
     std::vector<std::pair<int, const std::vector<Vec3>*>> candidates;
     std::vector<std::vector<Vec3>> posed(scene.meshes.size());
     for (size_t m = 0; m < scene.meshes.size(); ++m)
-      if (scene.meshes[m].name == mesh_name) candidates.emplace_back(static_cast<int>(m), &scene.meshes[m].positions);
+      if (scene.meshes[m].name == mesh_name)
+        candidates.emplace_back(static_cast<int>(m), &scene.meshes[m].positions);
     if (candidates.empty())
       for (size_t m = 0; m < scene.meshes.size(); ++m)
         candidates.emplace_back(static_cast<int>(m), &scene.meshes[m].positions);
@@ -148,7 +154,8 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
     }
     if (unpaired)
       report.problems.push_back("mesh '" + mesh_name + "': " + std::to_string(unpaired) + " of " +
-                                std::to_string(refs.size()) + " vertices have no counterpart within 1e-3 of the size");
+                                std::to_string(refs.size()) +
+                                " vertices have no counterpart within 1e-3 of the size");
   }
 
   for (const json& oclip : clips) {
@@ -203,16 +210,19 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
           if (refs[i].mesh < 0) continue;
           auto it = skinned.find(refs[i].mesh);
           if (it == skinned.end())
-            it = skinned.emplace(refs[i].mesh, reference::skin_mesh(scene.meshes[refs[i].mesh], model).positions).first;
+            it = skinned
+                     .emplace(refs[i].mesh, reference::skin_mesh(scene.meshes[refs[i].mesh], model).positions)
+                     .first;
           double err = distance(it->second[refs[i].vertex], from_blender(co[i])) / diag;
           ++report.vertices_compared;
           if (err > vertex_worst) {
             vertex_worst = err;
-            if (at_key && err > report.max_joint_error) report.worst = where + " mesh '" + mesh_name + "' vertex " + std::to_string(i);
+            if (at_key && err > report.max_joint_error)
+              report.worst = where + " mesh '" + mesh_name + "' vertex " + std::to_string(i);
           }
           if (err > limit && report.problems.size() < 40)
-            report.problems.push_back(where + " mesh '" + mesh_name + "' vertex " + std::to_string(i) + " off by " +
-                                      fmt(err) + " of the size");
+            report.problems.push_back(where + " mesh '" + mesh_name + "' vertex " + std::to_string(i) +
+                                      " off by " + fmt(err) + " of the size");
         }
       }
     }

@@ -12,7 +12,7 @@
 namespace ossa::test {
 
 struct OracleTolerance {
-  double at_keys = 1e-4;      // relative to the model's bounding-box diagonal
+  double at_keys = 1e-4;  // relative to the model's bounding-box diagonal
   double between_keys = 5e-3;
 };
 
@@ -23,14 +23,14 @@ struct OracleReport {
   double max_joint_error = 0;   // worst joint distance / diagonal, at key times
   double max_vertex_error = 0;  // worst vertex distance / diagonal, at key times
   double max_joint_error_between = 0, max_vertex_error_between = 0;
-  std::string worst;            // where the worst error occurred
+  std::string worst;  // where the worst error occurred
   int samples = 0, joints_compared = 0, vertices_compared = 0;
   std::vector<std::string> problems;  // mismatches beyond tolerance, missing joints/clips, ...
 };
 
 // model_path: the file to import; oracle_path: its Blender evaluation.
-OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path, int max_influences,
-                                 const OracleTolerance& tolerance = {});
+OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path,
+                                 int max_influences, const OracleTolerance& tolerance = {});
 
 // Folder of ../shared (env OSSA_SHARED_DIR overrides); empty when absent.
 std::string shared_dir();

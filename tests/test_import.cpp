@@ -37,7 +37,7 @@ std::string write_chain(const std::string& dir, float nan_at = 0, const char* na
   d["meshes"] = nlohmann::json::array();
   d["meshes"].push_back({{"name", "BodyMesh"}, {"primitives", nlohmann::json::array({body_primitive})}});
   d["meshes"].push_back({{"name", "PropMesh"}, {"primitives", nlohmann::json::array({prop_primitive})}});
-  int ibm = b.add_floats({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,  //
+  int ibm = b.add_floats({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0,  0, 1,  //
                           1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1},
                          "MAT4");
   d["skins"] = nlohmann::json::array();
@@ -112,7 +112,7 @@ TEST_F(ChainFile, SkeletonComesFromTheNodeTree) {
 TEST_F(ChainFile, WeightsBindToTheBoneNotTheSameNamedMeshNode) {
   auto skinned = reference::skin_mesh(mesh("Body"), model_at(1)).positions;
   expect_near(skinned[0], {0, 0, 0});
-  expect_near(skinned[1], {-1, 0, 0});    // on Child: turned with Root
+  expect_near(skinned[1], {-1, 0, 0});     // on Child: turned with Root
   expect_near(skinned[2], {-1, 0.5f, 0});  // 50/50 between Root and Child
 }
 

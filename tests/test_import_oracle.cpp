@@ -15,9 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct OracleCase {
-  std::string name;    // test name
-  std::string model;   // file to import
-  std::string oracle;  // Blender evaluation to compare with
+  std::string name;          // test name
+  std::string model;         // file to import
+  std::string oracle;        // Blender evaluation to compare with
   std::string expect_error;  // non-empty: the import must fail with a message containing this
 };
 
@@ -28,7 +28,8 @@ std::vector<OracleCase> shared_cases() {
   for (const auto& entry : fs::directory_iterator(fs::path(shared) / "oracle")) {
     std::string file = entry.path().filename().string();
     const std::string suffix = ".blender.json";
-    if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
     std::string stem = file.substr(0, file.size() - suffix.size());
     fs::path models = fs::path(shared) / "models";
     fs::path model;
@@ -65,10 +66,12 @@ std::vector<OracleCase> shared_cases() {
 class SharedModels : public ::testing::TestWithParam<OracleCase> {};
 
 void print_report(const OracleReport& r, int influences) {
-  std::printf("  [%d influences] size %.4g m, %d samples, %d joints, %d vertices compared; worst at keys: joints %.3g, "
-              "vertices %.3g (%s); between keys: joints %.3g, vertices %.3g\n",
-              influences, r.diagonal, r.samples, r.joints_compared, r.vertices_compared, r.max_joint_error,
-              r.max_vertex_error, r.worst.c_str(), r.max_joint_error_between, r.max_vertex_error_between);
+  std::printf(
+      "  [%d influences] size %.4g m, %d samples, %d joints, %d vertices compared; worst at keys: joints "
+      "%.3g, "
+      "vertices %.3g (%s); between keys: joints %.3g, vertices %.3g\n",
+      influences, r.diagonal, r.samples, r.joints_compared, r.vertices_compared, r.max_joint_error,
+      r.max_vertex_error, r.worst.c_str(), r.max_joint_error_between, r.max_vertex_error_between);
 }
 
 TEST_P(SharedModels, MatchesBlender) {
@@ -98,7 +101,9 @@ TEST_P(SharedModels, MatchesBlender) {
   print_report(four, 4);
 }
 
-std::string case_name(const ::testing::TestParamInfo<OracleCase>& info) { return info.param.name; }
+std::string case_name(const ::testing::TestParamInfo<OracleCase>& info) {
+  return info.param.name;
+}
 
 INSTANTIATE_TEST_SUITE_P(Oracle, SharedModels, ::testing::ValuesIn(shared_cases()), case_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SharedModels);

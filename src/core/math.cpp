@@ -22,7 +22,9 @@ Quat normalize(Quat q) {
   return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
 
-Quat conjugate(Quat q) { return {-q.x, -q.y, -q.z, q.w}; }
+Quat conjugate(Quat q) {
+  return {-q.x, -q.y, -q.z, q.w};
+}
 
 Vec3 rotate(Quat q, Vec3 v) {
   // v' = v + 2w(u x v) + 2 u x (u x v), u = (x, y, z)

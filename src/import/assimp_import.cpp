@@ -38,12 +38,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr size_t kMaxJoints = 65535;         // influence joint indices are 16-bit
+constexpr size_t kMaxJoints = 65535;  // influence joint indices are 16-bit
 constexpr double kAbsurdDurationSeconds = 3600.0;
 
 // assimp stores quaternions (w, x, y, z); Ossa stores (x, y, z, w). The one place this is converted.
-Quat to_quat(const aiQuaternion& q) { return {q.x, q.y, q.z, q.w}; }
-Vec3 to_vec3(const aiVector3D& v) { return {v.x, v.y, v.z}; }
+Quat to_quat(const aiQuaternion& q) {
+  return {q.x, q.y, q.z, q.w};
+}
+Vec3 to_vec3(const aiVector3D& v) {
+  return {v.x, v.y, v.z};
+}
 Mat4 to_mat4(const aiMatrix4x4& a) {  // assimp is row-major (a1..a4 = first row)
   Mat4 m;
   const float rows[4][4] = {
@@ -53,7 +57,9 @@ Mat4 to_mat4(const aiMatrix4x4& a) {  // assimp is row-major (a1..a4 = first row
   return m;
 }
 
-bool finite3(const aiVector3D& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+bool finite3(const aiVector3D& v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
 bool finite4(const aiQuaternion& q) {
   return std::isfinite(q.w) && std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z);
 }
@@ -68,7 +74,8 @@ std::string strip_fbx_prefix(std::string name) {
 std::string gltf_default_name(const std::string& name) {
   if (name.size() < 8 || name.rfind("nodes[", 0) != 0 || name.back() != ']') return name;
   std::string digits = name.substr(6, name.size() - 7);
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+  if (digits.empty() ||
+      !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
     return name;
   return "Node_" + digits;
 }
@@ -92,11 +99,20 @@ bool read_meta_number(const aiScene* scene, const char* key, double& out) {
     if (std::strcmp(md->mKeys[i].C_Str(), key) != 0) continue;
     const aiMetadataEntry& e = md->mValues[i];
     switch (e.mType) {
-      case AI_INT32: out = *static_cast<int32_t*>(e.mData); return true;
-      case AI_UINT64: out = static_cast<double>(*static_cast<uint64_t*>(e.mData)); return true;
-      case AI_FLOAT: out = *static_cast<float*>(e.mData); return true;
-      case AI_DOUBLE: out = *static_cast<double*>(e.mData); return true;
-      default: return false;
+      case AI_INT32:
+        out = *static_cast<int32_t*>(e.mData);
+        return true;
+      case AI_UINT64:
+        out = static_cast<double>(*static_cast<uint64_t*>(e.mData));
+        return true;
+      case AI_FLOAT:
+        out = *static_cast<float*>(e.mData);
+        return true;
+      case AI_DOUBLE:
+        out = *static_cast<double*>(e.mData);
+        return true;
+      default:
+        return false;
     }
   }
   return false;
@@ -113,7 +129,8 @@ std::string check_fbx_version(const std::string& path) {
     uint32_t version = 0;
     std::memcpy(&version, head + 23, 4);  // little-endian on every platform we build for
     if (version < 7100)
-      return "FBX version " + std::to_string(version) + " is not supported (binary FBX 7100-7700 is; re-export "
+      return "FBX version " + std::to_string(version) +
+             " is not supported (binary FBX 7100-7700 is; re-export "
              "as FBX 2011 or newer)";
     return {};
   }
@@ -146,7 +163,9 @@ class Importer {
   Result<ImportedScene> run();
 
  private:
-  Result<ImportedScene> fail(const std::string& what) const { return Result<ImportedScene>::failure(path_ + ": " + what); }
+  Result<ImportedScene> fail(const std::string& what) const {
+    return Result<ImportedScene>::failure(path_ + ": " + what);
+  }
   void warn(std::string what) { out_.warnings.push_back(std::move(what)); }
 
   void collect_nodes(const aiNode* node, int parent);
@@ -230,7 +249,8 @@ std::string Importer::build_skeleton() {
     const aiNode* node = nodes_[i].node;
     for (unsigned k = 0; k < node->mNumMeshes; ++k) {
       unsigned mi = node->mMeshes[k];
-      if (mi >= scene_->mNumMeshes) return "node '" + nodes_[i].name + "' references missing mesh " + std::to_string(mi);
+      if (mi >= scene_->mNumMeshes)
+        return "node '" + nodes_[i].name + "' references missing mesh " + std::to_string(mi);
       const aiMesh* am = scene_->mMeshes[mi];
       bool all_weighted = am->mNumBones > 0;
       if (all_weighted) {
@@ -328,13 +348,15 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
   const unsigned nv = am->mNumVertices;
   mesh.positions.resize(nv);
   for (unsigned v = 0; v < nv; ++v) {
-    if (!finite3(am->mVertices[v])) return where + ": vertex " + std::to_string(v) + " position is not finite";
+    if (!finite3(am->mVertices[v]))
+      return where + ": vertex " + std::to_string(v) + " position is not finite";
     mesh.positions[v] = mapper_->point(transform_point(node_global, to_vec3(am->mVertices[v])));
   }
   if (am->mNormals) {
     mesh.normals.resize(nv);
     for (unsigned v = 0; v < nv; ++v)
-      mesh.normals[v] = normalize(mapper_->direction(transform_vector(node_normal, to_vec3(am->mNormals[v]))));
+      mesh.normals[v] =
+          normalize(mapper_->direction(transform_vector(node_normal, to_vec3(am->mNormals[v]))));
   }
   if (am->mNormals && am->mTangents && am->mBitangents) {
     mesh.tangents.resize(nv);
@@ -370,7 +392,8 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
   }
   if (skipped_faces) warn(where + ": " + std::to_string(skipped_faces) + " point/line primitives ignored");
 
-  // Influences. Palette slots are per mesh (joint_remap); the mesh node gets a slot when something follows it.
+  // Influences. Palette slots are per mesh (joint_remap); the mesh node gets a slot when something follows
+  // it.
   auto slot_for = [&](int joint, const Mat4& inverse_bind) {
     for (size_t s = 0; s < mesh.joint_remap.size(); ++s)
       if (mesh.joint_remap[s] == joint) return static_cast<int>(s);
@@ -390,7 +413,8 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
     }
     int joint = joint_of_node_[node_of_bone];
     Mat4 offset = to_mat4(bone->mOffsetMatrix);
-    if (!is_finite(offset)) return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite offset matrix";
+    if (!is_finite(offset))
+      return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite offset matrix";
     // offset maps mesh-node space to bone space; our vertices are in model space already.
     Mat4 inverse_bind = mapper_->conjugate(offset * inverse(node_global));
     int slot = slot_for(joint, inverse_bind);
@@ -419,8 +443,10 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
     std::sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.second < b.second; });
     std::vector<std::pair<float, int>> merged;
     for (auto& e : list) {
-      if (!merged.empty() && merged.back().second == e.second) merged.back().first += e.first;
-      else merged.push_back(e);
+      if (!merged.empty() && merged.back().second == e.second)
+        merged.back().first += e.first;
+      else
+        merged.push_back(e);
     }
     std::stable_sort(merged.begin(), merged.end(), [](auto& a, auto& b) { return a.first > b.first; });
     list = std::move(merged);
@@ -457,10 +483,12 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
   }
   if (stats.vertices_cut)
     warn(where + ": " + std::to_string(stats.vertices_cut) + " vertices had more than " + std::to_string(k) +
-         " influences (up to " + std::to_string(stats.max_found) + "); the weakest were dropped (largest dropped " +
-         std::to_string(stats.largest_dropped) + ") and the rest renormalised");
+         " influences (up to " + std::to_string(stats.max_found) +
+         "); the weakest were dropped (largest dropped " + std::to_string(stats.largest_dropped) +
+         ") and the rest renormalised");
   if (stats.unweighted_vertices)
-    warn(where + ": " + std::to_string(stats.unweighted_vertices) + " vertices have no weights and follow the mesh node");
+    warn(where + ": " + std::to_string(stats.unweighted_vertices) +
+         " vertices have no weights and follow the mesh node");
   out_.meshes.push_back(std::move(mesh));
   return {};
 }
@@ -493,7 +521,8 @@ std::string Importer::build_clips() {
     }
     clip.ticks_per_second = tps;
     double duration = anim->mDuration / tps;
-    if (!std::isfinite(duration) || duration < 0) return where + ": invalid duration " + std::to_string(anim->mDuration) + " ticks";
+    if (!std::isfinite(duration) || duration < 0)
+      return where + ": invalid duration " + std::to_string(anim->mDuration) + " ticks";
 
     double last_key = 0;
     std::set<int> seen_joints;
@@ -533,7 +562,8 @@ std::string Importer::build_clips() {
         if (auto e = key_time(k.mTime, "rotation", i, t); !e.empty()) return e;
         if (!finite4(k.mValue)) return cw + ": rotation key " + std::to_string(i) + " is not finite";
         Quat q = to_quat(k.mValue);
-        if (!(dot(q, q) > 1e-12f)) return cw + ": rotation key " + std::to_string(i) + " is a zero quaternion";
+        if (!(dot(q, q) > 1e-12f))
+          return cw + ": rotation key " + std::to_string(i) + " is a zero quaternion";
         track.rotation_times.push_back(t);
         track.rotations.push_back(normalize(mapper_->rotation(normalize(q))));
       }
@@ -568,7 +598,8 @@ std::string Importer::build_clips() {
     }
     if (duration == 0 && last_key > 0) duration = last_key;
     if (duration > kAbsurdDurationSeconds)
-      warn(where + ": duration " + std::to_string(duration) + " s is implausibly long (ticks/s " + std::to_string(tps) + ")");
+      warn(where + ": duration " + std::to_string(duration) + " s is implausibly long (ticks/s " +
+           std::to_string(tps) + ")");
     if (duration > 1e7) return where + ": absurd duration " + std::to_string(duration) + " s";
     clip.duration = static_cast<float>(duration);
     out_.clips.push_back(std::move(clip));
@@ -618,17 +649,20 @@ void Importer::build_materials() {
     aiString name;
     if (am->Get(AI_MATKEY_NAME, name) == AI_SUCCESS) mat.name = name.C_Str();
     aiColor4D color;
-    if (am->Get(AI_MATKEY_BASE_COLOR, color) == AI_SUCCESS || am->Get(AI_MATKEY_COLOR_DIFFUSE, color) == AI_SUCCESS)
+    if (am->Get(AI_MATKEY_BASE_COLOR, color) == AI_SUCCESS ||
+        am->Get(AI_MATKEY_COLOR_DIFFUSE, color) == AI_SUCCESS)
       mat.base_color = {color.r, color.g, color.b, color.a};
     auto first_texture = [&](std::initializer_list<aiTextureType> types) {
       for (aiTextureType type : types) {
         aiString path;
-        if (am->GetTextureCount(type) > 0 && am->GetTexture(type, 0, &path) == AI_SUCCESS) return add_texture(path);
+        if (am->GetTextureCount(type) > 0 && am->GetTexture(type, 0, &path) == AI_SUCCESS)
+          return add_texture(path);
       }
       return -1;
     };
     mat.diffuse_texture = first_texture({aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE});
-    mat.normal_texture = first_texture({aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA, aiTextureType_HEIGHT});
+    mat.normal_texture =
+        first_texture({aiTextureType_NORMALS, aiTextureType_NORMAL_CAMERA, aiTextureType_HEIGHT});
     mat.specular_texture = first_texture({aiTextureType_SPECULAR, aiTextureType_METALNESS});
     out_.materials.push_back(std::move(mat));
   }
@@ -647,11 +681,13 @@ void Importer::choose_space() {
                                    static_cast<int>(front_sign), static_cast<int>(coord),
                                    static_cast<int>(coord_sign), unit, options_.left_handed);
   } else if (out_.format == "fbx") {
-    out_.space = detail::identity_space("FBX without axis metadata: assumed +Y up, centimetres", options_.left_handed);
+    out_.space =
+        detail::identity_space("FBX without axis metadata: assumed +Y up, centimetres", options_.left_handed);
     out_.space.unit_scale = 0.01;
     out_.space.file_to_canonical = out_.space.file_to_canonical * scale_matrix({0.01f, 0.01f, 0.01f});
   } else if (out_.format == "collada") {
-    out_.space = detail::identity_space("COLLADA: <up_axis> and <unit> applied by assimp on the root node", options_.left_handed);
+    out_.space = detail::identity_space("COLLADA: <up_axis> and <unit> applied by assimp on the root node",
+                                        options_.left_handed);
   } else {
     out_.space = detail::identity_space(out_.format + ": already +Y up, metres", options_.left_handed);
   }
@@ -669,7 +705,11 @@ Result<ImportedScene> Importer::run() {
 
   std::string ext = lower_extension(path_);
   out_.source_path = path_;
-  out_.format = ext == ".fbx" ? "fbx" : (ext == ".glb" || ext == ".gltf") ? "gltf" : ext == ".dae" ? "collada" : ext.empty() ? "unknown" : ext.substr(1);
+  out_.format = ext == ".fbx"                       ? "fbx"
+                : (ext == ".glb" || ext == ".gltf") ? "gltf"
+                : ext == ".dae"                     ? "collada"
+                : ext.empty()                       ? "unknown"
+                                                    : ext.substr(1);
   if (out_.format == "fbx") {
     std::string version_error = check_fbx_version(path_);
     if (!version_error.empty()) return fail(version_error);
@@ -679,8 +719,9 @@ Result<ImportedScene> Importer::run() {
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, 0);
-  const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_GenSmoothNormals |
-                         aiProcess_CalcTangentSpace | aiProcess_ValidateDataStructure;
+  const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                         aiProcess_GenSmoothNormals | aiProcess_CalcTangentSpace |
+                         aiProcess_ValidateDataStructure;
   scene_ = importer.ReadFile(path_, flags);
   if (!scene_) {
     std::string why = importer.GetErrorString();
@@ -701,6 +742,7 @@ Result<ImportedScene> Importer::run() {
   if (out_.meshes.empty() && out_.clips.empty() && out_.skeleton.joints.empty())
     return fail("nothing to import: no meshes, joints or animations");
   mapper_ = nullptr;
+  if (std::string invalid = validate_scene(out_); !invalid.empty()) return fail(invalid);
   return std::move(out_);
 }
 
@@ -708,24 +750,42 @@ Result<ImportedScene> Importer::run() {
 
 double fbx_time_mode_fps(int time_mode) {
   switch (time_mode) {
-    case 1: return 120;
-    case 2: return 100;
-    case 3: return 60;
-    case 4: return 50;
-    case 5: return 48;
-    case 6: return 30;
-    case 7: return 30;  // drop frame
-    case 8: return 29.97;
-    case 9: return 29.97;
-    case 10: return 25;
-    case 11: return 24;
-    case 12: return 1000;
-    case 13: return 23.976;
-    case 15: return 96;
-    case 16: return 72;
-    case 17: return 59.94;
-    case 18: return 119.88;
-    default: return 0;  // 0 = default, 14 = custom (use CustomFrameRate)
+    case 1:
+      return 120;
+    case 2:
+      return 100;
+    case 3:
+      return 60;
+    case 4:
+      return 50;
+    case 5:
+      return 48;
+    case 6:
+      return 30;
+    case 7:
+      return 30;  // drop frame
+    case 8:
+      return 29.97;
+    case 9:
+      return 29.97;
+    case 10:
+      return 25;
+    case 11:
+      return 24;
+    case 12:
+      return 1000;
+    case 13:
+      return 23.976;
+    case 15:
+      return 96;
+    case 16:
+      return 72;
+    case 17:
+      return 59.94;
+    case 18:
+      return 119.88;
+    default:
+      return 0;  // 0 = default, 14 = custom (use CustomFrameRate)
   }
 }
 

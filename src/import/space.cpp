@@ -11,7 +11,9 @@ const char* axis_name(int axis, int sign) {
   return names[sign >= 0 ? 1 : 0][axis];
 }
 
-Mat4 mirror_z() { return scale_matrix({1, 1, -1}); }
+Mat4 mirror_z() {
+  return scale_matrix({1, 1, -1});
+}
 }  // namespace
 
 SpaceConversion fbx_space(int up_axis, int up_sign, int front_axis, int front_sign, int coord_axis,
@@ -73,7 +75,9 @@ SpaceMapper::SpaceMapper(const SpaceConversion& space) : matrix_(space.file_to_c
   proper_rotation_ = decompose(proper).rotation;
 }
 
-Quat SpaceMapper::rotation(Quat q) const { return proper_rotation_ * q * ossa::conjugate(proper_rotation_); }
+Quat SpaceMapper::rotation(Quat q) const {
+  return proper_rotation_ * q * ossa::conjugate(proper_rotation_);
+}
 
 Vec3 SpaceMapper::scale(Vec3 s) const {
   const float v[3] = {s.x, s.y, s.z};
@@ -84,6 +88,8 @@ Transform SpaceMapper::local(const Transform& t) const {
   return {translation(t.translation), rotation(t.rotation), scale(t.scale)};
 }
 
-Mat4 SpaceMapper::conjugate(const Mat4& m) const { return matrix_ * m * inverse_; }
+Mat4 SpaceMapper::conjugate(const Mat4& m) const {
+  return matrix_ * m * inverse_;
+}
 
 }  // namespace ossa::detail

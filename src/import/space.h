@@ -24,7 +24,7 @@ class SpaceMapper {
 
  private:
   Mat4 matrix_, inverse_, linear_rotation_;
-  Quat proper_rotation_;  // R, or -R when R is a reflection (the conjugation is the same)
+  Quat proper_rotation_;            // R, or -R when R is a reflection (the conjugation is the same)
   int permutation_[3] = {0, 1, 2};  // output axis i takes input axis permutation_[i]
   bool mirrored_ = false;
 };

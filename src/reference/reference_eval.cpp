@@ -25,13 +25,15 @@ KeySpan find_span(const std::vector<float>& times, float time) {
 }
 }  // namespace
 
-Vec3 sample_vec3(const std::vector<float>& times, const std::vector<Vec3>& values, float time, Vec3 fallback) {
+Vec3 sample_vec3(const std::vector<float>& times, const std::vector<Vec3>& values, float time,
+                 Vec3 fallback) {
   if (values.empty()) return fallback;
   KeySpan s = find_span(times, time);
   return lerp(values[s.a], values[s.b], s.t);
 }
 
-Quat sample_quat(const std::vector<float>& times, const std::vector<Quat>& values, float time, Quat fallback) {
+Quat sample_quat(const std::vector<float>& times, const std::vector<Quat>& values, float time,
+                 Quat fallback) {
   if (values.empty()) return fallback;
   KeySpan s = find_span(times, time);
   return slerp(values[s.a], values[s.b], s.t);
@@ -97,7 +99,8 @@ SkinnedVertices skin_mesh(const Mesh& mesh, const std::vector<Mat4>& model) {
       for (int e = 0; e < 16; ++e) blended.m[e] += w * p.m[e];
     }
     out.positions[v] = transform_point(blended, mesh.positions[v]);
-    if (!mesh.normals.empty()) out.normals[v] = normalize(transform_vector(normal_matrix(blended), mesh.normals[v]));
+    if (!mesh.normals.empty())
+      out.normals[v] = normalize(transform_vector(normal_matrix(blended), mesh.normals[v]));
   }
   return out;
 }

@@ -16,7 +16,7 @@ int run_info(const InfoArgs& args);
 
 struct EvalArgs {
   std::string file;
-  std::string clip;  // name or index; empty = the first clip
+  std::string clip;           // name or index; empty = the first clip
   std::vector<double> times;  // seconds; empty = 0, 25, 50, 75 % of the clip
   bool vertices = false;
   int max_influences = 4;
@@ -35,7 +35,8 @@ int run_eval(const EvalArgs& args);
 namespace ossa::cli {
 
 // Imports `file`, printing the library's message to stderr on failure.
-inline std::optional<ImportedScene> load_model(const std::string& file, int max_influences, bool left_handed) {
+inline std::optional<ImportedScene> load_model(const std::string& file, int max_influences,
+                                               bool left_handed) {
   ImportOptions options;
   options.max_influences = max_influences;
   options.left_handed = left_handed;

@@ -16,7 +16,9 @@ double round7(float v) {
   std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(v));
   return std::strtod(buf, nullptr);
 }
-ordered_json vec_json(Vec3 v) { return ordered_json::array({round7(v.x), round7(v.y), round7(v.z)}); }
+ordered_json vec_json(Vec3 v) {
+  return ordered_json::array({round7(v.x), round7(v.y), round7(v.z)});
+}
 
 ordered_json joints_json(const Skeleton& skeleton, const std::vector<Mat4>& model) {
   ordered_json j = ordered_json::object();
@@ -47,7 +49,8 @@ int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
   if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(scene.clips.size()))
     return static_cast<int>(n);
   std::fprintf(stderr, "ossa: %s: no clip '%s' (clips:", scene.source_path.c_str(), arg.c_str());
-  for (size_t i = 0; i < scene.clips.size(); ++i) std::fprintf(stderr, " %zu='%s'", i, scene.clips[i].name.c_str());
+  for (size_t i = 0; i < scene.clips.size(); ++i)
+    std::fprintf(stderr, " %zu='%s'", i, scene.clips[i].name.c_str());
   std::fprintf(stderr, ")\n");
   return -1;
 }
@@ -107,7 +110,8 @@ int run_eval(const EvalArgs& args) {
     return 0;
   }
   // Text: one line per joint and time, aligned.
-  std::printf("%s  clip %s\n", args.file.c_str(), clip ? ("'" + clip->name + "'").c_str() : "(none: rest pose)");
+  std::printf("%s  clip %s\n", args.file.c_str(),
+              clip ? ("'" + clip->name + "'").c_str() : "(none: rest pose)");
   for (const auto& s : out["samples"]) {
     std::printf("t = %.4f s\n", s["time"].get<double>());
     for (const auto& [name, p] : s["joints"].items())

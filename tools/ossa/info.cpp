@@ -89,8 +89,10 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
   const auto& joints = scene.skeleton.joints;
   size_t weighted = 0;
   for (const Joint& j : joints) weighted += j.weighted;
-  std::printf("\njoints: %zu (%zu weighted)   * weighted, [mesh] mesh node, (unweighted) socket, helper or ancestor\n", joints.size(),
-              weighted);
+  std::printf(
+      "\njoints: %zu (%zu weighted)   * weighted, [mesh] mesh node, (unweighted) socket, helper or "
+      "ancestor\n",
+      joints.size(), weighted);
   std::vector<int> depth(joints.size(), 0);
   for (size_t i = 0; i < joints.size(); ++i) {
     const Joint& j = joints[i];
@@ -100,30 +102,31 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
   }
   std::printf("\nmeshes: %zu\n", scene.meshes.size());
   for (const auto& m : info["meshes"]) {
-    std::printf("  %-24s %6zu vertices %6zu triangles  %s, %zu joints, %d influences/vertex (max found %d, cut %d, "
-                "largest dropped %.4f, unweighted %d)\n",
-                m["name"].get<std::string>().c_str(), m["vertices"].get<size_t>(), m["triangles"].get<size_t>(),
-                m["skinned"].get<bool>() ? "skinned" : "rigid", m["joints_used"].get<size_t>(),
-                m["influences_per_vertex"].get<int>(), m["max_influences_found"].get<int>(),
-                m["vertices_cut"].get<int>(), m["largest_weight_dropped"].get<double>(),
-                m["unweighted_vertices"].get<int>());
+    std::printf(
+        "  %-24s %6zu vertices %6zu triangles  %s, %zu joints, %d influences/vertex (max found %d, cut %d, "
+        "largest dropped %.4f, unweighted %d)\n",
+        m["name"].get<std::string>().c_str(), m["vertices"].get<size_t>(), m["triangles"].get<size_t>(),
+        m["skinned"].get<bool>() ? "skinned" : "rigid", m["joints_used"].get<size_t>(),
+        m["influences_per_vertex"].get<int>(), m["max_influences_found"].get<int>(),
+        m["vertices_cut"].get<int>(), m["largest_weight_dropped"].get<double>(),
+        m["unweighted_vertices"].get<int>());
   }
   std::printf("\nclips: %zu\n", scene.clips.size());
   for (const auto& c : info["clips"]) {
     std::printf("  %-28s %8.4f s  %3zu tracks  keys T %zu R %zu S %zu  (%.6g ticks/s)\n",
                 c["name"].get<std::string>().c_str(), c["duration"].get<double>(), c["tracks"].get<size_t>(),
-                c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(), c["scale_keys"].get<size_t>(),
-                c["ticks_per_second"].get<double>());
+                c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(),
+                c["scale_keys"].get<size_t>(), c["ticks_per_second"].get<double>());
   }
   std::printf("\nmaterials: %zu\n", scene.materials.size());
   for (const auto& m : info["materials"]) {
     std::printf("  %-24s base colour (%.3g %.3g %.3g %.3g)", m["name"].get<std::string>().c_str(),
-                m["base_color"][0].get<double>(), m["base_color"][1].get<double>(), m["base_color"][2].get<double>(),
-                m["base_color"][3].get<double>());
+                m["base_color"][0].get<double>(), m["base_color"][1].get<double>(),
+                m["base_color"][2].get<double>(), m["base_color"][3].get<double>());
     for (const char* slot : {"diffuse", "normal", "specular"}) {
       const auto& t = m[slot];
       if (t.is_null()) continue;
-      std::string where = t["embedded"].get<bool>() ? "embedded"
+      std::string where = t["embedded"].get<bool>()                  ? "embedded"
                           : t["resolved"].get<std::string>().empty() ? "MISSING"
                                                                      : t["resolved"].get<std::string>();
       std::printf("  %s: %s (%s)", slot, t["path"].get<std::string>().c_str(), where.c_str());

@@ -9,7 +9,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   ossa::cli::InfoArgs info;
-  CLI::App* info_cmd = app.add_subcommand("info", "Joints, meshes, clips, materials and the space conversion of a file");
+  CLI::App* info_cmd =
+      app.add_subcommand("info", "Joints, meshes, clips, materials and the space conversion of a file");
   info_cmd->add_option("file", info.file, "Model file (.fbx .glb .gltf .dae)")->required();
   info_cmd->add_flag("--json", info.json, "Print one JSON object");
   info_cmd->add_option("--max-influences", info.max_influences, "Influences kept per vertex (1-8)")
@@ -17,10 +18,13 @@ int main(int argc, char** argv) {
   info_cmd->add_flag("--left-handed", info.left_handed, "Convert to left-handed (z mirrored) instead");
 
   ossa::cli::EvalArgs eval;
-  CLI::App* eval_cmd = app.add_subcommand("eval", "World-space joints (and skinned vertices) of a clip at given times");
+  CLI::App* eval_cmd =
+      app.add_subcommand("eval", "World-space joints (and skinned vertices) of a clip at given times");
   eval_cmd->add_option("file", eval.file, "Model file")->required();
   eval_cmd->add_option("--clip", eval.clip, "Clip name or index (default: the first)");
-  eval_cmd->add_option("--time", eval.times, "Times in seconds, comma-separated (default: 0,25,50,75 % of the clip)")
+  eval_cmd
+      ->add_option("--time", eval.times,
+                   "Times in seconds, comma-separated (default: 0,25,50,75 % of the clip)")
       ->delimiter(',');
   eval_cmd->add_flag("--vertices", eval.vertices, "Also print skinned vertices per mesh");
   eval_cmd->add_option("--max-influences", eval.max_influences, "Influences kept per vertex (1-8)")

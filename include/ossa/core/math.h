@@ -7,7 +7,8 @@
 //   * Quat is stored (x, y, z, w). Converting from assimp's (w, x, y, z) happens in one place only
 //     (import/assimp_import.cpp, `to_quat`).
 //   * Transform is translation, rotation, scale and composes as T * R * S.
-// Units are whatever the data is in; after import that is metres in the canonical space (+Y up, right-handed).
+// Units are whatever the data is in; after import that is metres in the canonical space (+Y up,
+// right-handed).
 #pragma once
 
 #include <cmath>
@@ -30,17 +31,27 @@ struct Vec4 {
   float x = 0, y = 0, z = 0, w = 0;
 };
 
-inline float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-inline Vec3 cross(Vec3 a, Vec3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-inline float length(Vec3 a) { return std::sqrt(dot(a, a)); }
-inline Vec3 lerp(Vec3 a, Vec3 b, float t) { return a + (b - a) * t; }
+inline float dot(Vec3 a, Vec3 b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+inline Vec3 cross(Vec3 a, Vec3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline float length(Vec3 a) {
+  return std::sqrt(dot(a, a));
+}
+inline Vec3 lerp(Vec3 a, Vec3 b, float t) {
+  return a + (b - a) * t;
+}
 Vec3 normalize(Vec3 a);  // returns a unchanged when its length is 0
 
 struct Quat {
   float x = 0, y = 0, z = 0, w = 1;
 };
 
-inline float dot(Quat a, Quat b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+inline float dot(Quat a, Quat b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
 Quat operator*(Quat a, Quat b);  // Hamilton product: (a * b) rotates by b, then by a
 Quat normalize(Quat q);          // identity when q is 0
 Quat conjugate(Quat q);

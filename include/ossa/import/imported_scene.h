@@ -21,17 +21,17 @@
 namespace ossa {
 
 struct Joint {
-  std::string name;          // as in the file (FBX "Model::" stripped); duplicates get "#2", "#3", ...
-  int parent = -1;           // index of the parent joint (always < own index), -1 for a root
-  Transform rest;            // local transform when no clip drives the joint
-  Mat4 inverse_bind;         // model space -> joint space at bind time
+  std::string name;            // as in the file (FBX "Model::" stripped); duplicates get "#2", "#3", ...
+  int parent = -1;             // index of the parent joint (always < own index), -1 for a root
+  Transform rest;              // local transform when no clip drives the joint
+  Mat4 inverse_bind;           // model space -> joint space at bind time
   bool has_file_bind = false;  // inverse_bind came from the file (else computed from the rest pose)
   bool weighted = false;       // some vertex of some mesh is weighted to it
   bool is_mesh_node = false;   // the node holds meshes (rigid meshes and unweighted vertices follow it)
 };
 
 struct Skeleton {
-  std::vector<Joint> joints;  // parents before children
+  std::vector<Joint> joints;                // parents before children
   int find(const std::string& name) const;  // -1 when absent (linear search: tools and import only)
 };
 
@@ -43,9 +43,9 @@ struct InfluenceStats {
 };
 
 struct Mesh {
-  std::string name;   // the mesh node's name (unique across the scene)
-  int node_joint = -1;  // joint of the node holding the mesh
-  int material = -1;    // index into ImportedScene::materials
+  std::string name;      // the mesh node's name (unique across the scene)
+  int node_joint = -1;   // joint of the node holding the mesh
+  int material = -1;     // index into ImportedScene::materials
   bool skinned = false;  // false: rigid, every vertex follows node_joint with weight 1
 
   // Vertex streams, model space at bind time. normals/tangents/uvs are empty when the file has none.
@@ -61,8 +61,8 @@ struct Mesh {
   int influences_per_vertex = 0;
   std::vector<uint16_t> influence_joints;
   std::vector<float> influence_weights;
-  std::vector<int> joint_remap;       // mesh palette slot -> skeleton joint
-  std::vector<Mat4> inverse_binds;    // mesh palette slot -> inverse bind (model space -> joint space)
+  std::vector<int> joint_remap;     // mesh palette slot -> skeleton joint
+  std::vector<Mat4> inverse_binds;  // mesh palette slot -> inverse bind (model space -> joint space)
   InfluenceStats influence_stats;
 };
 
@@ -79,8 +79,8 @@ struct JointTrack {
 
 struct Clip {
   std::string name;
-  float duration = 0;            // seconds
-  double ticks_per_second = 0;   // the file's tick rate after defaulting (informational)
+  float duration = 0;              // seconds
+  double ticks_per_second = 0;     // the file's tick rate after defaulting (informational)
   std::vector<JointTrack> tracks;  // joints without a track keep their rest transform
 };
 
@@ -123,5 +123,10 @@ struct ImportedScene {
 
   int find_clip(const std::string& name) const;  // -1 when absent
 };
+
+// Checks the invariants every later stage relies on: parents before children, indices and joint slots in
+// range, finite numbers everywhere, weights summing to 1, ascending key times. Returns "" when all hold,
+// else what is wrong and where. import_file() runs it, so hostile files cannot produce silent garbage.
+std::string validate_scene(const ImportedScene& scene);
 
 }  // namespace ossa

@@ -1,0 +1,90 @@
+// Hostile input: zero-length, truncated and bit-flipped copies of real files must give an error naming the
+// file, or a scene that passes validate_scene(); never a crash or a hang. Sources: the bundled sample and
+// ../shared/models when present.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "gltf_builder.h"
+#include "oracle_compare.h"
+#include "ossa/import/import.h"
+
+namespace ossa::test {
+namespace {
+namespace fs = std::filesystem;
+
+std::vector<std::string> source_models() {
+  std::vector<std::string> files;
+  for (const char* f : {"assets/sample/ossa_sample.fbx", "assets/sample/ossa_sample.glb"})
+    if (fs::exists(fs::path(source_dir()) / f)) files.push_back((fs::path(source_dir()) / f).string());
+  if (std::string shared = shared_dir(); !shared.empty())
+    for (const auto& e : fs::directory_iterator(fs::path(shared) / "models")) {
+      std::string ext = e.path().extension().string();
+      if (ext == ".fbx" || ext == ".glb" || ext == ".gltf" || ext == ".dae")
+        files.push_back(e.path().string());
+    }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<char> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_all(const std::string& path, const std::vector<char>& bytes, size_t count) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(count));
+}
+
+// Imports `path`; a failure must name the file, a success must be a valid scene (import_file validates).
+void expect_error_or_valid(const std::string& path, bool must_fail) {
+  auto result = import_file(path);
+  std::string name = fs::path(path).filename().string();
+  if (!result) {
+    EXPECT_NE(result.error().find(name), std::string::npos)
+        << "message should name the file: " << result.error();
+    return;
+  }
+  EXPECT_FALSE(must_fail) << name << " imported although it is damaged";
+  EXPECT_EQ(validate_scene(*result), "") << name;
+}
+
+TEST(MalformedInput, ZeroLengthTruncatedAndBitFlippedFiles) {
+  std::vector<std::string> models = source_models();
+  if (models.empty()) GTEST_SKIP() << "no bundled sample and no ../shared/models: nothing to damage";
+  std::string dir = temp_dir("malformed");
+  std::mt19937 rng(20261129);
+  int cases = 0;
+  for (const std::string& model : models) {
+    std::vector<char> bytes = read_all(model);
+    std::string stem = fs::path(model).stem().string(), ext = fs::path(model).extension().string();
+    std::string zero = dir + "/" + stem + "_zero" + ext;
+    write_all(zero, bytes, 0);
+    expect_error_or_valid(zero, true);
+    for (double fraction : {0.01, 0.1, 0.5, 0.9, 0.999}) {
+      std::string cut = dir + "/" + stem + "_cut" + std::to_string(static_cast<int>(fraction * 1000)) + ext;
+      write_all(cut, bytes, static_cast<size_t>(bytes.size() * fraction));
+      expect_error_or_valid(cut, fraction <= 0.5);
+      ++cases;
+    }
+    for (int k = 0; k < 10; ++k) {
+      std::vector<char> flipped = bytes;
+      int flips = k < 4 ? 1 : k < 8 ? 8 : 64;
+      for (int f = 0; f < flips; ++f) {
+        size_t at = std::uniform_int_distribution<size_t>(0, flipped.size() - 1)(rng);
+        flipped[at] = static_cast<char>(flipped[at] ^ (1 << std::uniform_int_distribution<int>(0, 7)(rng)));
+      }
+      std::string path = dir + "/" + stem + "_flip" + std::to_string(k) + ext;
+      write_all(path, flipped, flipped.size());
+      expect_error_or_valid(path, false);
+      ++cases;
+    }
+  }
+  std::printf("  %d damaged files from %zu models: no crash\n", cases, models.size());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ossa::test
