@@ -26,7 +26,7 @@ void BM_ReferenceSampleAndModel(benchmark::State& state) {
     state.SkipWithError("no model with clips (set OSSA_BENCH_MODEL)");
     return;
   }
-  const ossa::Clip& clip = scene->clips[0];
+  const ossa::RawClip& clip = scene->clips[0];
   float t = 0;
   for (auto _ : state) {
     auto local = ossa::reference::sample_clip(scene->skeleton, clip, t);
@@ -49,7 +49,7 @@ void BM_ReferenceSkin(benchmark::State& state) {
       ossa::reference::local_to_model(scene->skeleton, ossa::reference::rest_pose(scene->skeleton));
   size_t vertices = 0;
   for (auto _ : state) {
-    for (const ossa::Mesh& mesh : scene->meshes) {
+    for (const ossa::RawMesh& mesh : scene->meshes) {
       auto skinned = ossa::reference::skin_mesh(mesh, model_space);
       benchmark::DoNotOptimize(skinned.positions.data());
       vertices += mesh.positions.size();

@@ -85,7 +85,7 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
     return report;
   }
   const ImportedScene& scene = *imported;
-  const Skeleton& skeleton = scene.skeleton;
+  const RawSkeleton& skeleton = scene.skeleton;
   report.ran = true;
 
   // Model size: bounding box of the oracle's rest joints and vertices.
@@ -165,12 +165,12 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
       report.problems.push_back("clip " + oclip["name"].dump() + " not imported");
       continue;
     }
-    const Clip& clip = scene.clips[ci];
+    const RawClip& clip = scene.clips[ci];
     if (std::fabs(clip.duration - oclip["duration_s"].get<double>()) > 1e-3)
       report.problems.push_back("clip '" + clip.name + "' lasts " + fmt(clip.duration) + " s, Blender says " +
                                 fmt(oclip["duration_s"].get<double>()));
     std::set<float> key_times;
-    for (const JointTrack& t : clip.tracks) {
+    for (const RawTrack& t : clip.tracks) {
       key_times.insert(t.translation_times.begin(), t.translation_times.end());
       key_times.insert(t.rotation_times.begin(), t.rotation_times.end());
       key_times.insert(t.scale_times.begin(), t.scale_times.end());

@@ -72,11 +72,11 @@ class ChainFile : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::vector<Mat4> model_at(float t) {
-    const Skeleton& s = scene_.skeleton;
+    const RawSkeleton& s = scene_.skeleton;
     return reference::local_to_model(s, reference::sample_clip(s, scene_.clips.at(0), t));
   }
-  const Mesh& mesh(const std::string& name) {
-    for (const Mesh& m : scene_.meshes)
+  const RawMesh& mesh(const std::string& name) {
+    for (const RawMesh& m : scene_.meshes)
       if (m.name == name) return m;
     ADD_FAILURE() << "no mesh " << name;
     return scene_.meshes.at(0);
@@ -98,7 +98,7 @@ TEST_F(ChainFile, QuaternionComponentOrderIsKept) {
 }
 
 TEST_F(ChainFile, SkeletonComesFromTheNodeTree) {
-  const Skeleton& s = scene_.skeleton;
+  const RawSkeleton& s = scene_.skeleton;
   ASSERT_EQ(s.find("Root"), 0);
   EXPECT_EQ(s.joints[s.find("Child")].parent, 0);
   EXPECT_TRUE(s.joints[s.find("Child")].weighted);
@@ -117,7 +117,7 @@ TEST_F(ChainFile, WeightsBindToTheBoneNotTheSameNamedMeshNode) {
 }
 
 TEST_F(ChainFile, UnweightedVerticesFollowTheMeshNode) {
-  const Mesh& body = mesh("Body");
+  const RawMesh& body = mesh("Body");
   EXPECT_EQ(body.influence_stats.unweighted_vertices, 1);
   // glTF: a skinned mesh ignores its node's transform, but a vertex without weights can only follow the node.
   for (float t : {0.f, 0.5f, 1.f}) {
@@ -127,7 +127,7 @@ TEST_F(ChainFile, UnweightedVerticesFollowTheMeshNode) {
 }
 
 TEST_F(ChainFile, RigidMeshesFollowTheirNode) {
-  const Mesh& prop = mesh("Child");  // mesh names are unique among meshes; the joint is "Child#2"
+  const RawMesh& prop = mesh("Child");  // mesh names are unique among meshes; the joint is "Child#2"
   EXPECT_EQ(scene_.skeleton.joints[prop.node_joint].name, "Child#2");
   EXPECT_FALSE(prop.skinned);
   auto skinned = reference::skin_mesh(prop, model_at(1)).positions;
@@ -135,7 +135,7 @@ TEST_F(ChainFile, RigidMeshesFollowTheirNode) {
 }
 
 TEST_F(ChainFile, InfluencesAreSortedAndNormalised) {
-  const Mesh& body = mesh("Body");
+  const RawMesh& body = mesh("Body");
   const int k = body.influences_per_vertex;
   ASSERT_EQ(k, 2);  // the most found on a vertex
   for (size_t v = 0; v < body.positions.size(); ++v) {
@@ -155,8 +155,8 @@ TEST_F(ChainFile, LeftHandedOptionMirrorsZ) {
   options.left_handed = true;
   auto lh = import_file(write_chain(dir_, 0, "lh.gltf"), options);
   ASSERT_TRUE(lh) << lh.error();
-  const Mesh* body = nullptr;
-  for (const Mesh& m : lh->meshes)
+  const RawMesh* body = nullptr;
+  for (const RawMesh& m : lh->meshes)
     if (m.name == "Body") body = &m;
   ASSERT_NE(body, nullptr);
   auto model = reference::local_to_model(lh->skeleton, reference::sample_clip(lh->skeleton, lh->clips[0], 1));

@@ -244,7 +244,7 @@ std::string Importer::build_skeleton() {
       if (node >= 0) needed[node] = drives[node] = 1;
     }
   }
-  // Mesh nodes are joints when something follows them: rigid meshes and unweighted vertices.
+  // RawMesh nodes are joints when something follows them: rigid meshes and unweighted vertices.
   for (size_t i = 0; i < n; ++i) {
     const aiNode* node = nodes_[i].node;
     for (unsigned k = 0; k < node->mNumMeshes; ++k) {
@@ -287,7 +287,7 @@ std::string Importer::build_skeleton() {
     if (!needed[i]) continue;
     if (out_.skeleton.joints.size() >= kMaxJoints)
       return "too many joints (more than " + std::to_string(kMaxJoints) + ")";
-    Joint joint;
+    RawJoint joint;
     int uses = ++name_uses[nodes_[i].name];
     joint.name = uses == 1 ? nodes_[i].name : nodes_[i].name + "#" + std::to_string(uses);
     int p = nodes_[i].parent;
@@ -303,7 +303,7 @@ std::string Importer::build_skeleton() {
   }
   // A name used twice gets suffixes; make sure no suffixed name collides with a real one.
   std::set<std::string> seen;
-  for (Joint& j : out_.skeleton.joints) {
+  for (RawJoint& j : out_.skeleton.joints) {
     while (!seen.insert(j.name).second) j.name += "_";
   }
   return {};
@@ -319,7 +319,7 @@ std::string Importer::build_meshes() {
     }
   }
   uint32_t base = 0;
-  for (Mesh& mesh : out_.meshes) {
+  for (RawMesh& mesh : out_.meshes) {
     mesh.base_vertex = base;
     base += static_cast<uint32_t>(mesh.positions.size());
   }
@@ -328,7 +328,7 @@ std::string Importer::build_meshes() {
 
 std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names) {
   const NodeInfo& node = nodes_[node_index];
-  Mesh mesh;
+  RawMesh mesh;
   std::string base_name = node.name.empty() ? std::string(am->mName.C_Str()) : node.name;
   if (base_name.empty()) base_name = "mesh";
   mesh.name = base_name;
@@ -419,7 +419,7 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
     Mat4 inverse_bind = mapper_->conjugate(offset * inverse(node_global));
     int slot = slot_for(joint, inverse_bind);
     if (mesh.joint_remap.size() > kMaxJoints) return where + ": too many bones (more than 65535)";
-    Joint& j = out_.skeleton.joints[joint];
+    RawJoint& j = out_.skeleton.joints[joint];
     j.weighted = true;
     if (!j.has_file_bind) {
       j.inverse_bind = inverse_bind;
@@ -505,7 +505,7 @@ std::string Importer::build_clips() {
   std::set<std::string> names;
   for (unsigned a = 0; a < scene_->mNumAnimations; ++a) {
     const aiAnimation* anim = scene_->mAnimations[a];
-    Clip clip;
+    RawClip clip;
     // Unnamed clips (glTF allows them) are "Anim_<index>", as Blender names them.
     std::string base = anim->mName.length ? anim->mName.C_Str() : "Anim_" + std::to_string(a);
     clip.name = base;
@@ -534,7 +534,7 @@ std::string Importer::build_clips() {
         warn(where + ": channel for '" + target + "' targets no node in the scene; ignored");
         continue;
       }
-      JointTrack track;
+      RawTrack track;
       track.joint = joint_of_node_[node];
       if (!seen_joints.insert(track.joint).second) {
         warn(where + ": a second channel for '" + target + "' ignored");
@@ -789,7 +789,7 @@ double fbx_time_mode_fps(int time_mode) {
   }
 }
 
-int Skeleton::find(const std::string& name) const {
+int RawSkeleton::find(const std::string& name) const {
   for (size_t i = 0; i < joints.size(); ++i)
     if (joints[i].name == name) return static_cast<int>(i);
   return -1;

@@ -34,14 +34,14 @@ bool all_finite(const std::vector<T>& values) {
 std::string validate_scene(const ImportedScene& scene) {
   const auto& joints = scene.skeleton.joints;
   for (size_t j = 0; j < joints.size(); ++j) {
-    const Joint& joint = joints[j];
+    const RawJoint& joint = joints[j];
     const std::string where = "joint '" + joint.name + "'";
     if (joint.parent >= static_cast<int>(j) || joint.parent < -1)
       return where + ": parent does not come before it";
     if (!finite(joint.rest)) return where + ": rest transform is not finite";
     if (!is_finite(joint.inverse_bind)) return where + ": inverse bind matrix is not finite";
   }
-  for (const Mesh& mesh : scene.meshes) {
+  for (const RawMesh& mesh : scene.meshes) {
     const std::string where = "mesh '" + mesh.name + "'";
     const size_t n = mesh.positions.size();
     if (!all_finite(mesh.positions) || !all_finite(mesh.normals) || !all_finite(mesh.tangents) ||
@@ -78,10 +78,10 @@ std::string validate_scene(const ImportedScene& scene) {
     if (mesh.node_joint >= static_cast<int>(joints.size())) return where + ": node joint out of range";
     if (mesh.material >= static_cast<int>(scene.materials.size())) return where + ": material out of range";
   }
-  for (const Clip& clip : scene.clips) {
+  for (const RawClip& clip : scene.clips) {
     const std::string where = "clip '" + clip.name + "'";
     if (!finite(clip.duration) || clip.duration < 0) return where + ": invalid duration";
-    for (const JointTrack& t : clip.tracks) {
+    for (const RawTrack& t : clip.tracks) {
       if (t.joint < 0 || t.joint >= static_cast<int>(joints.size()))
         return where + ": track joint out of range";
       const std::string tw = where + ", joint '" + joints[t.joint].name + "'";

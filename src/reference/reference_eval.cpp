@@ -39,15 +39,15 @@ Quat sample_quat(const std::vector<float>& times, const std::vector<Quat>& value
   return slerp(values[s.a], values[s.b], s.t);
 }
 
-std::vector<Transform> rest_pose(const Skeleton& skeleton) {
+std::vector<Transform> rest_pose(const RawSkeleton& skeleton) {
   std::vector<Transform> local(skeleton.joints.size());
   for (size_t j = 0; j < local.size(); ++j) local[j] = skeleton.joints[j].rest;
   return local;
 }
 
-std::vector<Transform> sample_clip(const Skeleton& skeleton, const Clip& clip, float time) {
+std::vector<Transform> sample_clip(const RawSkeleton& skeleton, const RawClip& clip, float time) {
   std::vector<Transform> local = rest_pose(skeleton);
-  for (const JointTrack& track : clip.tracks) {
+  for (const RawTrack& track : clip.tracks) {
     if (track.joint < 0 || static_cast<size_t>(track.joint) >= local.size()) continue;
     Transform& t = local[track.joint];
     t.translation = sample_vec3(track.translation_times, track.translations, time, t.translation);
@@ -57,7 +57,7 @@ std::vector<Transform> sample_clip(const Skeleton& skeleton, const Clip& clip, f
   return local;
 }
 
-std::vector<Mat4> local_to_model(const Skeleton& skeleton, const std::vector<Transform>& local) {
+std::vector<Mat4> local_to_model(const RawSkeleton& skeleton, const std::vector<Transform>& local) {
   std::vector<Mat4> model(skeleton.joints.size());
   for (size_t j = 0; j < model.size(); ++j) {
     Mat4 m = local[j].to_matrix();
@@ -67,10 +67,10 @@ std::vector<Mat4> local_to_model(const Skeleton& skeleton, const std::vector<Tra
   return model;
 }
 
-std::vector<Mat4> bind_pose_model(const Skeleton& skeleton) {
+std::vector<Mat4> bind_pose_model(const RawSkeleton& skeleton) {
   std::vector<Mat4> model(skeleton.joints.size());
   for (size_t j = 0; j < model.size(); ++j) {
-    const Joint& joint = skeleton.joints[j];
+    const RawJoint& joint = skeleton.joints[j];
     if (joint.has_file_bind) {
       model[j] = inverse(joint.inverse_bind);
     } else {
@@ -81,7 +81,7 @@ std::vector<Mat4> bind_pose_model(const Skeleton& skeleton) {
   return model;
 }
 
-SkinnedVertices skin_mesh(const Mesh& mesh, const std::vector<Mat4>& model) {
+SkinnedVertices skin_mesh(const RawMesh& mesh, const std::vector<Mat4>& model) {
   std::vector<Mat4> palette(mesh.joint_remap.size());
   for (size_t s = 0; s < palette.size(); ++s) palette[s] = model[mesh.joint_remap[s]] * mesh.inverse_binds[s];
   SkinnedVertices out;

@@ -20,7 +20,7 @@ ordered_json vec_json(Vec3 v) {
   return ordered_json::array({round7(v.x), round7(v.y), round7(v.z)});
 }
 
-ordered_json joints_json(const Skeleton& skeleton, const std::vector<Mat4>& model) {
+ordered_json joints_json(const RawSkeleton& skeleton, const std::vector<Mat4>& model) {
   ordered_json j = ordered_json::object();
   for (size_t i = 0; i < model.size(); ++i) j[skeleton.joints[i].name] = vec_json(model[i].translation());
   return j;
@@ -28,7 +28,7 @@ ordered_json joints_json(const Skeleton& skeleton, const std::vector<Mat4>& mode
 
 ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* model) {
   ordered_json j = ordered_json::object();
-  for (const Mesh& mesh : scene.meshes) {
+  for (const RawMesh& mesh : scene.meshes) {
     ordered_json verts = ordered_json::array();
     if (model) {
       for (const Vec3& p : reference::skin_mesh(mesh, *model).positions) verts.push_back(vec_json(p));
@@ -58,9 +58,9 @@ int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
 int run_eval(const EvalArgs& args) {
   auto scene = load_model(args.file, args.max_influences, args.left_handed);
   if (!scene) return 1;
-  const Skeleton& skeleton = scene->skeleton;
+  const RawSkeleton& skeleton = scene->skeleton;
 
-  const Clip* clip = nullptr;
+  const RawClip* clip = nullptr;
   int clip_index = -1;
   if (!args.clip.empty()) {
     clip_index = find_clip_arg(*scene, args.clip);

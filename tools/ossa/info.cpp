@@ -20,7 +20,7 @@ ordered_json build_info(const ImportedScene& scene) {
                   {"unit_scale", scene.space.unit_scale},
                   {"conversion", scene.space.note}};
   ordered_json joints = ordered_json::array();
-  for (const Joint& j : scene.skeleton.joints) {
+  for (const RawJoint& j : scene.skeleton.joints) {
     joints.push_back({{"name", j.name},
                       {"parent", j.parent},
                       {"weighted", j.weighted},
@@ -29,7 +29,7 @@ ordered_json build_info(const ImportedScene& scene) {
   }
   out["joints"] = std::move(joints);
   ordered_json meshes = ordered_json::array();
-  for (const Mesh& m : scene.meshes) {
+  for (const RawMesh& m : scene.meshes) {
     const InfluenceStats& s = m.influence_stats;
     meshes.push_back({{"name", m.name},
                       {"vertices", m.positions.size()},
@@ -48,9 +48,9 @@ ordered_json build_info(const ImportedScene& scene) {
   }
   out["meshes"] = std::move(meshes);
   ordered_json clips = ordered_json::array();
-  for (const Clip& c : scene.clips) {
+  for (const RawClip& c : scene.clips) {
     size_t t = 0, r = 0, s = 0;
-    for (const JointTrack& tr : c.tracks) {
+    for (const RawTrack& tr : c.tracks) {
       t += tr.translations.size();
       r += tr.rotations.size();
       s += tr.scales.size();
@@ -88,14 +88,14 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
               scene.space.note.c_str());
   const auto& joints = scene.skeleton.joints;
   size_t weighted = 0;
-  for (const Joint& j : joints) weighted += j.weighted;
+  for (const RawJoint& j : joints) weighted += j.weighted;
   std::printf(
       "\njoints: %zu (%zu weighted)   * weighted, [mesh] mesh node, (unweighted) socket, helper or "
       "ancestor\n",
       joints.size(), weighted);
   std::vector<int> depth(joints.size(), 0);
   for (size_t i = 0; i < joints.size(); ++i) {
-    const Joint& j = joints[i];
+    const RawJoint& j = joints[i];
     depth[i] = j.parent >= 0 ? depth[j.parent] + 1 : 0;
     const char* mark = j.weighted ? " *" : j.is_mesh_node ? " [mesh]" : " (unweighted)";
     std::printf("  %*s%s%s\n", depth[i] * 2, "", j.name.c_str(), mark);

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   CLI::App* eval_cmd =
       app.add_subcommand("eval", "World-space joints (and skinned vertices) of a clip at given times");
   eval_cmd->add_option("file", eval.file, "Model file")->required();
-  eval_cmd->add_option("--clip", eval.clip, "Clip name or index (default: the first)");
+  eval_cmd->add_option("--clip", eval.clip, "RawClip name or index (default: the first)");
   eval_cmd
       ->add_option("--time", eval.times,
                    "Times in seconds, comma-separated (default: 0,25,50,75 % of the clip)")

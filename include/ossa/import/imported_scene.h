@@ -1,5 +1,7 @@
 // ossa/import/imported_scene.h — the asset data an import produces: skeleton, meshes, clips, materials.
 //
+// The Raw* types are the editable, offline form (as ozz's offline::Raw*): tools and builders read them; the
+// runtime builds its own compact objects from them (ossa/asset/).
 // Everything here is plain, editable, std::vector-based data in Ossa's canonical space: right-handed,
 // +Y up, metres, seconds (or left-handed when ImportOptions::left_handed asks for it). Nothing refers to
 // assimp. Later stages (reference evaluation, runtime builders, tools) read it; nothing writes back.
@@ -20,7 +22,7 @@
 
 namespace ossa {
 
-struct Joint {
+struct RawJoint {
   std::string name;            // as in the file (FBX "Model::" stripped); duplicates get "#2", "#3", ...
   int parent = -1;             // index of the parent joint (always < own index), -1 for a root
   Transform rest;              // local transform when no clip drives the joint
@@ -30,8 +32,8 @@ struct Joint {
   bool is_mesh_node = false;   // the node holds meshes (rigid meshes and unweighted vertices follow it)
 };
 
-struct Skeleton {
-  std::vector<Joint> joints;                // parents before children
+struct RawSkeleton {
+  std::vector<RawJoint> joints;             // parents before children
   int find(const std::string& name) const;  // -1 when absent (linear search: tools and import only)
 };
 
@@ -42,7 +44,7 @@ struct InfluenceStats {
   int unweighted_vertices = 0;  // skinned mesh vertices without weights (they follow the mesh's node)
 };
 
-struct Mesh {
+struct RawMesh {
   std::string name;      // the mesh node's name (unique across the scene)
   int node_joint = -1;   // joint of the node holding the mesh
   int material = -1;     // index into ImportedScene::materials
@@ -67,7 +69,7 @@ struct Mesh {
 };
 
 // Keys of one joint; each channel has its own times (seconds from the clip start, ascending).
-struct JointTrack {
+struct RawTrack {
   int joint = -1;
   std::vector<float> translation_times;
   std::vector<Vec3> translations;
@@ -77,11 +79,11 @@ struct JointTrack {
   std::vector<Vec3> scales;
 };
 
-struct Clip {
+struct RawClip {
   std::string name;
-  float duration = 0;              // seconds
-  double ticks_per_second = 0;     // the file's tick rate after defaulting (informational)
-  std::vector<JointTrack> tracks;  // joints without a track keep their rest transform
+  float duration = 0;            // seconds
+  double ticks_per_second = 0;   // the file's tick rate after defaulting (informational)
+  std::vector<RawTrack> tracks;  // joints without a track keep their rest transform
 };
 
 struct Texture {
@@ -113,9 +115,9 @@ struct SpaceConversion {
 struct ImportedScene {
   std::string source_path;
   std::string format;  // "fbx", "gltf", "collada", ...
-  Skeleton skeleton;
-  std::vector<Mesh> meshes;
-  std::vector<Clip> clips;
+  RawSkeleton skeleton;
+  std::vector<RawMesh> meshes;
+  std::vector<RawClip> clips;
   std::vector<Material> materials;
   std::vector<Texture> textures;
   SpaceConversion space;

@@ -15,18 +15,18 @@
 
 namespace ossa::reference {
 
-std::vector<Transform> rest_pose(const Skeleton& skeleton);
+std::vector<Transform> rest_pose(const RawSkeleton& skeleton);
 // Local transforms of every joint at `time` seconds (clamped to the keys).
-std::vector<Transform> sample_clip(const Skeleton& skeleton, const Clip& clip, float time);
-std::vector<Mat4> local_to_model(const Skeleton& skeleton, const std::vector<Transform>& local);
+std::vector<Transform> sample_clip(const RawSkeleton& skeleton, const RawClip& clip, float time);
+std::vector<Mat4> local_to_model(const RawSkeleton& skeleton, const std::vector<Transform>& local);
 // Model matrices at bind time: from the inverse binds where the file has them, else from the rest pose.
-std::vector<Mat4> bind_pose_model(const Skeleton& skeleton);
+std::vector<Mat4> bind_pose_model(const RawSkeleton& skeleton);
 
 struct SkinnedVertices {
   std::vector<Vec3> positions;
   std::vector<Vec3> normals;  // empty when the mesh has none
 };
-SkinnedVertices skin_mesh(const Mesh& mesh, const std::vector<Mat4>& model);
+SkinnedVertices skin_mesh(const RawMesh& mesh, const std::vector<Mat4>& model);
 
 // Key interpolation used above, exposed for tests.
 Vec3 sample_vec3(const std::vector<float>& times, const std::vector<Vec3>& values, float time, Vec3 fallback);
