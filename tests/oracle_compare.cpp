@@ -127,7 +127,8 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
       for (size_t m = 0; m < scene.meshes.size(); ++m)
         candidates.emplace_back(static_cast<int>(m), &scene.meshes[m].positions);
     const json* targets = &mesh["co"];
-    if (pair_on_first_sample) {
+    // A mesh parented to a bone has Blender's rest at the bone's posed place: pair it on a posed sample too.
+    if (pair_on_first_sample || mesh.value("parent_type", "") == "BONE") {
       if (clips.empty() || !clips[0]["samples"][0]["meshes"].contains(mesh_name)) continue;
       const json& first = clips[0];
       int ci = first["name"].is_string() ? scene.find_clip(first["name"].get<std::string>()) : -1;

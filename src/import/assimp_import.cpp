@@ -412,19 +412,24 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
       continue;
     }
     int joint = joint_of_node_[node_of_bone];
+    // Exporters (Blender's among them) list bones that weight nothing; they get no palette slot.
+    bool weights_something = false;
+    for (unsigned w = 0; w < bone->mNumWeights; ++w)
+      weights_something = weights_something || bone->mWeights[w].mWeight > 0;
     Mat4 offset = to_mat4(bone->mOffsetMatrix);
     if (!is_finite(offset))
       return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite offset matrix";
     // offset maps mesh-node space to bone space; our vertices are in model space already.
     Mat4 inverse_bind = mapper_->conjugate(offset * inverse(node_global));
-    int slot = slot_for(joint, inverse_bind);
-    if (mesh.joint_remap.size() > kMaxJoints) return where + ": too many bones (more than 65535)";
     RawJoint& j = out_.skeleton.joints[joint];
-    j.weighted = true;
     if (!j.has_file_bind) {
       j.inverse_bind = inverse_bind;
       j.has_file_bind = true;
     }
+    if (!weights_something) continue;
+    j.weighted = true;
+    int slot = slot_for(joint, inverse_bind);
+    if (mesh.joint_remap.size() > kMaxJoints) return where + ": too many bones (more than 65535)";
     for (unsigned w = 0; w < bone->mNumWeights; ++w) {
       const aiVertexWeight& vw = bone->mWeights[w];
       if (vw.mVertexId >= nv)

@@ -48,6 +48,15 @@ int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
   long n = std::strtol(arg.c_str(), &end, 10);
   if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(scene.clips.size()))
     return static_cast<int>(n);
+  // Blender's FBX exporter names takes "Armature|Walk": accept "Walk" when exactly one clip ends that way.
+  int match = -1;
+  for (size_t i = 0; i < scene.clips.size(); ++i) {
+    const std::string& name = scene.clips[i].name;
+    if (name.size() > arg.size() && name.compare(name.size() - arg.size(), arg.size(), arg) == 0 &&
+        name[name.size() - arg.size() - 1] == '|')
+      match = match == -1 ? static_cast<int>(i) : -2;
+  }
+  if (match >= 0) return match;
   std::fprintf(stderr, "ossa: %s: no clip '%s' (clips:", scene.source_path.c_str(), arg.c_str());
   for (size_t i = 0; i < scene.clips.size(); ++i)
     std::fprintf(stderr, " %zu='%s'", i, scene.clips[i].name.c_str());

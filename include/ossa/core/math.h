@@ -62,7 +62,7 @@ Quat slerp(Quat a, Quat b, float t);
 // Normalised linear interpolation along the shortest arc: the fast approximation of slerp.
 Quat nlerp(Quat a, Quat b, float t);
 
-struct Mat4 {
+struct alignas(16) Mat4 {
   float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   float& at(int row, int col) { return m[col * 4 + row]; }
   float at(int row, int col) const { return m[col * 4 + row]; }
