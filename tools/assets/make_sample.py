@@ -3,11 +3,16 @@
 Run (Blender 3.4, e.g. Debian's `blender` package):
 
     blender -b --factory-startup --python tools/assets/make_sample.py -- OUT_DIR \
-            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py]
+            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed]
 
     # what the repository uses:
     cd <repo> && blender -b --factory-startup --python tools/assets/make_sample.py -- \
         assets/sample --golden-dir tests/golden
+    # the COLLADA copy assets/sample/ossa_sample.dae (export into a scratch folder, copy only the .dae):
+    blender -b --factory-startup --python tools/assets/make_sample.py -- /tmp/ossa_dae --collada
+    # the 70-bone benchmark humanoid assets/bench/ossa_humanoid70.glb and its golden:
+    blender -b --factory-startup --python tools/assets/make_sample.py -- \
+        assets/bench --detailed --golden-dir tests/golden
 
 What it creates (no external assets; every vertex, weight, pixel and key comes from this file):
 
@@ -35,14 +40,32 @@ With --golden-dir DIR, the project's oracle (<repo>/../shared/oracle/blender_eva
 --oracle is given) is run in a separate Blender process on each exported file, writing
 DIR/ossa_sample.fbx.blender.json and DIR/ossa_sample.glb.blender.json.
 
+--collada additionally writes OUT_DIR/ossa_sample.dae with Blender's COLLADA exporter
+(bpy.ops.wm.collada_export): armature, meshes and all four actions (include_all_actions: one
+<animation_clip> per action), sampled on every frame as 4x4 matrices, Z_UP, <unit meter="1">,
+textures referenced by relative path. No golden is written for it: Blender's COLLADA importer is
+not trusted as an oracle.
+
+--detailed builds the benchmark variant instead ("ossa_humanoid70": the same character, meshes,
+materials and 4 clips, but 70 bones, like a Mixamo/Unreal humanoid): the single index/thumb bones
+become 5 fingers x 3 phalanges per hand (thumb/index/middle/ring/pinky_01..03_<side>), plus twist
+bones (upperarm/lowerarm/thigh/calf_twist_<side>), a split neck (neck_02), a jaw, two eyes (with
+small eye meshes) and a left-hand socket. The extra bones are animated on top of the normal clips
+(finger curls, forearm/leg twist, jaw, eyes). Only OUT_DIR/ossa_humanoid70.glb is written
+(textures embedded; the PNGs go to a scratch folder), and with --golden-dir only its golden
+DIR/ossa_humanoid70.glb.blender.json (<= 300 sampled vertices). The default (non-detailed)
+character is unchanged by this option's code paths.
+
 Licence of the generated files: CC0 1.0 (public domain dedication).
 """
 import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import bpy
 import numpy as np
@@ -56,6 +79,9 @@ NORMAL_PNG = NAME + "_normal.png"
 # (frames 1.5 and 16.5); <= 450 sampled vertices keep each JSON under ~400 KB.
 ORACLE_EXTRA_TIMES = "0.05,0.55"
 ORACLE_MAX_VERTS = "450"
+# --detailed: the benchmark humanoid (only a GLB, golden with <= 300 sampled vertices)
+DETAILED_NAME = "ossa_humanoid70"
+DETAILED_ORACLE_MAX_VERTS = "300"
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -70,7 +96,15 @@ def parse_args():
     ap.add_argument("--golden-dir", help="also write <file>.blender.json oracle evaluations here")
     ap.add_argument("--oracle", default=os.path.join(REPO_ROOT, "..", "shared", "oracle", "blender_eval.py"),
                     help="path to blender_eval.py (default: <repo>/../shared/oracle/blender_eval.py)")
-    return ap.parse_args(argv)
+    ap.add_argument("--collada", action="store_true",
+                    help="also export OUT_DIR/ossa_sample.dae (Blender's COLLADA exporter; no golden)")
+    ap.add_argument("--detailed", action="store_true",
+                    help="build the 70-bone benchmark humanoid instead and export only "
+                         "OUT_DIR/ossa_humanoid70.glb (textures embedded)")
+    args = ap.parse_args(argv)
+    if args.collada and args.detailed:
+        ap.error("--collada and --detailed cannot be combined (--detailed writes only a GLB)")
+    return args
 
 
 # --------------------------------------------------------------------------------------- helpers
@@ -93,8 +127,46 @@ ARM_DIR = {s: Vector((sx * math.cos(math.radians(40)), 0.0, -math.sin(math.radia
 SIDE_SIGN = {"l": 1.0, "r": -1.0}
 
 
-def skeleton_layout():
+# --detailed: fingers as (name, knuckle distance from the wrist along the arm, offset along Y (the
+# palm is wide front-back; -Y is the front, where the thumb is), phalanx lengths).
+FINGERS = [("index", 0.088, -0.026, (0.040, 0.025, 0.020)),
+           ("middle", 0.090, -0.009, (0.045, 0.030, 0.022)),
+           ("ring", 0.087, 0.008, (0.042, 0.027, 0.020)),
+           ("pinky", 0.080, 0.024, (0.032, 0.020, 0.017))]
+THUMB_LENGTHS = (0.035, 0.030, 0.025)
+FINGER_NAMES = ["thumb"] + [f[0] for f in FINGERS]
+TWISTED = ("upperarm", "lowerarm", "thigh", "calf")   # <bone>_twist_<side>: lower half of <bone>
+
+
+def thumb_dir(side):
+    return (ARM_DIR[side] + Vector((0, -1.2, 0))).normalized()
+
+
+def palm_in(side):
+    """Unit normal of the palm (in the A-pose) pointing towards the body: fingers curl that way."""
+    a = math.radians(40)
+    return Vector((-SIDE_SIGN[side] * math.sin(a), 0.0, -math.cos(a)))
+
+
+def finger_chain(side, finger):
+    """The 4 joint positions (knuckle, two middle joints, tip) of a finger of the detailed hand."""
+    d = ARM_DIR[side]
+    wrist = Vector((SIDE_SIGN[side] * 0.19, 0, 1.40)) + d * 0.53
+    if finger == "thumb":
+        start, direction, lengths = wrist + d * 0.025 + Vector((0, -0.025, 0)), thumb_dir(side), THUMB_LENGTHS
+    else:
+        _n, along, dy, lengths = next(f for f in FINGERS if f[0] == finger)
+        start, direction = wrist + d * along + Vector((0, dy, 0)), d
+    pts = [start]
+    for ln in lengths:
+        pts.append(pts[-1] + direction * ln)
+    return pts
+
+
+def skeleton_layout(detailed=False):
     """[(name, head, tail, parent, deform)] in Blender armature space (metres, Z up, facing -Y)."""
+    if detailed:
+        return detailed_skeleton_layout()
     V = Vector
     bones = [
         # The root lies on the ground pointing forward, so "turn about the vertical" is its local Z.
@@ -138,6 +210,42 @@ def skeleton_layout():
             ("foot_" + s, ankle, ball, "calf_" + s, True),
             ("ball_" + s, ball, ball + V((0, -0.07, 0)), "foot_" + s, True),
         ]
+    return bones
+
+
+def detailed_skeleton_layout():
+    """The normal skeleton with 5 three-bone fingers per hand (replacing index/thumb), twist bones,
+    neck_02, jaw, eyes and hand_l_socket: 70 bones."""
+    V = Vector
+    base = skeleton_layout()
+    bones = []
+    for name, head, tail, parent, deform in base:
+        if name.startswith("index_") or name.startswith("thumb_"):
+            continue
+        if name == "neck":
+            mid = head.lerp(tail, 0.5)
+            bones += [("neck", head, mid, parent, True), ("neck_02", mid, tail, "neck", True)]
+            continue
+        if name == "head":
+            parent = "neck_02"
+        bones.append((name, head, tail, parent, deform))
+        if name == "head":
+            bones += [("jaw", V((0, -0.02, 1.655)), V((0, -0.095, 1.61)), "head", True),
+                      ("eye_l", V((0.035, -0.092, 1.71)), V((0.035, -0.122, 1.71)), "head", True),
+                      ("eye_r", V((-0.035, -0.092, 1.71)), V((-0.035, -0.122, 1.71)), "head", True)]
+        base_name, _sep, s = name.rpartition("_")
+        if base_name in TWISTED:
+            bones.append((base_name + "_twist_" + s, head.lerp(tail, 0.5), tail, name, True))
+        if base_name == "hand":
+            for finger in FINGER_NAMES:
+                pts = finger_chain(s, finger)
+                for k in range(3):
+                    bones.append(("%s_%02d_%s" % (finger, k + 1, s), pts[k], pts[k + 1],
+                                  "hand_" + s if k == 0 else "%s_%02d_%s" % (finger, k, s), True))
+            if s == "l":
+                # mirror of hand_r_socket (nothing attached)
+                grip = head + ARM_DIR[s] * 0.05
+                bones.append(("hand_l_socket", grip, grip + V((0, -0.06, 0)), "hand_l", False))
     return bones
 
 
@@ -296,7 +404,7 @@ class MeshBuilder:
         return obj
 
 
-def build_body(layout):
+def build_body(layout, detailed=False):
     bones = {b[0]: b for b in layout}
     m = MeshBuilder()
     # Torso (hips to neck): one tube so that the spine blends smoothly; (rx, ry) per profile point.
@@ -311,16 +419,17 @@ def build_body(layout):
     for s in ("l", "r"):
         d = ARM_DIR[s]
         shoulder, elbow, wrist = bones["upperarm_" + s][1], bones["lowerarm_" + s][1], bones["hand_" + s][1]
-        knuckle = bones["index_" + s][1]
+        knuckle = bones["hand_" + s][2] if detailed else bones["index_" + s][1]   # the same point
         m.capsule([shoulder - d * 0.03, elbow, wrist], [(0.05, 0.05), (0.042, 0.042), (0.032, 0.032)], 10,
                   (0, 1, 0), "arm_" + s, (0.0, 0.0, 0.25, 0.5))
         # Palm: wide along Y (front-back), thin across.
         m.capsule([wrist, knuckle], [(0.04, 0.018), (0.042, 0.016)], 10, (0, 1, 0), "hand_" + s,
                   (0.5, 0.0, 0.75, 0.25), spacing=0.02)
-        m.capsule([knuckle - d * 0.01, bones["index_" + s][2]], [(0.012, 0.011), (0.01, 0.009)], 6, (0, 1, 0),
-                  "index_" + s, (0.75, 0.0, 0.875, 0.25), spacing=0.015)
-        m.capsule([bones["thumb_" + s][1], bones["thumb_" + s][2]], [(0.013, 0.012), (0.011, 0.01)], 6,
-                  (0, 0, 1), "thumb_" + s, (0.875, 0.0, 1.0, 0.25), spacing=0.015)
+        if not detailed:   # --detailed: five fingers, see add_detailed_parts
+            m.capsule([knuckle - d * 0.01, bones["index_" + s][2]], [(0.012, 0.011), (0.01, 0.009)], 6,
+                      (0, 1, 0), "index_" + s, (0.75, 0.0, 0.875, 0.25), spacing=0.015)
+            m.capsule([bones["thumb_" + s][1], bones["thumb_" + s][2]], [(0.013, 0.012), (0.011, 0.01)], 6,
+                      (0, 0, 1), "thumb_" + s, (0.875, 0.0, 1.0, 0.25), spacing=0.015)
         hip, knee, ankle = bones["thigh_" + s][1], bones["calf_" + s][1], bones["foot_" + s][1]
         m.capsule([hip + Vector((0, 0, 0.03)), knee, ankle], [(0.075, 0.075), (0.052, 0.052), (0.04, 0.04)], 12,
                   (1, 0, 0), "leg_" + s, (0.25, 0.0, 0.5, 0.5))
@@ -328,7 +437,25 @@ def build_body(layout):
         m.capsule([(sx, 0.05, 0.05), (sx, -0.08, 0.045), (sx, -0.19, 0.035)],
                   [(0.045, 0.045), (0.05, 0.04), (0.045, 0.028)], 10, (1, 0, 0), "foot_" + s,
                   (0.5, 0.25, 1.0, 0.5), spacing=0.025)
+    if detailed:
+        add_detailed_parts(m)
     return m
+
+
+def add_detailed_parts(m):
+    """--detailed: 5 three-segment fingers per hand (instead of the index/thumb tubes) and two eyes."""
+    for s in ("l", "r"):
+        for finger in FINGER_NAMES:
+            pts = finger_chain(s, finger)
+            d = (pts[1] - pts[0]).normalized()
+            r = {"thumb": 0.0095, "pinky": 0.0065}.get(finger, 0.0075)
+            # rx across the palm (Y) for the fingers; the thumb lies flatter against the hand
+            m.capsule([pts[0] - d * 0.008] + pts[1:],
+                      [(r, 0.9 * r), (0.95 * r, 0.85 * r), (0.9 * r, 0.8 * r), (0.8 * r, 0.7 * r)],
+                      6, (0, 1, 0) if finger != "thumb" else (0, 0, 1), "finger_%s_%s" % (finger, s),
+                      (0.75, 0.0, 1.0, 0.25), spacing=0.012, caps=(None, "round"))
+        m.ellipsoid((SIDE_SIGN[s] * 0.035, -0.092, 1.71), (0.016, 0.016, 0.016), 8, 6, "eye_" + s,
+                    (0.9, 0.9, 0.95, 0.95))
 
 
 def build_cape():
@@ -398,12 +525,51 @@ LIMB_RULES = {
 }
 
 
-def body_weight_rules(part):
-    if part in CENTRE_RULES:
-        return CENTRE_RULES[part]
+# --detailed: the same rules with neck_02 and the five fingers; the twist bones and the jaw take a
+# share of their parent bone's weight afterwards (detailed_weights).
+DETAILED_CENTRE_RULES = dict(CENTRE_RULES, **{
+    "torso": (CENTRE_RULES["torso"][0] + ["neck_02"], torso_sigma),
+    "head": (["neck_02", "head"], 0.03),
+    "eye_l": (["eye_l"], 1.0),
+    "eye_r": (["eye_r"], 1.0),
+})
+DETAILED_LIMB_RULES = dict(LIMB_RULES, **{
+    "hand": (["lowerarm_", "hand_"] + [f + "_01_" for f in FINGER_NAMES], 0.012),
+}, **{"finger_" + f: (["hand_"] + ["%s_%02d_" % (f, k) for k in (1, 2, 3)], 0.005) for f in FINGER_NAMES})
+
+
+def body_weight_rules(part, detailed=False):
+    centre, limb = (DETAILED_CENTRE_RULES, DETAILED_LIMB_RULES) if detailed else (CENTRE_RULES, LIMB_RULES)
+    if part in centre:
+        return centre[part]
     kind, side = part[:-2], part[-1]
-    bones, sigma = LIMB_RULES[kind]
+    bones, sigma = limb[kind]
     return [b + side if b.endswith("_") else b for b in bones], sigma
+
+
+def segment_param(p, a, b):
+    ab = b - a
+    return min(1.0, max(0.0, (p - a).dot(ab) / ab.length_squared))
+
+
+def detailed_weights(co, w, segments):
+    """--detailed: hand part of a twisted bone's weight to its twist bone (0 % at the bone's upper
+    third, 100 % at its lower end, smooth in between), and of the head's weight around the chin to
+    the jaw."""
+    out = {}
+    for b, x in w.items():
+        base, _sep, side = b.rpartition("_")
+        if base in TWISTED:
+            f = smoothstep(0.3, 1.0, segment_param(co, *segments[b]))
+            out[b] = out.get(b, 0.0) + x * (1.0 - f)
+            out[base + "_twist_" + side] = x * f
+        elif b == "head":
+            f = smoothstep(1.665, 1.625, co.z) * smoothstep(-0.03, -0.07, co.y)
+            out[b] = out.get(b, 0.0) + x * (1.0 - f)
+            out["jaw"] = x * f
+        else:
+            out[b] = out.get(b, 0.0) + x
+    return normalised(out)
 
 
 def distance_weights(co, segments, candidates, sigma, prune=0.01):
@@ -488,9 +654,9 @@ def save_png(path, pixels, non_color):
     return img
 
 
-def build_materials(out_dir):
-    diffuse = save_png(os.path.join(out_dir, DIFFUSE_PNG), diffuse_pixels(), non_color=False)
-    normal = save_png(os.path.join(out_dir, NORMAL_PNG), normal_pixels(), non_color=True)
+def build_materials(out_dir, name=NAME):
+    diffuse = save_png(os.path.join(out_dir, name + "_diffuse.png"), diffuse_pixels(), non_color=False)
+    normal = save_png(os.path.join(out_dir, name + "_normal.png"), normal_pixels(), non_color=True)
 
     skin_mat = bpy.data.materials.new("OssaSkin")
     skin_mat.use_nodes = True
@@ -532,6 +698,7 @@ class Pose:
     def __init__(self, rest):
         self.rest = rest
         self.rot, self.loc, self.scl = {}, {}, {}
+        self.detailed = "index_01_l" in rest    # the --detailed skeleton (five 3-bone fingers)
 
     def turn(self, bone, axis, degrees):
         local_axis = self.rest[bone].transposed() @ Vector(axis).normalized()
@@ -547,6 +714,11 @@ class Pose:
         self.scl[bone] = Vector(s)
         return self
 
+    def twist(self, bone, degrees):
+        """Turn about the bone's own length (its local Y axis)."""
+        self.rot[bone] = Quaternion((0, 1, 0), math.radians(degrees)) @ self.rot.get(bone, Quaternion())
+        return self
+
 
 def elbow_axis(side):
     """Axis about which a positive turn swings the forearm/hand forward (-Y)."""
@@ -558,9 +730,77 @@ def relaxed(p, arm_drop=25.0, elbow=12.0):
     for s in ("l", "r"):
         p.turn("upperarm_" + s, (0, 1, 0), SIDE_SIGN[s] * arm_drop)
         p.turn("lowerarm_" + s, elbow_axis(s), elbow)
+        if p.detailed:
+            curl(p, s, 12.0)
+            continue
         p.turn("index_" + s, (0, 1, 0), SIDE_SIGN[s] * 12.0)
         p.turn("thumb_" + s, (0, 0, 1), -SIDE_SIGN[s] * 10.0)
     return p
+
+
+# --------------------------------------------------------------------------------------- --detailed animation
+def curl(p, side, degrees, fingers=None, spread=1.0):
+    """Bend the phalanges of the detailed hand towards the palm (negative: open past straight).
+    The knuckle takes `spread` times the angle, the outer joints 1.2x and 0.8x of it."""
+    axis = Vector((0, SIDE_SIGN[side], 0))        # = finger direction x palm_in(side)
+    thumb_axis = thumb_dir(side).cross((palm_in(side) + Vector((0, 0.6, 0))).normalized()).normalized()
+    for f in fingers or FINGER_NAMES:
+        ax = thumb_axis if f == "thumb" else axis
+        for k, share in ((1, spread), (2, 1.2), (3, 0.8)):
+            p.turn("%s_%02d_%s" % (f, k, side), ax, degrees * share * (0.6 if f == "thumb" else 1.0))
+
+
+def detail_idle(p, t, duration):
+    ph = 2.0 * math.pi * t / duration
+    for s in ("l", "r"):
+        curl(p, s, 5.0 * math.sin(ph + (0.0 if s == "l" else 1.0)))   # fingers breathe too
+        p.twist("lowerarm_twist_" + s, 6.0 * math.sin(ph))
+    p.turn("neck_02", (0, 0, 1), 2.0 * math.sin(ph))
+    p.turn("jaw", (1, 0, 0), 3.0 * (1.0 - math.cos(ph)))      # mouth opens on the in-breath
+    for s in ("l", "r"):
+        p.turn("eye_" + s, (0, 0, 1), 12.0 * math.sin(ph + 0.8))  # the eyes lead the head
+        p.turn("eye_" + s, (1, 0, 0), 4.0 * math.sin(2.0 * ph))
+
+
+def detail_walk(p, t, duration):
+    ph = 2.0 * math.pi * t / duration
+    for s, off in (("l", 0.0), ("r", math.pi)):
+        a = ph + off
+        curl(p, s, 10.0 + 8.0 * math.sin(a))                    # loose fists swing with the arms
+        p.twist("upperarm_twist_" + s, SIDE_SIGN[s] * 8.0 * math.sin(a))
+        p.twist("lowerarm_twist_" + s, SIDE_SIGN[s] * 15.0 * math.sin(a))
+        p.twist("thigh_twist_" + s, SIDE_SIGN[s] * 6.0 * math.sin(a))
+        p.twist("calf_twist_" + s, SIDE_SIGN[s] * 4.0 * math.sin(a))
+    p.turn("jaw", (1, 0, 0), 2.0)
+    p.turn("neck_02", (1, 0, 0), -2.0)                            # head up against the forward lean
+
+
+def detail_wave(p, t, duration):
+    up = smoothstep(0.0, 0.35, t) * (1.0 - smoothstep(1.15, duration, t))
+    wave = math.sin(2.0 * math.pi * 3.0 * (t - 0.35) / 0.8) if 0.35 <= t <= 1.15 else 0.0
+    curl(p, "r", -14.0 * up, spread=1.0)                          # open hand while waving
+    for k, f in enumerate(FINGERS):                               # fingers wiggle one after the other
+        ph = 2.0 * math.pi * 3.0 * (t - 0.35) / 0.8 - 0.7 * k
+        curl(p, "r", up * 6.0 * (1.0 + math.sin(ph)), fingers=[f[0]])
+    p.twist("lowerarm_twist_r", -15.0 * up + 8.0 * up * wave)
+    p.twist("upperarm_twist_r", -10.0 * up)
+    p.turn("jaw", (1, 0, 0), 8.0 * up)                            # "hello!"
+    for s in ("l", "r"):
+        p.turn("eye_" + s, (0, 0, 1), -10.0 * up)
+
+
+def detail_turn(p, t, duration):
+    s_ = math.sin(math.pi * t / duration)
+    for s in ("l", "r"):
+        curl(p, s, -16.0 * s_)                                    # hands open as the arms fly out
+        p.twist("upperarm_twist_" + s, SIDE_SIGN[s] * 15.0 * s_)
+        p.twist("thigh_twist_" + s, -SIDE_SIGN[s] * 5.0 * s_)
+        p.turn("eye_" + s, (0, 0, 1), 20.0 * s_)                  # looking where it turns to
+    p.turn("jaw", (1, 0, 0), 10.0 * s_)
+    p.turn("neck_02", (0, 0, 1), -8.0 * s_)
+
+
+DETAIL_FNS = {"Idle": detail_idle, "Walk": detail_walk, "Wave": detail_wave, "Turn": detail_turn}
 
 
 def pose_idle(p, t, duration=2.0):
@@ -636,9 +876,10 @@ def pose_turn(p, t, duration=1.2):
 CLIPS = [("Idle", 2.0, pose_idle), ("Walk", 1.0, pose_walk), ("Wave", 1.5, pose_wave), ("Turn", 1.2, pose_turn)]
 
 
-def bake_action(armature, name, duration, pose_fn):
+def bake_action(armature, name, duration, pose_fn, extra_fn=None):
     """Key every bone on every frame 0..duration*FPS (LINEAR); channels that never change get only
-    a first and a last key. All bones are keyed so that no clip inherits another clip's pose."""
+    a first and a last key. All bones are keyed so that no clip inherits another clip's pose.
+    extra_fn (--detailed) adds to the pose made by pose_fn."""
     rest = {b.name: b.matrix_local.to_3x3() for b in armature.data.bones}
     n = int(round(duration * FPS))
     frames = list(range(n + 1))
@@ -646,6 +887,8 @@ def bake_action(armature, name, duration, pose_fn):
     for f in frames:
         p = Pose(rest)
         pose_fn(p, f / FPS, duration)
+        if extra_fn:
+            extra_fn(p, f / FPS, duration)
         for b, tr in tracks.items():
             q = p.rot.get(b, Quaternion())
             prev = tr["rotation_quaternion"][-1] if tr["rotation_quaternion"] else None
@@ -712,9 +955,28 @@ def export_glb(path):
         raise RuntimeError("glTF export failed: %r" % (res,))
 
 
-def run_oracle(oracle, model, out_json):
+def export_dae(path):
+    """COLLADA 1.4.1 with Blender's exporter: all actions (one <animation_clip> each, sampled on
+    every frame, 4x4 matrix channels), Z_UP, metres, textures referenced by relative path."""
+    res = bpy.ops.wm.collada_export(
+        filepath=path, check_existing=False, selected=False, include_children=False,
+        include_armatures=True, include_shapekeys=False, deform_bones_only=False,
+        apply_modifiers=False, export_global_forward_selection="Y", export_global_up_selection="Z",
+        apply_global_orientation=False,
+        include_animations=True, include_all_actions=True, export_animation_type_selection="sample",
+        sampling_rate=1, keep_smooth_curves=False, keep_keyframes=False, keep_flat_curves=True,
+        active_uv_only=False, use_texture_copies=True, triangulate=True, use_object_instantiation=True,
+        use_blender_profile=True, sort_by_name=False,
+        export_object_transformation_type_selection="matrix",
+        export_animation_transformation_type_selection="matrix",
+        open_sim=False, limit_precision=False, keep_bind_info=False)
+    if "FINISHED" not in res:
+        raise RuntimeError("COLLADA export failed: %r" % (res,))
+
+
+def run_oracle(oracle, model, out_json, max_verts=ORACLE_MAX_VERTS):
     cmd = [bpy.app.binary_path, "-b", "--factory-startup", "--python-exit-code", "1", "--python", oracle,
-           "--", model, out_json, "--max-verts", ORACLE_MAX_VERTS, "--extra-times", ORACLE_EXTRA_TIMES]
+           "--", model, out_json, "--max-verts", max_verts, "--extra-times", ORACLE_EXTRA_TIMES]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     ok = False
     if os.path.exists(out_json):
@@ -735,23 +997,36 @@ def main():
     if golden_dir and not os.path.isfile(oracle):
         raise SystemExit("make_sample: oracle script not found: %s (pass --oracle PATH)" % oracle)
     os.makedirs(out_dir, exist_ok=True)
+    detailed = args.detailed
+    name = DETAILED_NAME if detailed else NAME
+    # --detailed writes only the GLB (textures embedded): the PNGs go to a scratch folder
+    png_dir = tempfile.mkdtemp(prefix=name + "_") if detailed else out_dir
+    try:
+        build_and_export(args, out_dir, golden_dir, oracle, name, png_dir)
+    finally:
+        if detailed:
+            shutil.rmtree(png_dir, ignore_errors=True)
 
+
+def build_and_export(args, out_dir, golden_dir, oracle, name, png_dir):
+    detailed = args.detailed
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = FPS, 1.0
     scene.unit_settings.system, scene.unit_settings.scale_length = "METRIC", 1.0
 
-    layout = skeleton_layout()
+    layout = skeleton_layout(detailed)
     armature = build_armature(layout)
-    skin_mat, steel = build_materials(out_dir)
-    segments = {name: (head, tail) for name, head, tail, _p, _d in layout}
+    skin_mat, steel = build_materials(png_dir, name)
+    segments = {b: (head, tail) for b, head, tail, _p, _d in layout}
 
-    body_mb = build_body(layout)
+    body_mb = build_body(layout, detailed)
     body = body_mb.to_object("Body", skin_mat)
     weights = []
     for co, part in zip(body_mb.verts, body_mb.part):
-        candidates, sigma = body_weight_rules(part)
-        weights.append(distance_weights(co, segments, candidates, sigma))
+        candidates, sigma = body_weight_rules(part, detailed)
+        w = distance_weights(co, segments, candidates, sigma)
+        weights.append(detailed_weights(co, w, segments) if detailed else w)
     apply_weights(body, weights)
     skin(body, armature)
 
@@ -769,16 +1044,29 @@ def main():
     sword.matrix_world = Matrix.Translation(segments["hand_r_socket"][0])
 
     armature.animation_data_create()
-    for name, duration, fn in CLIPS:
-        bake_action(armature, name, duration, fn)
+    for clip, duration, fn in CLIPS:
+        bake_action(armature, clip, duration, fn, DETAIL_FNS[clip] if detailed else None)
     armature.animation_data.action = None   # the exported node defaults / bind pose stay the rest pose
     scene.frame_start, scene.frame_end = 0, int(round(max(c[1] for c in CLIPS) * FPS))
     scene.frame_set(0)
 
-    fbx_path = os.path.join(out_dir, NAME + ".fbx")
-    glb_path = os.path.join(out_dir, NAME + ".glb")
-    export_fbx(fbx_path)
+    fbx_path = os.path.join(out_dir, name + ".fbx")
+    glb_path = os.path.join(out_dir, name + ".glb")
+    dae_path = os.path.join(out_dir, name + ".dae")
+    written = [glb_path]
+    if not detailed:
+        export_fbx(fbx_path)
+        written = [fbx_path, glb_path, os.path.join(out_dir, DIFFUSE_PNG), os.path.join(out_dir, NORMAL_PNG)]
     export_glb(glb_path)
+    if args.collada:
+        # last, so that it cannot influence the FBX / GLB; the exporter only looks at armatures that
+        # have an action assigned (include_all_actions then adds the others)
+        walk = bpy.data.actions["Walk"]
+        armature.animation_data.action = walk
+        scene.frame_start, scene.frame_end = int(walk.frame_range[0]), int(walk.frame_range[1])
+        export_dae(dae_path)
+        armature.animation_data.action = None
+        written.append(dae_path)
 
     # Summary of what was built.
     print("bones (%d): %s" % (len(armature.data.bones), ", ".join(b.name for b in armature.data.bones)))
@@ -786,13 +1074,14 @@ def main():
         mx = max((sum(1 for g in v.groups if g.weight > 0.0) for v in o.data.vertices), default=0)
         print("mesh %s: %d vertices, %d faces, max influences %d"
               % (o.name, len(o.data.vertices), len(o.data.polygons), mx))
-    for p in (fbx_path, glb_path, os.path.join(out_dir, DIFFUSE_PNG), os.path.join(out_dir, NORMAL_PNG)):
+    for p in written:
         print("wrote %s (%d bytes)" % (p, os.path.getsize(p)))
 
-    if golden_dir:
+    if golden_dir:   # never for the .dae (Blender's COLLADA importer is no oracle)
         os.makedirs(golden_dir, exist_ok=True)
-        for p in (fbx_path, glb_path):
-            run_oracle(oracle, p, os.path.join(golden_dir, os.path.basename(p) + ".blender.json"))
+        for p in ([glb_path] if detailed else [fbx_path, glb_path]):
+            run_oracle(oracle, p, os.path.join(golden_dir, os.path.basename(p) + ".blender.json"),
+                       DETAILED_ORACLE_MAX_VERTS if detailed else ORACLE_MAX_VERTS)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,173 @@
+#include "ossa/asset/clip.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ossa/reference/reference_eval.h"
+
+namespace ossa {
+namespace {
+
+std::string check_tracks(const RawClip& raw, const Skeleton& skeleton) {
+  for (const RawTrack& t : raw.tracks)
+    if (t.joint < 0 || t.joint >= skeleton.joint_count())
+      return "clip '" + raw.name + "': a track targets joint " + std::to_string(t.joint) + " of " +
+             std::to_string(skeleton.joint_count());
+  if (!std::isfinite(raw.duration) || raw.duration < 0) return "clip '" + raw.name + "': invalid duration";
+  return {};
+}
+
+// The smallest common frame rate on whose grid every key lies, or 0 when none fits.
+float rate_from_keys(const RawClip& raw) {
+  std::vector<float> times;
+  for (const RawTrack& t : raw.tracks)
+    for (const auto* v : {&t.translation_times, &t.rotation_times, &t.scale_times})
+      times.insert(times.end(), v->begin(), v->end());
+  for (float rate : {24.f, 25.f, 30.f, 48.f, 50.f, 60.f, 100.f, 120.f}) {
+    bool fits = std::all_of(times.begin(), times.end(), [&](float t) {
+      double f = static_cast<double>(t) * rate;
+      return std::fabs(f - std::round(f)) < 2e-3;
+    });
+    if (fits) return rate;
+  }
+  return 0;
+}
+
+}  // namespace
+
+namespace {
+// Largest rotation between consecutive frames of any joint (radians).
+float max_rotation_step(const std::vector<JointPose>& frames, int joints, int frame_count) {
+  float worst = 0;
+  for (int f = 1; f < frame_count; ++f)
+    for (int j = 0; j < joints; ++j) {
+      const float* a = frames[static_cast<size_t>(f - 1) * joints + j].rotation;
+      const float* b = frames[static_cast<size_t>(f) * joints + j].rotation;
+      float d = std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
+      worst = std::max(worst, 2 * std::acos(std::min(d, 1.f)));
+    }
+  return worst;
+}
+}  // namespace
+
+void Clip::resample(const RawClip& raw, const Skeleton& skeleton) {
+  // Frames at f / rate, the last one at the clip's end (closer than a full frame when duration * rate is not
+  // whole).
+  frame_count_ =
+      std::max(1, static_cast<int>(std::ceil(static_cast<double>(duration_) * frame_rate_ - 1e-3)) + 1);
+  const int joints = joint_count_;
+  frames_.assign(static_cast<size_t>(frame_count_) * joints, JointPose{});
+  std::vector<const RawTrack*> track_of(joints, nullptr);
+  for (const RawTrack& t : raw.tracks) track_of[t.joint] = &t;
+  for (int f = 0; f < frame_count_; ++f) {
+    float time = f == frame_count_ - 1 ? duration_ : std::min(duration_, f / frame_rate_);
+    JointPose* out = &frames_[static_cast<size_t>(f) * joints];
+    for (int j = 0; j < joints; ++j) {
+      Transform t = to_transform(skeleton.rest_pose()[j]);
+      if (const RawTrack* track = track_of[j]) {
+        t.translation =
+            reference::sample_vec3(track->translation_times, track->translations, time, t.translation);
+        t.rotation = reference::sample_quat(track->rotation_times, track->rotations, time, t.rotation);
+        t.scale = reference::sample_vec3(track->scale_times, track->scales, time, t.scale);
+      }
+      out[j] = to_joint_pose(t);
+      if (f > 0) {  // keep consecutive rotations on one hemisphere, so blending needs no sign test
+        const float* prev = frames_[static_cast<size_t>(f - 1) * joints + j].rotation;
+        float d = prev[0] * out[j].rotation[0] + prev[1] * out[j].rotation[1] + prev[2] * out[j].rotation[2] +
+                  prev[3] * out[j].rotation[3];
+        if (d < 0)
+          for (float& q : out[j].rotation) q = -q;
+      }
+    }
+  }
+}
+
+Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton, float frame_rate) {
+  if (std::string e = check_tracks(raw, skeleton); !e.empty()) return Result<Clip>::failure(e);
+  if (!(frame_rate >= 0) || frame_rate > 10000)
+    return Result<Clip>::failure("frame rate must be 0 (auto) to 10000");
+  Clip c;
+  c.name_ = raw.name;
+  c.duration_ = raw.duration;
+  c.joint_count_ = skeleton.joint_count();
+  c.layout_ = Layout::kFixedRate;
+  float base = frame_rate > 0 ? frame_rate : rate_from_keys(raw);
+  if (base == 0) base = 60;
+  if (static_cast<double>(c.duration_) * base > 1e7)
+    return Result<Clip>::failure("clip '" + raw.name + "': too many frames at this rate");
+  // With an automatic rate, fast rotations get more frames (up to 8x) until no joint turns more than
+  // kMaxStep between frames: that bounds the nlerp-versus-slerp error between frames.
+  constexpr float kMaxStep = 20.f * 3.14159265f / 180.f;
+  for (int multiple = 1;; multiple *= 2) {
+    c.frame_rate_ = base * static_cast<float>(multiple);
+    c.resample(raw, skeleton);
+    if (frame_rate > 0 || multiple == 8 || static_cast<double>(c.duration_) * c.frame_rate_ * 2 > 1e7) break;
+    if (max_rotation_step(c.frames_, c.joint_count_, c.frame_count_) <= kMaxStep) break;
+  }
+  return c;
+}
+
+Result<Clip> Clip::build_keyed(const RawClip& raw, const Skeleton& skeleton) {
+  if (std::string e = check_tracks(raw, skeleton); !e.empty()) return Result<Clip>::failure(e);
+  Clip c;
+  c.name_ = raw.name;
+  c.duration_ = raw.duration;
+  c.joint_count_ = skeleton.joint_count();
+  c.layout_ = Layout::kKeyed;
+  const int joints = c.joint_count_;
+  std::vector<const RawTrack*> track_of(joints, nullptr);
+  for (const RawTrack& t : raw.tracks) track_of[t.joint] = &t;
+  c.channel_first_.reserve(static_cast<size_t>(joints) * 3 + 1);
+  auto add_key = [&](float time, float x, float y, float z, float w) {
+    c.key_times_.push_back(time);
+    c.key_values_.insert(c.key_values_.end(), {x, y, z, w});
+  };
+  for (int j = 0; j < joints; ++j) {
+    const JointPose& rest = skeleton.rest_pose()[j];
+    const RawTrack* track = track_of[j];
+    // Translation.
+    c.channel_first_.push_back(static_cast<uint32_t>(c.key_times_.size()));
+    if (track && !track->translations.empty()) {
+      for (size_t k = 0; k < track->translations.size(); ++k) {
+        const Vec3& v = track->translations[k];
+        add_key(track->translation_times[k], v.x, v.y, v.z, 0);
+      }
+    } else {
+      add_key(0, rest.translation[0], rest.translation[1], rest.translation[2], 0);
+    }
+    // Rotation.
+    c.channel_first_.push_back(static_cast<uint32_t>(c.key_times_.size()));
+    if (track && !track->rotations.empty()) {
+      for (size_t k = 0; k < track->rotations.size(); ++k) {
+        const Quat& q = track->rotations[k];
+        add_key(track->rotation_times[k], q.x, q.y, q.z, q.w);
+      }
+    } else {
+      add_key(0, rest.rotation[0], rest.rotation[1], rest.rotation[2], rest.rotation[3]);
+    }
+    // Scale.
+    c.channel_first_.push_back(static_cast<uint32_t>(c.key_times_.size()));
+    if (track && !track->scales.empty()) {
+      for (size_t k = 0; k < track->scales.size(); ++k) {
+        const Vec3& v = track->scales[k];
+        add_key(track->scale_times[k], v.x, v.y, v.z, 0);
+      }
+    } else {
+      add_key(0, rest.scale[0], rest.scale[1], rest.scale[2], 0);
+    }
+  }
+  c.channel_first_.push_back(static_cast<uint32_t>(c.key_times_.size()));
+  return c;
+}
+
+size_t Clip::memory_bytes() const {
+  return sizeof(Clip) + frames_.size() * sizeof(JointPose) + channel_first_.size() * sizeof(uint32_t) +
+         key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size();
+}
+
+void SamplingCache::reset(const Clip* c) {
+  clip = c;
+  cursor.assign(c && c->layout() == Clip::Layout::kKeyed ? c->channel_first().size() - 1 : 0, 0);
+}
+
+}  // namespace ossa

@@ -1,0 +1,43 @@
+#include "ossa/asset/skeleton.h"
+
+namespace ossa {
+
+Result<Skeleton> Skeleton::build(const RawSkeleton& raw) {
+  Skeleton s;
+  const size_t n = raw.joints.size();
+  if (n == 0) return Result<Skeleton>::failure("skeleton has no joints");
+  if (n > 65535) return Result<Skeleton>::failure("skeleton has more than 65535 joints");
+  s.parents_.reserve(n);
+  s.rest_.reserve(n);
+  s.inverse_binds_.reserve(n);
+  s.names_.reserve(n);
+  // Joints must be in depth-first pre-order (every sub-tree contiguous): a joint's parent is on the path from
+  // the root to the previous joint.
+  std::vector<int> path;
+  for (size_t j = 0; j < n; ++j) {
+    const RawJoint& joint = raw.joints[j];
+    while (!path.empty() && path.back() != joint.parent) path.pop_back();
+    if (joint.parent >= 0 && path.empty())
+      return Result<Skeleton>::failure("joint '" + joint.name + "': joints are not in depth-first order");
+    path.push_back(static_cast<int>(j));
+    s.parents_.push_back(joint.parent);
+    s.rest_.push_back(to_joint_pose(joint.rest));
+    s.inverse_binds_.push_back(joint.inverse_bind);
+    s.names_.push_back(joint.name);
+  }
+  return s;
+}
+
+int Skeleton::find(std::string_view name) const {
+  for (size_t j = 0; j < names_.size(); ++j)
+    if (names_[j] == name) return static_cast<int>(j);
+  return -1;
+}
+
+int Skeleton::subtree_end(int joint) const {
+  int end = joint + 1;
+  while (end < joint_count() && parents_[end] >= joint) ++end;
+  return end;
+}
+
+}  // namespace ossa

@@ -1,0 +1,55 @@
+#include "ossa/asset/skinned_mesh.h"
+
+#include <algorithm>
+
+namespace ossa {
+
+Result<SkinnedMesh> SkinnedMesh::build(const RawMesh& raw, const Skeleton& skeleton) {
+  const std::string where = "mesh '" + raw.name + "'";
+  SkinnedMesh m;
+  m.name_ = raw.name;
+  m.material_ = raw.material;
+  const size_t n = raw.positions.size();
+  const int raw_k = raw.influences_per_vertex;
+  if (raw_k < 1 || raw_k > 8)
+    return Result<SkinnedMesh>::failure(where + ": influences per vertex must be 1-8");
+  if (raw.influence_joints.size() != n * raw_k || raw.influence_weights.size() != n * raw_k)
+    return Result<SkinnedMesh>::failure(where + ": influence streams have the wrong length");
+  if (raw.joint_remap.size() > 65535)
+    return Result<SkinnedMesh>::failure(where + ": more than 65535 palette joints");
+  for (int j : raw.joint_remap)
+    if (j < 0 || j >= skeleton.joint_count())
+      return Result<SkinnedMesh>::failure(where + ": palette joint " + std::to_string(j) +
+                                          " is not in the skeleton");
+
+  m.positions_.reserve(n * 3);
+  for (const Vec3& p : raw.positions) m.positions_.insert(m.positions_.end(), {p.x, p.y, p.z});
+  for (const Vec3& v : raw.normals) m.normals_.insert(m.normals_.end(), {v.x, v.y, v.z});
+  for (const Vec4& t : raw.tangents) m.tangents_.insert(m.tangents_.end(), {t.x, t.y, t.z, t.w});
+  for (const Vec2& uv : raw.uvs) m.uvs_.insert(m.uvs_.end(), {uv.x, uv.y});
+  m.indices_ = raw.indices;
+  m.joint_remap_.assign(raw.joint_remap.begin(), raw.joint_remap.end());
+  m.inverse_binds_ = raw.inverse_binds;
+
+  // Influences are sorted strongest first in RawMesh: keep the first (up to) 4 and renormalise.
+  const int k = std::min(raw_k, 4);
+  m.influences_ = k;
+  m.joint_indices_.resize(n * k);
+  m.joint_weights_.resize(n * k);
+  for (size_t v = 0; v < n; ++v) {
+    float sum = 0;
+    for (int i = 0; i < k; ++i) sum += raw.influence_weights[v * raw_k + i];
+    for (int i = 0; i < k; ++i) {
+      uint16_t slot = raw.influence_joints[v * raw_k + i];
+      if (slot >= m.joint_remap_.size())
+        return Result<SkinnedMesh>::failure(where + ": vertex " + std::to_string(v) +
+                                            " uses a missing joint slot");
+      m.joint_indices_[v * k + i] = slot;
+      m.joint_weights_[v * k + i] =
+          sum > 0 ? raw.influence_weights[v * raw_k + i] / sum : (i == 0 ? 1.f : 0.f);
+    }
+  }
+  return m;
+}
+
+}  // namespace ossa

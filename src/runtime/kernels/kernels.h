@@ -1,0 +1,30 @@
+// Internal: the inner loops of the runtime jobs, one table per instruction set (scalar, SSE2, AVX2+FMA).
+// The jobs validate their inputs and then call the active table; kernels assume valid input.
+#pragma once
+
+#include <cstdint>
+
+#include "ossa/runtime/pose.h"
+#include "ossa/runtime/simd.h"
+#include "ossa/runtime/skinning_job.h"
+
+namespace ossa::detail {
+
+struct Kernels {
+  // out = lerp(a, b, alpha) for translation and scale, nlerp for rotation (no hemisphere test: callers store
+  // rotations on one hemisphere frame to frame).
+  void (*blend_poses)(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out);
+  // model[j] = (parent >= 0 ? model[parent] : root or identity) * TRS(local[j]) for j in [begin, end).
+  void (*local_to_model)(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
+                         Mat4* model);
+  // out[k] = model[remap ? remap[k] : k] * inverse_binds[k].
+  void (*palette)(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out);
+  void (*skin)(const SkinningJob& job);
+};
+
+extern const Kernels kScalarKernels;
+extern const Kernels kSse2Kernels;
+extern const Kernels kAvx2Kernels;
+const Kernels& active_kernels();
+
+}  // namespace ossa::detail

@@ -1,0 +1,88 @@
+// Plain C++ kernels: the portable fallback and the reference the SIMD kernels are tested against.
+#include <cmath>
+
+#include "kernels.h"
+
+namespace ossa::detail {
+namespace {
+
+void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+  for (int j = 0; j < count; ++j) {
+    for (int i = 0; i < 3; ++i) {
+      out[j].translation[i] = a[j].translation[i] + (b[j].translation[i] - a[j].translation[i]) * alpha;
+      out[j].scale[i] = a[j].scale[i] + (b[j].scale[i] - a[j].scale[i]) * alpha;
+    }
+    float q[4], len2 = 0;
+    for (int i = 0; i < 4; ++i) {
+      q[i] = a[j].rotation[i] + (b[j].rotation[i] - a[j].rotation[i]) * alpha;
+      len2 += q[i] * q[i];
+    }
+    float inv = 1.0f / std::sqrt(len2);
+    for (int i = 0; i < 4; ++i) out[j].rotation[i] = q[i] * inv;
+    out[j].translation[3] = 0;
+    out[j].scale[3] = 0;
+  }
+}
+
+Mat4 trs_matrix(const JointPose& p) {
+  Transform t = to_transform(p);
+  return t.to_matrix();
+}
+
+void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
+                    Mat4* model) {
+  for (int j = begin; j < end; ++j) {
+    Mat4 m = trs_matrix(local[j]);
+    int p = parents[j];
+    model[j] = p >= 0 ? model[p] * m : root ? *root * m : m;
+  }
+}
+
+void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out) {
+  for (int k = 0; k < count; ++k) out[k] = model[remap ? remap[k] : k] * inverse_binds[k];
+}
+
+const float* at(const float* base, size_t stride, int v) {
+  return reinterpret_cast<const float*>(reinterpret_cast<const char*>(base) +
+                                        stride * static_cast<size_t>(v));
+}
+float* at(float* base, size_t stride, int v) {
+  return reinterpret_cast<float*>(reinterpret_cast<char*>(base) + stride * static_cast<size_t>(v));
+}
+
+void skin(const SkinningJob& job) {
+  const int k = job.influences;
+  for (int v = 0; v < job.vertex_count; ++v) {
+    float m[16] = {};
+    for (int i = 0; i < k; ++i) {
+      float w = job.joint_weights[static_cast<size_t>(v) * k + i];
+      const Mat4& p = job.palette[job.joint_indices[static_cast<size_t>(v) * k + i]];
+      for (int e = 0; e < 16; ++e) m[e] += w * p.m[e];
+    }
+    // Inputs are copied before writing: output may alias input (skinning in place).
+    const float* pp = at(job.in_positions, job.in_positions_stride, v);
+    const float p[3] = {pp[0], pp[1], pp[2]};
+    float* o = at(job.out_positions, job.out_positions_stride, v);
+    for (int r = 0; r < 3; ++r) o[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+    if (job.in_normals) {
+      const float* np = at(job.in_normals, job.in_normals_stride, v);
+      const float n[3] = {np[0], np[1], np[2]};
+      float* on = at(job.out_normals, job.out_normals_stride, v);
+      for (int r = 0; r < 3; ++r) on[r] = m[r] * n[0] + m[4 + r] * n[1] + m[8 + r] * n[2];
+    }
+    if (job.in_tangents) {
+      const float* tp = at(job.in_tangents, job.in_tangents_stride, v);
+      const float t[4] = {tp[0], tp[1], tp[2], tp[3]};
+      float* ot = at(job.out_tangents, job.out_tangents_stride, v);
+      float w = t[3];
+      for (int r = 0; r < 3; ++r) ot[r] = m[r] * t[0] + m[4 + r] * t[1] + m[8 + r] * t[2];
+      ot[3] = w;
+    }
+  }
+}
+
+}  // namespace
+
+const Kernels kScalarKernels = {blend_poses, local_to_model, palette, skin};
+
+}  // namespace ossa::detail

@@ -1,0 +1,98 @@
+#include "ossa/runtime/sample_job.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/kernels.h"
+
+namespace ossa {
+namespace {
+
+// Keyed channel: index i of the key pair [i, i + 1] around t, starting from the cached index. Forward
+// playback moves at most a key or two per frame; anything else (seek, reverse, big step) falls back to a
+// binary search.
+uint32_t find_key(const float* times, uint32_t count, uint32_t cached, float t) {
+  uint32_t last_pair = count - 2;
+  uint32_t i = std::min(cached, last_pair);
+  if (t >= times[i]) {
+    if (i == last_pair || t < times[i + 1]) return i;
+    if (i + 1 == last_pair || t < times[i + 2]) return i + 1;
+  }
+  const float* hi = std::upper_bound(times, times + count, t);
+  uint32_t upper = static_cast<uint32_t>(hi - times);
+  return upper == 0 ? 0 : std::min(upper - 1, last_pair);
+}
+
+void sample_keyed(const Clip& clip, float t, uint32_t* cursor, JointPose* out) {
+  const uint32_t* first = clip.channel_first().data();
+  const float* times = clip.key_times().data();
+  const float* values = clip.key_values().data();
+  const int joints = clip.joint_count();
+  for (int j = 0; j < joints; ++j) {
+    for (int channel = 0; channel < 3; ++channel) {
+      const int c = j * 3 + channel;
+      const uint32_t begin = first[c], count = first[c + 1] - begin;
+      float* dst = channel == 0 ? out[j].translation : channel == 1 ? out[j].rotation : out[j].scale;
+      const float* a = values + 4 * static_cast<size_t>(begin);
+      if (count == 1) {
+        std::copy(a, a + 4, dst);
+        continue;
+      }
+      uint32_t i = find_key(times + begin, count, cursor[c], t);
+      cursor[c] = i;
+      float t0 = times[begin + i], t1 = times[begin + i + 1];
+      float alpha = t1 > t0 ? std::clamp((t - t0) / (t1 - t0), 0.f, 1.f) : 0.f;
+      a += 4 * i;
+      const float* b = a + 4;
+      if (channel == 1) {
+        Quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, alpha);
+        dst[0] = q.x, dst[1] = q.y, dst[2] = q.z, dst[3] = q.w;
+      } else {
+        for (int k = 0; k < 3; ++k) dst[k] = a[k] + (b[k] - a[k]) * alpha;
+        dst[3] = 0;
+      }
+    }
+  }
+}
+
+void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
+  const int n = clip.frame_count(), joints = clip.joint_count();
+  const JointPose* frames = clip.frames().data();
+  float f = t * clip.frame_rate();
+  int i = static_cast<int>(f);
+  float alpha = f - static_cast<float>(i);
+  if (i >= n - 1) {
+    i = n - 1;
+    alpha = 0;
+  } else if (i == n - 2) {  // the last interval ends at the clip's end, which may be less than a frame away
+    float start = static_cast<float>(i) / clip.frame_rate(), span = clip.duration() - start;
+    alpha = span > 0 ? std::min((t - start) / span, 1.f) : 0.f;
+  }
+  const JointPose* a = frames + static_cast<size_t>(i) * joints;
+  const JointPose* b = i + 1 < n ? a + joints : a;
+  detail::active_kernels().blend_poses(a, b, alpha, joints, out);
+}
+
+}  // namespace
+
+bool SampleJob::validate() const {
+  if (!clip || !std::isfinite(time)) return false;
+  if (output.size() < static_cast<size_t>(clip->joint_count())) return false;
+  if (clip->layout() == Clip::Layout::kKeyed && !cache) return false;
+  if (clip->layout() == Clip::Layout::kFixedRate && clip->frame_count() < 1) return false;
+  return true;
+}
+
+bool SampleJob::run() const {
+  if (!validate()) return false;
+  const float t = std::clamp(time, 0.f, clip->duration());
+  if (clip->layout() == Clip::Layout::kFixedRate) {
+    sample_fixed_rate(*clip, t, output.data());
+  } else {
+    if (cache->clip != clip) cache->reset(clip);
+    sample_keyed(*clip, t, cache->cursor.data(), output.data());
+  }
+  return true;
+}
+
+}  // namespace ossa

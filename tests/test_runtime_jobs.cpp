@@ -1,0 +1,328 @@
+// The runtime jobs (sample -> local-to-model -> palette -> skin) against the reference evaluator, on every
+// clip of the bundled sample and of ../shared/models, at random times forwards, backwards and after random
+// seeks; SIMD paths against the scalar path; validate() against malformed input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "oracle_compare.h"
+#include "ossa/asset/character.h"
+#include "ossa/import/import.h"
+#include "ossa/reference/reference_eval.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/simd.h"
+#include "ossa/runtime/skinning_job.h"
+
+namespace ossa::test {
+namespace {
+namespace fs = std::filesystem;
+
+std::vector<std::string> models() {
+  std::vector<std::string> files = {source_dir() + "/assets/sample/ossa_sample.fbx",
+                                    source_dir() + "/assets/sample/ossa_sample.glb"};
+  if (fs::exists(source_dir() + "/assets/bench/ossa_humanoid70.glb"))
+    files.push_back(source_dir() + "/assets/bench/ossa_humanoid70.glb");
+  if (std::string shared = shared_dir(); !shared.empty())
+    for (const char* f : {"CesiumMan.glb", "Fox.glb", "SimpleSkin.gltf", "animation_with_skeleton.fbx",
+                          "blender_279_sausage_7400_binary.fbx", "huesitos.fbx",
+                          "maya_game_sausage_7500_binary_combined.fbx"})
+      files.push_back(shared + "/models/" + f);
+  return files;
+}
+
+float model_size(const ImportedScene& scene) {
+  Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+  auto grow = [&](Vec3 p) {
+    lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+    hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+  };
+  for (const Mat4& m : reference::bind_pose_model(scene.skeleton)) grow(m.translation());
+  for (const RawMesh& mesh : scene.meshes)
+    for (const Vec3& p : mesh.positions) grow(p);
+  return std::max(length(hi - lo), 1e-6f);
+}
+
+// Times to visit: forward at 60 Hz, backwards at 60 Hz, then random seeks (including outside the clip).
+std::vector<float> visit_times(float duration, std::mt19937& rng) {
+  std::vector<float> times;
+  for (float t = 0; t <= duration; t += 1.f / 60) times.push_back(t);
+  for (float t = duration; t >= 0; t -= 1.f / 60) times.push_back(t);
+  std::uniform_real_distribution<float> any(-0.1f * duration, 1.1f * duration);
+  for (int i = 0; i < 60; ++i) times.push_back(any(rng));
+  return times;
+}
+
+struct Errors {
+  double joints = 0, vertices = 0;
+};
+
+// Runs the jobs for `clip` at every time and returns the worst deviation from the reference (model units).
+Errors run_against_reference(const ImportedScene& scene, const CharacterAsset& asset, int clip_index,
+                             const std::vector<float>& times) {
+  const Clip& clip = asset.clips[clip_index];
+  const RawClip& raw = scene.clips[clip_index];
+  const int joints = asset.skeleton.joint_count();
+  std::vector<JointPose> locals(joints);
+  std::vector<Mat4> model(joints);
+  SamplingCache cache;
+  Errors worst;
+  for (float t : times) {
+    EXPECT_TRUE((SampleJob{&clip, t, &cache, locals}.run()));
+    EXPECT_TRUE((LocalToModelJob{&asset.skeleton, locals, model}.run()));
+    float clamped = std::clamp(t, 0.f, raw.duration);
+    auto ref =
+        reference::local_to_model(scene.skeleton, reference::sample_clip(scene.skeleton, raw, clamped));
+    for (int j = 0; j < joints; ++j)
+      worst.joints = std::max<double>(worst.joints, length(model[j].translation() - ref[j].translation()));
+    for (size_t m = 0; m < asset.meshes.size(); ++m) {
+      const SkinnedMesh& mesh = asset.meshes[m];
+      std::vector<Mat4> palette(mesh.inverse_binds().size());
+      EXPECT_TRUE((PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
+      std::vector<float> out(mesh.positions().size());
+      SkinningJob skin;
+      skin.vertex_count = mesh.vertex_count();
+      skin.influences = mesh.influences();
+      skin.joint_indices = mesh.joint_indices();
+      skin.joint_weights = mesh.joint_weights();
+      skin.palette = palette;
+      skin.in_positions = mesh.positions().data();
+      skin.out_positions = out.data();
+      EXPECT_TRUE(skin.run());
+      auto expected = reference::skin_mesh(scene.meshes[m], ref).positions;
+      for (int v = 0; v < mesh.vertex_count(); ++v)
+        worst.vertices = std::max<double>(
+            worst.vertices, length(Vec3{out[3 * v], out[3 * v + 1], out[3 * v + 2]} - expected[v]));
+    }
+  }
+  return worst;
+}
+
+TEST(RuntimeJobs, AgreeWithReferenceOnEveryClip) {
+  std::mt19937 rng(7);
+  int models_run = 0;
+  for (const std::string& path : models()) {
+    if (!fs::exists(path)) continue;
+    ImportOptions options;
+    options.max_influences = 4;  // the runtime skins with up to 4
+    auto scene = import_file(path, options);
+    ASSERT_TRUE(scene) << scene.error();
+    const float size = model_size(*scene);
+    auto keyed = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
+    auto fixed = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, 0});
+    ASSERT_TRUE(keyed && fixed) << keyed.error() << fixed.error();
+    for (size_t c = 0; c < scene->clips.size(); ++c) {
+      std::vector<float> times = visit_times(scene->clips[c].duration, rng);
+      Errors k = run_against_reference(*scene, *keyed, static_cast<int>(c), times);
+      Errors f = run_against_reference(*scene, *fixed, static_cast<int>(c), times);
+      std::printf(
+          "  %-40s %-24s keyed: joints %.2g vertices %.2g | fixed %g fps: joints %.2g vertices %.2g "
+          "(of size %.3g m)\n",
+          fs::path(path).filename().c_str(), scene->clips[c].name.c_str(), k.joints / size, k.vertices / size,
+          fixed->clips[c].frame_rate(), f.joints / size, f.vertices / size, size);
+      EXPECT_LE(k.joints / size, 1e-5) << path << " " << scene->clips[c].name;
+      EXPECT_LE(k.vertices / size, 1e-5) << path << " " << scene->clips[c].name;
+      // Fixed rate: nlerp between resampled frames; documented bound (asset/clip.h, README): 1e-3 of the
+      // size.
+      EXPECT_LE(f.joints / size, 1e-3) << path << " " << scene->clips[c].name;
+      EXPECT_LE(f.vertices / size, 1e-3) << path << " " << scene->clips[c].name;
+    }
+    ++models_run;
+  }
+  EXPECT_GE(models_run, 2);
+  if (shared_dir().empty())
+    std::printf("  ../shared/models not found: only the bundled sample was checked\n");
+}
+
+// Every SIMD level gives the scalar result within float rounding, for all jobs and all stream combinations.
+TEST(RuntimeJobs, SimdPathsAgreeWithScalar) {
+  auto scene = import_file(source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(scene) << scene.error();
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset) << asset.error();
+  const int joints = asset->skeleton.joint_count();
+  const SkinnedMesh& mesh = asset->meshes[1];  // Body: positions, normals, tangents
+  ASSERT_FALSE(mesh.tangents().empty());
+  struct Output {
+    std::vector<JointPose> locals;
+    std::vector<Mat4> model, palette;
+    std::vector<float> positions, normals, tangents;
+  };
+  auto run_all = [&](SimdLevel level) {
+    set_simd_level(level);
+    Output o;
+    o.locals.resize(joints);
+    o.model.resize(joints);
+    o.palette.resize(mesh.inverse_binds().size());
+    o.positions.resize(mesh.positions().size());
+    o.normals.resize(mesh.normals().size());
+    o.tangents.resize(mesh.tangents().size());
+    EXPECT_TRUE((SampleJob{&asset->clips[2], 0.37f, nullptr, o.locals}.run()));
+    Transform root_transform;
+    root_transform.translation = {1, 2, 3};
+    root_transform.rotation = quat_from_axis_angle({0, 1, 0}, 0.5f);
+    Mat4 root = root_transform.to_matrix();
+    EXPECT_TRUE((LocalToModelJob{&asset->skeleton, o.locals, o.model, &root}.run()));
+    EXPECT_TRUE((PaletteJob{o.model, mesh.inverse_binds(), mesh.joint_remap(), o.palette, {}}.run()));
+    SkinningJob skin;
+    skin.vertex_count = mesh.vertex_count();
+    skin.influences = mesh.influences();
+    skin.joint_indices = mesh.joint_indices();
+    skin.joint_weights = mesh.joint_weights();
+    skin.palette = o.palette;
+    skin.in_positions = mesh.positions().data();
+    skin.in_normals = mesh.normals().data();
+    skin.in_tangents = mesh.tangents().data();
+    skin.out_positions = o.positions.data();
+    skin.out_normals = o.normals.data();
+    skin.out_tangents = o.tangents.data();
+    EXPECT_TRUE(skin.run());
+    return o;
+  };
+  const Output scalar = run_all(SimdLevel::kScalar);
+  for (SimdLevel level : {SimdLevel::kSse2, SimdLevel::kAvx2}) {
+    if (static_cast<int>(level) > static_cast<int>(best_simd_level())) continue;
+    const Output simd = run_all(level);
+    for (int j = 0; j < joints; ++j) {
+      for (int i = 0; i < 4; ++i)
+        EXPECT_NEAR(simd.locals[j].rotation[i], scalar.locals[j].rotation[i], 1e-6f);
+      float magnitude = 1;  // float rounding is relative to the matrix's largest element
+      for (float v : scalar.model[j].m) magnitude = std::max(magnitude, std::fabs(v));
+      for (int e = 0; e < 16; ++e)
+        EXPECT_NEAR(simd.model[j].m[e], scalar.model[j].m[e], 2e-6f * magnitude) << to_string(level);
+    }
+    for (size_t i = 0; i < scalar.positions.size(); ++i)
+      EXPECT_NEAR(simd.positions[i], scalar.positions[i],
+                  1e-5f * std::max(1.f, std::fabs(scalar.positions[i])));
+    for (size_t i = 0; i < scalar.normals.size(); ++i) EXPECT_NEAR(simd.normals[i], scalar.normals[i], 1e-5f);
+    for (size_t i = 0; i < scalar.tangents.size(); ++i)
+      EXPECT_NEAR(simd.tangents[i], scalar.tangents[i], 1e-5f);
+  }
+  set_simd_level(best_simd_level());
+}
+
+TEST(RuntimeJobs, SkinningHandlesInterleavedStridesAndInPlace) {
+  // One vertex, two influences, interleaved position+normal (24-byte stride), skinned in place.
+  Mat4 palette[2] = {translation_matrix({1, 0, 0}),
+                     rotation_matrix(quat_from_axis_angle({0, 0, 1}, 1.5707964f))};
+  uint16_t joints[2] = {0, 1};
+  float weights[2] = {0.5f, 0.5f};
+  for (SimdLevel level : {SimdLevel::kScalar, best_simd_level()}) {
+    set_simd_level(level);
+    float vertex[2][6] = {{1, 0, 0, 1, 0, 0}, {7, 7, 7, 7, 7, 7}};
+    SkinningJob job;
+    job.vertex_count = 1;
+    job.influences = 2;
+    job.joint_indices = joints;
+    job.joint_weights = weights;
+    job.palette = palette;
+    job.in_positions = job.out_positions = &vertex[0][0];
+    job.in_normals = job.out_normals = &vertex[0][3];
+    job.in_positions_stride = job.out_positions_stride = job.in_normals_stride = job.out_normals_stride = 24;
+    ASSERT_TRUE(job.run());
+    // 0.5 * (2, 0, 0) + 0.5 * (0, 1, 0); normal: 0.5 * (1, 0, 0) + 0.5 * (0, 1, 0).
+    EXPECT_NEAR(vertex[0][0], 1.0f, 1e-6f);
+    EXPECT_NEAR(vertex[0][1], 0.5f, 1e-6f);
+    EXPECT_NEAR(vertex[0][3], 0.5f, 1e-6f);
+    EXPECT_NEAR(vertex[0][4], 0.5f, 1e-6f);
+    EXPECT_EQ(vertex[1][0], 7.f) << "wrote past the vertex";
+  }
+  set_simd_level(best_simd_level());
+}
+
+TEST(RuntimeJobs, LocalToModelUpdatesOnlyTheRequestedSubtree) {
+  auto scene = import_file(source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(scene);
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset);
+  const Skeleton& s = asset->skeleton;
+  std::vector<JointPose> locals(s.rest_pose().begin(), s.rest_pose().end());
+  std::vector<Mat4> full(s.joint_count()), partial(s.joint_count());
+  ASSERT_TRUE((LocalToModelJob{&s, locals, full}.run()));
+  partial = full;
+  int arm = s.find("upperarm_r");
+  ASSERT_GE(arm, 0);
+  locals[arm].rotation[0] = 0.7071f;  // bend the arm
+  locals[arm].rotation[3] = 0.7071f;
+  Mat4 sentinel;
+  sentinel.m[0] = 42;
+  int before = s.find("thigh_l");
+  partial[before] = sentinel;  // outside the sub-tree: must stay untouched
+  ASSERT_TRUE((LocalToModelJob{&s, locals, partial, nullptr, arm}.run()));
+  std::vector<Mat4> expected(s.joint_count());
+  ASSERT_TRUE((LocalToModelJob{&s, locals, expected}.run()));
+  for (int j = arm; j < s.subtree_end(arm); ++j)
+    for (int e = 0; e < 16; ++e) EXPECT_NEAR(partial[j].m[e], expected[j].m[e], 1e-5f);
+  EXPECT_EQ(partial[before].m[0], 42.f);
+  EXPECT_GT(s.subtree_end(arm) - arm, 3);
+}
+
+TEST(RuntimeJobs, ValidateRejectsMalformedInputAndRunWritesNothing) {
+  auto scene = import_file(source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(scene);
+  auto asset = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
+  ASSERT_TRUE(asset);
+  const int n = asset->skeleton.joint_count();
+  std::vector<JointPose> locals(n), too_few(n - 1);
+  JointPose sentinel;
+  sentinel.translation[0] = 99;
+  std::fill(locals.begin(), locals.end(), sentinel);
+  SamplingCache cache;
+  const Clip* clip = &asset->clips[0];
+  EXPECT_FALSE((SampleJob{clip, std::nanf(""), &cache, locals}.run()));  // NaN time
+  EXPECT_FALSE((SampleJob{clip, 0.5f, &cache, too_few}.run()));          // output too small
+  EXPECT_FALSE((SampleJob{clip, 0.5f, nullptr, locals}.run()));          // keyed clip without cache
+  EXPECT_FALSE((SampleJob{nullptr, 0.5f, &cache, locals}.run()));        // no clip
+  EXPECT_EQ(locals[0].translation[0], 99.f) << "a failed run wrote output";
+
+  std::vector<Mat4> model(n), short_model(n - 1);
+  EXPECT_FALSE((LocalToModelJob{&asset->skeleton, locals, short_model}.run()));
+  EXPECT_FALSE((LocalToModelJob{&asset->skeleton, too_few, model}.run()));
+  EXPECT_FALSE((LocalToModelJob{nullptr, locals, model}.run()));
+  EXPECT_FALSE((LocalToModelJob{&asset->skeleton, locals, model, nullptr, n}.run()));  // `from` out of range
+
+  const SkinnedMesh& mesh = asset->meshes[1];
+  std::vector<Mat4> palette(mesh.inverse_binds().size());
+  std::vector<uint16_t> bad_remap(mesh.joint_remap().begin(), mesh.joint_remap().end());
+  bad_remap[0] = static_cast<uint16_t>(n);  // past the model matrices
+  EXPECT_FALSE((PaletteJob{model, mesh.inverse_binds(), bad_remap, palette, {}}.run()));
+  EXPECT_FALSE((PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), {}, {}}.run()));  // no output
+
+  std::vector<float> out(mesh.positions().size());
+  SkinningJob skin;
+  skin.vertex_count = mesh.vertex_count();
+  skin.influences = 5;  // more than 4
+  skin.joint_indices = mesh.joint_indices();
+  skin.joint_weights = mesh.joint_weights();
+  skin.palette = palette;
+  skin.in_positions = mesh.positions().data();
+  skin.out_positions = out.data();
+  EXPECT_FALSE(skin.run());
+  skin.influences = mesh.influences();
+  skin.palette = std::span<const Mat4>(palette.data(), 1);  // indices past the palette
+  EXPECT_FALSE(skin.run());
+  skin.palette = palette;
+  skin.in_normals = mesh.normals().data();  // normals in, nowhere to write them
+  EXPECT_FALSE(skin.run());
+  skin.in_normals = nullptr;
+  skin.joint_weights = mesh.joint_weights().first(3);  // too short
+  EXPECT_FALSE(skin.run());
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float v) { return v == 0; }))
+      << "a failed run wrote output";
+
+  // A skeleton whose joints are not in depth-first order is refused when built.
+  RawSkeleton raw;
+  raw.joints.resize(4);
+  raw.joints[0].parent = -1;
+  raw.joints[1].parent = 0;
+  raw.joints[2].parent = -1;
+  raw.joints[3].parent = 1;  // child of joint 1 after another root: sub-tree of 1 not contiguous
+  EXPECT_FALSE(Skeleton::build(raw));
+}
+
+}  // namespace
+}  // namespace ossa::test
