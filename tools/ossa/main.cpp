@@ -5,7 +5,7 @@
 #include "commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"ossa: skeletal animation toolkit (import, evaluate, inspect)"};
+  CLI::App app{"ossa: skeletal animation toolkit (import, evaluate, inspect, measure)"};
   app.require_subcommand(1);
 
   ossa::cli::InfoArgs info;
@@ -32,8 +32,20 @@ int main(int argc, char** argv) {
   eval_cmd->add_flag("--left-handed", eval.left_handed, "Convert to left-handed (z mirrored) instead");
   eval_cmd->add_flag("--json", eval.json, "Print JSON (the documented contract)");
 
+  ossa::cli::BenchArgs bench;
+  CLI::App* bench_cmd = app.add_subcommand("bench", "Measure character update, skinning and crowd throughput");
+  bench_cmd->add_option("file", bench.file, "Model file")->required();
+  bench_cmd->add_option("--clip", bench.clip, "Clip name or index (default: the first)");
+  bench_cmd->add_option("--characters", bench.characters, "Characters for the thread-scaling run")
+      ->check(CLI::Range(1, 1000000));
+  bench_cmd->add_flag("--keyed", bench.keyed, "Measure keyed clips instead of fixed-rate ones");
+  bench_cmd->add_option("--fps", bench.frame_rate, "Fixed-rate resampling rate (default: from the keys)")
+      ->check(CLI::Range(0.0, 10000.0));
+  bench_cmd->add_flag("--json", bench.json, "Print one JSON object (the documented contract)");
+
   CLI11_PARSE(app, argc, argv);
   if (*info_cmd) return ossa::cli::run_info(info);
   if (*eval_cmd) return ossa::cli::run_eval(eval);
+  if (*bench_cmd) return ossa::cli::run_bench(bench);
   return 2;
 }

@@ -63,51 +63,96 @@ inline Columns trs_columns(const JointPose& p) {
   return m;
 }
 
-// out = a * b where b is affine (its columns 0-2 have w = 0, column 3 has w = 1).
-inline void multiply_affine(const float* a, const Columns& b, float* out) {
-  const __m128 a0 = _mm_load_ps(a), a1 = _mm_load_ps(a + 4), a2 = _mm_load_ps(a + 8), a3 = _mm_load_ps(a + 12);
+// a * b where b is affine (its columns 0-2 have w = 0, column 3 has w = 1). Two-deep madd chains: the
+// parent-to-child dependency makes this latency-bound, not throughput-bound.
+inline Columns multiply_affine(const Columns& a, const Columns& b) {
+  Columns r;
   for (int k = 0; k < 3; ++k) {
     __m128 col = b.c[k];
-    __m128 r = _mm_mul_ps(a0, OSSA_SPLAT(col, 0));
-    r = madd(a1, OSSA_SPLAT(col, 1), r);
-    r = madd(a2, OSSA_SPLAT(col, 2), r);
-    _mm_store_ps(out + 4 * k, r);
+    __m128 r01 = madd(a.c[0], OSSA_SPLAT(col, 0), _mm_mul_ps(a.c[1], OSSA_SPLAT(col, 1)));
+    r.c[k] = madd(a.c[2], OSSA_SPLAT(col, 2), r01);
   }
   __m128 col = b.c[3];
-  __m128 r = madd(a0, OSSA_SPLAT(col, 0), a3);
-  r = madd(a1, OSSA_SPLAT(col, 1), r);
-  r = madd(a2, OSSA_SPLAT(col, 2), r);
-  _mm_store_ps(out + 12, r);
+  r.c[3] = _mm_add_ps(madd(a.c[0], OSSA_SPLAT(col, 0), _mm_mul_ps(a.c[1], OSSA_SPLAT(col, 1))),
+                      madd(a.c[2], OSSA_SPLAT(col, 2), a.c[3]));
+  return r;
+}
+
+inline Columns load_columns(const float* m) {
+  return {{_mm_load_ps(m), _mm_load_ps(m + 4), _mm_load_ps(m + 8), _mm_load_ps(m + 12)}};
+}
+inline void store_columns(const Columns& c, float* m) {
+  for (int k = 0; k < 4; ++k) _mm_store_ps(m + 4 * k, c.c[k]);
+}
+
+// Columns of T * R * S for four joints at once: rotations and scales are transposed so each lane is one
+// joint (structure of arrays), the matrix entries computed lane-wise, then transposed back to columns.
+inline void trs_columns4(const JointPose* p, Columns out[4]) {
+  __m128 x = _mm_load_ps(p[0].rotation), y = _mm_load_ps(p[1].rotation), z = _mm_load_ps(p[2].rotation),
+         w = _mm_load_ps(p[3].rotation);
+  _MM_TRANSPOSE4_PS(x, y, z, w);
+  __m128 sx = _mm_load_ps(p[0].scale), sy = _mm_load_ps(p[1].scale), sz = _mm_load_ps(p[2].scale),
+         unused = _mm_load_ps(p[3].scale);
+  _MM_TRANSPOSE4_PS(sx, sy, sz, unused);
+  const __m128 one = _mm_set1_ps(1.f), zero = _mm_setzero_ps();
+  const __m128 x2 = _mm_add_ps(x, x), y2 = _mm_add_ps(y, y), z2 = _mm_add_ps(z, z);
+  const __m128 xx = _mm_mul_ps(x, x2), yy = _mm_mul_ps(y, y2), zz = _mm_mul_ps(z, z2);
+  const __m128 xy = _mm_mul_ps(x, y2), xz = _mm_mul_ps(x, z2), yz = _mm_mul_ps(y, z2);
+  const __m128 wx = _mm_mul_ps(w, x2), wy = _mm_mul_ps(w, y2), wz = _mm_mul_ps(w, z2);
+  __m128 c00 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sx);
+  __m128 c01 = _mm_mul_ps(_mm_add_ps(xy, wz), sx);
+  __m128 c02 = _mm_mul_ps(_mm_sub_ps(xz, wy), sx);
+  __m128 c03 = zero;
+  __m128 c10 = _mm_mul_ps(_mm_sub_ps(xy, wz), sy);
+  __m128 c11 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sy);
+  __m128 c12 = _mm_mul_ps(_mm_add_ps(yz, wx), sy);
+  __m128 c13 = zero;
+  __m128 c20 = _mm_mul_ps(_mm_add_ps(xz, wy), sz);
+  __m128 c21 = _mm_mul_ps(_mm_sub_ps(yz, wx), sz);
+  __m128 c22 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz);
+  __m128 c23 = zero;
+  _MM_TRANSPOSE4_PS(c00, c01, c02, c03);
+  _MM_TRANSPOSE4_PS(c10, c11, c12, c13);
+  _MM_TRANSPOSE4_PS(c20, c21, c22, c23);
+  const __m128 w_one = _mm_set_ps(1, 0, 0, 0);
+  out[0] = {{c00, c10, c20, _mm_or_ps(_mm_load_ps(p[0].translation), w_one)}};
+  out[1] = {{c01, c11, c21, _mm_or_ps(_mm_load_ps(p[1].translation), w_one)}};
+  out[2] = {{c02, c12, c22, _mm_or_ps(_mm_load_ps(p[2].translation), w_one)}};
+  out[3] = {{c03, c13, c23, _mm_or_ps(_mm_load_ps(p[3].translation), w_one)}};
+}
+
+// Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a joint
+// usually follows its parent, and reusing the registers takes the store-to-load round trip off the chain.
+inline void place(const Columns& local, int j, const int* parents, const Mat4* root, Mat4* model, Columns& last) {
+  const int p = parents[j];
+  if (p >= 0) {
+    last = multiply_affine(p == j - 1 ? last : load_columns(model[p].m), local);
+  } else if (root) {
+    last = multiply_affine(load_columns(root->m), local);
+  } else {
+    last = local;
+  }
+  store_columns(last, model[j].m);
 }
 
 void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root, Mat4* model) {
-  for (int j = begin; j < end; ++j) {
-    Columns m = trs_columns(local[j]);
-    int p = parents[j];
-    if (p >= 0) {
-      multiply_affine(model[p].m, m, model[j].m);
-    } else if (root) {
-      multiply_affine(root->m, m, model[j].m);
-    } else {
-      for (int k = 0; k < 4; ++k) _mm_store_ps(model[j].m + 4 * k, m.c[k]);
-    }
+  // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
+  Columns last = begin > 0 ? load_columns(model[begin - 1].m) : Columns{};
+  int j = begin;
+  for (; j + 4 <= end; j += 4) {
+    Columns m[4];
+    trs_columns4(local + j, m);
+    // In order: a parent inside this block is placed before its children.
+    for (int k = 0; k < 4; ++k) place(m[k], j + k, parents, root, model, last);
   }
+  for (; j < end; ++j) place(trs_columns(local[j]), j, parents, root, model, last);
 }
 
+// Model matrices and inverse binds are affine (last row 0 0 0 1), so each product column needs three madds.
 void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out) {
-  for (int k = 0; k < count; ++k) {
-    const float* a = model[remap ? remap[k] : k].m;
-    const float* b = inverse_binds[k].m;
-    const __m128 a0 = _mm_load_ps(a), a1 = _mm_load_ps(a + 4), a2 = _mm_load_ps(a + 8), a3 = _mm_load_ps(a + 12);
-    for (int c = 0; c < 4; ++c) {
-      __m128 col = _mm_load_ps(b + 4 * c);
-      __m128 r = _mm_mul_ps(a0, OSSA_SPLAT(col, 0));
-      r = madd(a1, OSSA_SPLAT(col, 1), r);
-      r = madd(a2, OSSA_SPLAT(col, 2), r);
-      r = madd(a3, OSSA_SPLAT(col, 3), r);
-      _mm_store_ps(out[k].m + 4 * c, r);
-    }
-  }
+  for (int k = 0; k < count; ++k)
+    store_columns(multiply_affine(load_columns(model[remap ? remap[k] : k].m), load_columns(inverse_binds[k].m)),
+                  out[k].m);
 }
 
 inline void store3(float* out, __m128 v) {

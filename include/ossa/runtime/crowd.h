@@ -1,0 +1,32 @@
+// ossa/runtime/crowd.h — many characters updated per frame, spread over a thread pool.
+//
+// A CharacterInstance holds one character's own state and buffers (time, sampling cache, local poses, model
+// matrices, skinning palette); the Skeleton and Clips are shared, read-only, by all of them, so threads never
+// contend. update_character() is one frame of one character: advance time (looping), SampleJob,
+// LocalToModelJob, PaletteJob (skeleton palette: palette[j] = model[j] * inverse_bind[j]).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "ossa/asset/clip.h"
+#include "ossa/runtime/thread_pool.h"
+
+namespace ossa {
+
+struct CharacterInstance {
+  void init(const Skeleton& skeleton, const Clip* clip, float time = 0);  // sizes the buffers (allocates)
+
+  const Clip* clip = nullptr;
+  float time = 0;   // seconds into the clip
+  float speed = 1;  // playback rate; negative plays backwards
+  SamplingCache cache;
+  std::vector<JointPose> locals;
+  std::vector<Mat4> model;
+  std::vector<Mat4> palette;
+};
+
+bool update_character(const Skeleton& skeleton, CharacterInstance& character, float dt);
+void update_crowd(ThreadPool& pool, const Skeleton& skeleton, std::span<CharacterInstance> characters, float dt);
+
+}  // namespace ossa

@@ -1,0 +1,258 @@
+// `ossa bench`: what one character's frame costs, stage by stage, against the tutorial-style baseline; skinning
+// cost per vertex; crowd throughput per thread count. Medians of repeated rounds (the machine is noisy).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "commands.h"
+#include "ossa/asset/character.h"
+#include "ossa/baseline/naive_animator.h"
+#include "ossa/runtime/crowd.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/simd.h"
+#include "ossa/runtime/skinning_job.h"
+
+namespace ossa::cli {
+namespace {
+using Clock = std::chrono::steady_clock;
+volatile float g_sink;  // keeps results observable
+
+// Median over `rounds` of (time of one round / ops per round), in nanoseconds.
+template <class Body>
+double median_ns(int rounds, int ops_per_round, Body&& body) {
+  std::vector<double> samples;
+  body();  // warm caches and branch predictors
+  for (int r = 0; r < rounds; ++r) {
+    auto start = Clock::now();
+    body();
+    samples.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() / ops_per_round);
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
+
+struct StageTimes {
+  double update = 0, sample = 0, model = 0, palette = 0;
+};
+
+// Forward playback at 60 Hz of `count` characters with random phases.
+StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int count) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> phase(0, clip.duration());
+  std::vector<CharacterInstance> characters(count);
+  for (auto& c : characters) c.init(asset.skeleton, &clip, phase(rng));
+  const float dt = 1.f / 60;
+  const int frames = 64, rounds = 31, ops = frames * count;
+  StageTimes t;
+  t.update = median_ns(rounds, ops, [&] {
+    for (int f = 0; f < frames; ++f)
+      for (auto& c : characters) update_character(asset.skeleton, c, dt);
+    g_sink = characters[0].palette[0].m[12];
+  });
+  t.sample = median_ns(rounds, ops, [&] {
+    for (int f = 0; f < frames; ++f)
+      for (auto& c : characters) {
+        c.time = std::fmod(c.time + dt, clip.duration() > 0 ? clip.duration() : 1.f);
+        SampleJob{&clip, c.time, &c.cache, c.locals}.run();
+      }
+    g_sink = characters[0].locals[0].rotation[0];
+  });
+  t.model = median_ns(rounds, ops, [&] {
+    for (int f = 0; f < frames; ++f)
+      for (auto& c : characters) LocalToModelJob{&asset.skeleton, c.locals, c.model}.run();
+    g_sink = characters[0].model[0].m[12];
+  });
+  t.palette = median_ns(rounds, ops, [&] {
+    for (int f = 0; f < frames; ++f)
+      for (auto& c : characters) PaletteJob{c.model, asset.skeleton.inverse_binds(), {}, c.palette, {}}.run();
+    g_sink = characters[0].palette[0].m[12];
+  });
+  return t;
+}
+
+double measure_naive(const ImportedScene& scene, int clip_index) {
+  baseline::NaiveAnimator naive(scene, clip_index);
+  const float duration = scene.clips[clip_index].duration;
+  float time = 0;
+  const int frames = 200;
+  return median_ns(11, frames, [&] {
+    for (int f = 0; f < frames; ++f) {
+      time += 1.f / 60;
+      if (time > duration) time = 0;
+      naive.update(time);
+    }
+    g_sink = naive.final_matrices()[0].m[12];
+  });
+}
+
+struct SkinTimes {
+  double pos = 0, pos_nrm = 0, pos_nrm_tan = 0;
+  int vertices = 0;
+};
+
+// All meshes skinned with 4 influences (padded with zero weights where a mesh has fewer).
+SkinTimes measure_skinning(const CharacterAsset& asset, const CharacterInstance& posed) {
+  struct Buffers {
+    std::vector<uint16_t> joints;
+    std::vector<float> weights, normals, tangents, out_p, out_n, out_t;
+    std::vector<Mat4> palette;
+  };
+  std::vector<Buffers> buffers(asset.meshes.size());
+  SkinTimes t;
+  for (size_t m = 0; m < asset.meshes.size(); ++m) {
+    const SkinnedMesh& mesh = asset.meshes[m];
+    Buffers& b = buffers[m];
+    const int n = mesh.vertex_count(), k = mesh.influences();
+    t.vertices += n;
+    b.joints.assign(static_cast<size_t>(n) * 4, 0);
+    b.weights.assign(static_cast<size_t>(n) * 4, 0.f);
+    for (int v = 0; v < n; ++v)
+      for (int i = 0; i < k; ++i) {
+        b.joints[v * 4 + i] = mesh.joint_indices()[v * k + i];
+        b.weights[v * 4 + i] = mesh.joint_weights()[v * k + i];
+      }
+    b.normals = mesh.normals().empty() ? std::vector<float>(n * 3, 0.577f)
+                                       : std::vector<float>(mesh.normals().begin(), mesh.normals().end());
+    b.tangents = mesh.tangents().empty() ? std::vector<float>(n * 4, 0.5f)
+                                         : std::vector<float>(mesh.tangents().begin(), mesh.tangents().end());
+    b.out_p.resize(n * 3);
+    b.out_n.resize(n * 3);
+    b.out_t.resize(n * 4);
+    b.palette.resize(mesh.inverse_binds().size());
+    PaletteJob{posed.model, mesh.inverse_binds(), mesh.joint_remap(), b.palette, {}}.run();
+  }
+  if (t.vertices == 0) return t;
+  auto run = [&](bool normals, bool tangents) {
+    for (size_t m = 0; m < asset.meshes.size(); ++m) {
+      const SkinnedMesh& mesh = asset.meshes[m];
+      Buffers& b = buffers[m];
+      SkinningJob job;
+      job.vertex_count = mesh.vertex_count();
+      job.influences = 4;
+      job.joint_indices = b.joints;
+      job.joint_weights = b.weights;
+      job.palette = b.palette;
+      job.in_positions = mesh.positions().data();
+      job.out_positions = b.out_p.data();
+      if (normals) job.in_normals = b.normals.data(), job.out_normals = b.out_n.data();
+      if (tangents) job.in_tangents = b.tangents.data(), job.out_tangents = b.out_t.data();
+      job.run();
+    }
+    g_sink = buffers[0].out_p[0];
+  };
+  const int repeat = std::max(1, 200000 / t.vertices);
+  auto rounds = [&](bool n, bool tg) {
+    return median_ns(21, repeat * t.vertices, [&] {
+      for (int r = 0; r < repeat; ++r) run(n, tg);
+    });
+  };
+  t.pos = rounds(false, false);
+  t.pos_nrm = rounds(true, false);
+  t.pos_nrm_tan = rounds(true, true);
+  return t;
+}
+
+// Character updates per second for `count` characters with 1..N threads.
+std::vector<std::pair<int, double>> measure_threads(const CharacterAsset& asset, const Clip& clip, int count) {
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<float> phase(0, clip.duration());
+  std::vector<CharacterInstance> characters(count);
+  for (auto& c : characters) c.init(asset.skeleton, &clip, phase(rng));
+  int hw = std::max(2u, std::thread::hardware_concurrency());
+  std::vector<std::pair<int, double>> out;
+  for (int threads = 1; threads <= hw; threads *= 2) {
+    ThreadPool pool(threads);
+    const int frames = 20;
+    double ns_per_update = median_ns(15, frames * count, [&] {
+      for (int f = 0; f < frames; ++f) update_crowd(pool, asset.skeleton, characters, 1.f / 60);
+    });
+    out.emplace_back(threads, 1e9 / ns_per_update);
+  }
+  return out;
+}
+
+double bytes_per_joint_second(const Clip& clip) {
+  double seconds = clip.duration() > 0 ? clip.duration() : 1.0;
+  return static_cast<double>(clip.memory_bytes()) / (seconds * clip.joint_count());
+}
+}  // namespace
+
+int run_bench(const BenchArgs& args) {
+  auto scene = load_model(args.file, 4, false);
+  if (!scene) return 1;
+  if (scene->clips.empty()) {
+    std::fprintf(stderr, "ossa: %s: no clips to play\n", args.file.c_str());
+    return 1;
+  }
+  int clip_index = args.clip.empty() ? 0 : find_clip_arg(*scene, args.clip);
+  if (clip_index < 0) return 1;
+  auto fixed = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, args.frame_rate});
+  auto keyed = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
+  if (!fixed || !keyed) {
+    std::fprintf(stderr, "ossa: %s\n", (!fixed ? fixed.error() : keyed.error()).c_str());
+    return 1;
+  }
+  const CharacterAsset& asset = args.keyed ? *keyed : *fixed;
+  const Clip& clip = asset.clips[clip_index];
+  const int joints = asset.skeleton.joint_count();
+  const int count = std::max(1, args.characters);
+
+  StageTimes stages = measure_update(asset, clip, 16);
+  StageTimes keyed_stages = measure_update(*keyed, keyed->clips[clip_index], 16);
+  double naive = measure_naive(*scene, clip_index);
+  CharacterInstance posed;
+  posed.init(asset.skeleton, &clip, clip.duration() * 0.3f);
+  update_character(asset.skeleton, posed, 0);
+  SkinTimes skin = measure_skinning(asset, posed);
+  auto threads = measure_threads(asset, clip, count);
+
+  nlohmann::ordered_json out;
+  out["model"] = args.file;
+  out["clip"] = clip.name();
+  out["joints"] = joints;
+  out["update_ns"] = stages.update;
+  out["sample_ns"] = stages.sample;
+  out["model_ns"] = stages.model;
+  out["palette_ns"] = stages.palette;
+  out["naive_update_ns"] = naive;
+  out["skin_ns_per_vertex"] = {{"pos", skin.pos}, {"pos_nrm", skin.pos_nrm}, {"pos_nrm_tan", skin.pos_nrm_tan}};
+  nlohmann::ordered_json per_thread = nlohmann::ordered_json::object();
+  for (auto& [n, rate] : threads) per_thread[std::to_string(n)] = rate;
+  out["threads"] = per_thread;
+  out["characters"] = count;
+  out["layout"] = args.keyed ? "keyed" : "fixed_rate";
+  out["frame_rate"] = fixed->clips[clip_index].frame_rate();
+  out["keyed_update_ns"] = keyed_stages.update;
+  out["ns_per_joint"] = stages.update / joints;
+  out["skinned_vertices"] = skin.vertices;
+  out["bytes_per_joint_second"] = {{"fixed_rate", bytes_per_joint_second(fixed->clips[clip_index])},
+                                   {"keyed", bytes_per_joint_second(keyed->clips[clip_index])}};
+  out["simd"] = to_string(simd_level());
+  if (args.json) {
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+  }
+  std::printf("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(), joints,
+              to_string(simd_level()), fixed->clips[clip_index].frame_rate());
+  std::printf("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
+              stages.update, stages.update / joints);
+  std::printf("    sample %8.1f ns   local-to-model %8.1f ns   palette %8.1f ns\n", stages.sample, stages.model,
+              stages.palette);
+  std::printf("  same with keyed clips (exact keys, cached search):            %8.1f ns\n", keyed_stages.update);
+  std::printf("  naive tutorial-style update:                                  %8.1f ns  (%.1fx slower)\n", naive,
+              naive / stages.update);
+  std::printf("  skinning, 4 influences, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
+              skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);
+  std::printf("  %d characters:", count);
+  for (auto& [n, rate] : threads)
+    std::printf("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / threads[0].second);
+  std::printf("\n  memory per joint per clip-second: fixed rate %.0f bytes, keyed %.0f bytes\n",
+              bytes_per_joint_second(fixed->clips[clip_index]), bytes_per_joint_second(keyed->clips[clip_index]));
+  return 0;
+}
+
+}  // namespace ossa::cli
