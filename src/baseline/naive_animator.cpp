@@ -26,18 +26,21 @@ void NaiveAnimator::update(float time) {
   std::map<std::string, const RawTrack*> channels;
   for (size_t i = 0; i < clip_->tracks.size(); ++i) channels[track_names_[i]] = &clip_->tracks[i];
 
-  auto interpolate_vec3 = [](const std::vector<float>& times, const std::vector<Vec3>& values, float t, Vec3 dflt) {
+  auto interpolate_vec3 = [](const std::vector<float>& times, const std::vector<Vec3>& values, float t,
+                             Vec3 dflt) {
     if (values.empty()) return dflt;
     if (values.size() == 1 || t <= times.front()) return values.front();
     for (size_t k = 0; k + 1 < times.size(); ++k)  // linear search from the start
       if (t < times[k + 1]) return lerp(values[k], values[k + 1], (t - times[k]) / (times[k + 1] - times[k]));
     return values.back();
   };
-  auto interpolate_quat = [](const std::vector<float>& times, const std::vector<Quat>& values, float t, Quat dflt) {
+  auto interpolate_quat = [](const std::vector<float>& times, const std::vector<Quat>& values, float t,
+                             Quat dflt) {
     if (values.empty()) return dflt;
     if (values.size() == 1 || t <= times.front()) return values.front();
     for (size_t k = 0; k + 1 < times.size(); ++k)
-      if (t < times[k + 1]) return slerp(values[k], values[k + 1], (t - times[k]) / (times[k + 1] - times[k]));
+      if (t < times[k + 1])
+        return slerp(values[k], values[k + 1], (t - times[k]) / (times[k + 1] - times[k]));
     return values.back();
   };
 
@@ -47,7 +50,8 @@ void NaiveAnimator::update(float time) {
     auto it = channels.find(n.name);
     if (it != channels.end()) {
       const RawTrack* tr = it->second;
-      Mat4 t = translation_matrix(interpolate_vec3(tr->translation_times, tr->translations, time, n.rest.translation));
+      Mat4 t = translation_matrix(
+          interpolate_vec3(tr->translation_times, tr->translations, time, n.rest.translation));
       Mat4 r = rotation_matrix(interpolate_quat(tr->rotation_times, tr->rotations, time, n.rest.rotation));
       Mat4 s = scale_matrix(interpolate_vec3(tr->scale_times, tr->scales, time, n.rest.scale));
       local = t * r * s;

@@ -62,7 +62,8 @@ void ThreadPool::worker_loop() {
   for (;;) {
     // Spin for a short while (about 50 us) before sleeping: frame-driven work arrives again soon.
     auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < spin_until)
+    while (generation_.load(std::memory_order_acquire) == seen &&
+           std::chrono::steady_clock::now() < spin_until)
       OSSA_PAUSE();
     {
       std::unique_lock<std::mutex> lock(mutex_);

@@ -1,5 +1,6 @@
-// `ossa bench`: what one character's frame costs, stage by stage, against the tutorial-style baseline; skinning
-// cost per vertex; crowd throughput per thread count. Medians of repeated rounds (the machine is noisy).
+// `ossa bench`: what one character's frame costs, stage by stage, against the tutorial-style baseline;
+// skinning cost per vertex; crowd throughput per thread count. Medians of repeated rounds (the machine is
+// noisy).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -157,7 +158,8 @@ SkinTimes measure_skinning(const CharacterAsset& asset, const CharacterInstance&
 }
 
 // Character updates per second for `count` characters with 1..N threads.
-std::vector<std::pair<int, double>> measure_threads(const CharacterAsset& asset, const Clip& clip, int count) {
+std::vector<std::pair<int, double>> measure_threads(const CharacterAsset& asset, const Clip& clip,
+                                                    int count) {
   std::mt19937 rng(2);
   std::uniform_real_distribution<float> phase(0, clip.duration());
   std::vector<CharacterInstance> characters(count);
@@ -219,7 +221,8 @@ int run_bench(const BenchArgs& args) {
   out["model_ns"] = stages.model;
   out["palette_ns"] = stages.palette;
   out["naive_update_ns"] = naive;
-  out["skin_ns_per_vertex"] = {{"pos", skin.pos}, {"pos_nrm", skin.pos_nrm}, {"pos_nrm_tan", skin.pos_nrm_tan}};
+  out["skin_ns_per_vertex"] = {
+      {"pos", skin.pos}, {"pos_nrm", skin.pos_nrm}, {"pos_nrm_tan", skin.pos_nrm_tan}};
   nlohmann::ordered_json per_thread = nlohmann::ordered_json::object();
   for (auto& [n, rate] : threads) per_thread[std::to_string(n)] = rate;
   out["threads"] = per_thread;
@@ -236,22 +239,25 @@ int run_bench(const BenchArgs& args) {
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
-  std::printf("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(), joints,
-              to_string(simd_level()), fixed->clips[clip_index].frame_rate());
+  std::printf("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(),
+              joints, to_string(simd_level()), fixed->clips[clip_index].frame_rate());
   std::printf("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
               stages.update, stages.update / joints);
-  std::printf("    sample %8.1f ns   local-to-model %8.1f ns   palette %8.1f ns\n", stages.sample, stages.model,
-              stages.palette);
-  std::printf("  same with keyed clips (exact keys, cached search):            %8.1f ns\n", keyed_stages.update);
-  std::printf("  naive tutorial-style update:                                  %8.1f ns  (%.1fx slower)\n", naive,
-              naive / stages.update);
-  std::printf("  skinning, 4 influences, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
-              skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);
+  std::printf("    sample %8.1f ns   local-to-model %8.1f ns   palette %8.1f ns\n", stages.sample,
+              stages.model, stages.palette);
+  std::printf("  same with keyed clips (exact keys, cached search):            %8.1f ns\n",
+              keyed_stages.update);
+  std::printf("  naive tutorial-style update:                                  %8.1f ns  (%.1fx slower)\n",
+              naive, naive / stages.update);
+  std::printf(
+      "  skinning, 4 influences, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
+      skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);
   std::printf("  %d characters:", count);
   for (auto& [n, rate] : threads)
     std::printf("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / threads[0].second);
   std::printf("\n  memory per joint per clip-second: fixed rate %.0f bytes, keyed %.0f bytes\n",
-              bytes_per_joint_second(fixed->clips[clip_index]), bytes_per_joint_second(keyed->clips[clip_index]));
+              bytes_per_joint_second(fixed->clips[clip_index]),
+              bytes_per_joint_second(keyed->clips[clip_index]));
   return 0;
 }
 

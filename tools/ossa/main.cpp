@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
   eval_cmd->add_flag("--json", eval.json, "Print JSON (the documented contract)");
 
   ossa::cli::BenchArgs bench;
-  CLI::App* bench_cmd = app.add_subcommand("bench", "Measure character update, skinning and crowd throughput");
+  CLI::App* bench_cmd =
+      app.add_subcommand("bench", "Measure character update, skinning and crowd throughput");
   bench_cmd->add_option("file", bench.file, "Model file")->required();
   bench_cmd->add_option("--clip", bench.clip, "Clip name or index (default: the first)");
   bench_cmd->add_option("--characters", bench.characters, "Characters for the thread-scaling run")

@@ -1,8 +1,9 @@
-// ossa/baseline/naive_animator.h — the per-frame update as a typical tutorial writes it, kept only to be measured.
+// ossa/baseline/naive_animator.h — the per-frame update as a typical tutorial writes it, kept only to be
+// measured.
 //
 // Every frame it rebuilds a std::map from channel name to keys, walks the hierarchy with a recursive
-// std::function, searches keys linearly, looks bones up by name and composes matrices one by one. It gives the
-// same poses as the runtime jobs (it is tested to), but allocates and hashes strings per joint per frame:
+// std::function, searches keys linearly, looks bones up by name and composes matrices one by one. It gives
+// the same poses as the runtime jobs (it is tested to), but allocates and hashes strings per joint per frame:
 // `ossa bench` reports it as `naive_update_ns` to show what the job design buys. Do not use it in a game.
 #pragma once
 

@@ -27,6 +27,7 @@ struct CharacterInstance {
 };
 
 bool update_character(const Skeleton& skeleton, CharacterInstance& character, float dt);
-void update_crowd(ThreadPool& pool, const Skeleton& skeleton, std::span<CharacterInstance> characters, float dt);
+void update_crowd(ThreadPool& pool, const Skeleton& skeleton, std::span<CharacterInstance> characters,
+                  float dt);
 
 }  // namespace ossa

@@ -1,9 +1,10 @@
 // ossa/runtime/thread_pool.h — a small fork-join pool for spreading characters over cores.
 //
-//   ossa::ThreadPool pool;                                   // one thread per core (the caller counts as one)
-//   pool.parallel_for(count, [&](int begin, int end) { ... });  // blocks until every index ran once
+//   ossa::ThreadPool pool;                                   // one thread per core (the caller counts as
+//   one) pool.parallel_for(count, [&](int begin, int end) { ... });  // blocks until every index ran once
 // Work is handed out in chunks from an atomic counter; the calling thread works too. Workers spin briefly
-// before sleeping, so a pool driven every frame wakes without a system call. parallel_for() does not allocate.
+// before sleeping, so a pool driven every frame wakes without a system call. parallel_for() does not
+// allocate.
 #pragma once
 
 #include <atomic>
@@ -25,7 +26,8 @@ class ThreadPool {
 
   template <class Fn>
   void parallel_for(int count, int chunk, Fn&& fn) {
-    run(count, chunk, [](void* ctx, int begin, int end) { (*static_cast<Fn*>(ctx))(begin, end); }, &fn);
+    run(
+        count, chunk, [](void* ctx, int begin, int end) { (*static_cast<Fn*>(ctx))(begin, end); }, &fn);
   }
   template <class Fn>
   void parallel_for(int count, Fn&& fn) {

@@ -216,13 +216,75 @@ void skin_loop(const SkinningJob& job) {
   }
 }
 
+#ifdef __AVX2__
+// AVX2: the blend works on column pairs (c0|c1, c2|c3) in 256-bit registers, halving its multiply-adds;
+// the transform then sums the two halves.
+template <int K, bool kNormals, bool kTangents>
+void skin_loop_avx2(const SkinningJob& job) {
+  const uint16_t* indices = job.joint_indices.data();
+  const float* weights = job.joint_weights.data();
+  const Mat4* palette = job.palette.data();
+  const char* in_p = reinterpret_cast<const char*>(job.in_positions);
+  const char* in_n = reinterpret_cast<const char*>(job.in_normals);
+  const char* in_t = reinterpret_cast<const char*>(job.in_tangents);
+  char* out_p = reinterpret_cast<char*>(job.out_positions);
+  char* out_n = reinterpret_cast<char*>(job.out_normals);
+  char* out_t = reinterpret_cast<char*>(job.out_tangents);
+  for (int v = 0; v < job.vertex_count; ++v, indices += K, weights += K) {
+    const float* m0 = palette[indices[0]].m;
+    __m256 w = _mm256_broadcast_ss(weights);
+    __m256 c01 = _mm256_mul_ps(_mm256_load_ps(m0), w);
+    __m256 c23 = _mm256_mul_ps(_mm256_load_ps(m0 + 8), w);
+    for (int i = 1; i < K; ++i) {
+      const float* m = palette[indices[i]].m;
+      w = _mm256_broadcast_ss(weights + i);
+      c01 = _mm256_fmadd_ps(_mm256_load_ps(m), w, c01);
+      c23 = _mm256_fmadd_ps(_mm256_load_ps(m + 8), w, c23);
+    }
+    const float* p = reinterpret_cast<const float*>(in_p);
+    // (c0 * x | c1 * y) + (c2 * z | c3 * 1), then low + high.
+    __m256 xy = _mm256_set_m128(_mm_broadcast_ss(p + 1), _mm_broadcast_ss(p));
+    __m256 z1 = _mm256_set_m128(_mm_set1_ps(1.f), _mm_broadcast_ss(p + 2));
+    __m256 sum = _mm256_fmadd_ps(c01, xy, _mm256_mul_ps(c23, z1));
+    __m128 r = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+    if constexpr (kNormals) {
+      const float* n = reinterpret_cast<const float*>(in_n);
+      __m256 nxy = _mm256_set_m128(_mm_broadcast_ss(n + 1), _mm_broadcast_ss(n));
+      __m256 nz0 = _mm256_set_m128(_mm_setzero_ps(), _mm_broadcast_ss(n + 2));
+      __m256 ns = _mm256_fmadd_ps(c01, nxy, _mm256_mul_ps(c23, nz0));
+      store3(reinterpret_cast<float*>(out_n), _mm_add_ps(_mm256_castps256_ps128(ns), _mm256_extractf128_ps(ns, 1)));
+      in_n += job.in_normals_stride;
+      out_n += job.out_normals_stride;
+    }
+    if constexpr (kTangents) {
+      const float* t = reinterpret_cast<const float*>(in_t);
+      const float sign = t[3];
+      __m256 txy = _mm256_set_m128(_mm_broadcast_ss(t + 1), _mm_broadcast_ss(t));
+      __m256 tz0 = _mm256_set_m128(_mm_setzero_ps(), _mm_broadcast_ss(t + 2));
+      __m256 ts = _mm256_fmadd_ps(c01, txy, _mm256_mul_ps(c23, tz0));
+      float* ot = reinterpret_cast<float*>(out_t);
+      store3(ot, _mm_add_ps(_mm256_castps256_ps128(ts), _mm256_extractf128_ps(ts, 1)));
+      ot[3] = sign;
+      in_t += job.in_tangents_stride;
+      out_t += job.out_tangents_stride;
+    }
+    store3(reinterpret_cast<float*>(out_p), r);
+    in_p += job.in_positions_stride;
+    out_p += job.out_positions_stride;
+  }
+}
+#define OSSA_SKIN_LOOP skin_loop_avx2
+#else
+#define OSSA_SKIN_LOOP skin_loop
+#endif
+
 template <int K>
 void skin_k(const SkinningJob& job) {
   const bool n = job.in_normals != nullptr, t = job.in_tangents != nullptr;
-  if (n && t) return skin_loop<K, true, true>(job);
-  if (n) return skin_loop<K, true, false>(job);
-  if (t) return skin_loop<K, false, true>(job);
-  skin_loop<K, false, false>(job);
+  if (n && t) return OSSA_SKIN_LOOP<K, true, true>(job);
+  if (n) return OSSA_SKIN_LOOP<K, true, false>(job);
+  if (t) return OSSA_SKIN_LOOP<K, false, true>(job);
+  OSSA_SKIN_LOOP<K, false, false>(job);
 }
 
 void skin(const SkinningJob& job) {
@@ -235,6 +297,7 @@ void skin(const SkinningJob& job) {
 }
 
 #undef OSSA_SPLAT
+#undef OSSA_SKIN_LOOP
 }  // namespace
 }  // namespace OSSA_KERNEL_NS
 

@@ -1,0 +1,178 @@
+// Google Benchmark targets for the runtime stages, the whole character update, skinning, and the naive
+// tutorial-style update they replace. Model: $OSSA_BENCH_MODEL (clip $OSSA_BENCH_CLIP, an index), else the
+// bundled sample. `ossa bench` measures the same things with its own harness and a JSON contract.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <memory>
+#include <random>
+
+#include "ossa/asset/character.h"
+#include "ossa/baseline/naive_animator.h"
+#include "ossa/import/import.h"
+#include "ossa/runtime/crowd.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/skinning_job.h"
+
+namespace {
+struct Fixture {
+  ossa::ImportedScene scene;
+  std::unique_ptr<ossa::CharacterAsset> fixed, keyed;
+  int clip = 0;
+};
+
+const Fixture* fixture() {
+  static std::unique_ptr<Fixture> f = [] {
+    const char* env = std::getenv("OSSA_BENCH_MODEL");
+    const char* clip = std::getenv("OSSA_BENCH_CLIP");
+    auto scene = ossa::import_file(env ? env : OSSA_SAMPLE_DIR "/ossa_sample.fbx");
+    if (!scene || scene->clips.empty()) return std::unique_ptr<Fixture>();
+    auto out = std::make_unique<Fixture>();
+    out->scene = std::move(scene).value();
+    out->clip = clip ? std::atoi(clip) : 0;
+    if (out->clip < 0 || out->clip >= static_cast<int>(out->scene.clips.size())) out->clip = 0;
+    auto fixed = ossa::CharacterAsset::build(out->scene, {ossa::Clip::Layout::kFixedRate, 0});
+    auto keyed = ossa::CharacterAsset::build(out->scene, {ossa::Clip::Layout::kKeyed, 0});
+    if (!fixed || !keyed) return std::unique_ptr<Fixture>();
+    out->fixed = std::make_unique<ossa::CharacterAsset>(std::move(fixed).value());
+    out->keyed = std::make_unique<ossa::CharacterAsset>(std::move(keyed).value());
+    return out;
+  }();
+  return f.get();
+}
+
+// 16 characters with random phases, advanced at 60 Hz: one iteration = one character's frame.
+struct Crowd {
+  explicit Crowd(const ossa::CharacterAsset& asset, int clip) {
+    std::mt19937 rng(1);
+    const ossa::Clip& c = asset.clips[clip];
+    std::uniform_real_distribution<float> phase(0, c.duration());
+    characters.resize(16);
+    for (auto& ch : characters) ch.init(asset.skeleton, &c, phase(rng));
+  }
+  ossa::CharacterInstance& next() { return characters[i++ & 15]; }
+  std::vector<ossa::CharacterInstance> characters;
+  unsigned i = 0;
+};
+
+void BM_Update(benchmark::State& state, bool keyed) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model (set OSSA_BENCH_MODEL)");
+  const ossa::CharacterAsset& asset = keyed ? *f->keyed : *f->fixed;
+  Crowd crowd(asset, f->clip);
+  for (auto _ : state) {
+    ossa::CharacterInstance& c = crowd.next();
+    ossa::update_character(asset.skeleton, c, 1.f / 60);
+    benchmark::DoNotOptimize(c.palette.data());
+  }
+  state.counters["joints"] = asset.skeleton.joint_count();
+}
+BENCHMARK_CAPTURE(BM_Update, fixed_rate, false);
+BENCHMARK_CAPTURE(BM_Update, keyed, true);
+
+void BM_Sample(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model");
+  Crowd crowd(*f->fixed, f->clip);
+  const ossa::Clip& clip = f->fixed->clips[f->clip];
+  for (auto _ : state) {
+    ossa::CharacterInstance& c = crowd.next();
+    c.time = c.time + 1.f / 60 > clip.duration() ? 0 : c.time + 1.f / 60;
+    ossa::SampleJob{&clip, c.time, &c.cache, c.locals}.run();
+    benchmark::DoNotOptimize(c.locals.data());
+  }
+}
+BENCHMARK(BM_Sample);
+
+void BM_LocalToModel(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model");
+  Crowd crowd(*f->fixed, f->clip);
+  for (auto _ : state) {
+    ossa::CharacterInstance& c = crowd.next();
+    ossa::LocalToModelJob{&f->fixed->skeleton, c.locals, c.model}.run();
+    benchmark::DoNotOptimize(c.model.data());
+  }
+}
+BENCHMARK(BM_LocalToModel);
+
+void BM_Palette(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model");
+  Crowd crowd(*f->fixed, f->clip);
+  for (auto _ : state) {
+    ossa::CharacterInstance& c = crowd.next();
+    ossa::PaletteJob{c.model, f->fixed->skeleton.inverse_binds(), {}, c.palette, {}}.run();
+    benchmark::DoNotOptimize(c.palette.data());
+  }
+}
+BENCHMARK(BM_Palette);
+
+void BM_NaiveUpdate(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model");
+  ossa::baseline::NaiveAnimator naive(f->scene, f->clip);
+  float t = 0, duration = f->scene.clips[f->clip].duration;
+  for (auto _ : state) {
+    t = t + 1.f / 60 > duration ? 0 : t + 1.f / 60;
+    naive.update(t);
+    benchmark::DoNotOptimize(naive.final_matrices().data());
+  }
+}
+BENCHMARK(BM_NaiveUpdate);
+
+// Positions + normals of the largest mesh, 1 to 4 influences as the mesh has them.
+void BM_SkinPositionsNormals(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f || f->fixed->meshes.empty()) return state.SkipWithError("no mesh");
+  const ossa::CharacterAsset& asset = *f->fixed;
+  const ossa::SkinnedMesh* mesh = &asset.meshes[0];
+  for (const auto& m : asset.meshes)
+    if (m.vertex_count() > mesh->vertex_count()) mesh = &m;
+  ossa::CharacterInstance c;
+  c.init(asset.skeleton, &asset.clips[f->clip], 0.3f);
+  ossa::update_character(asset.skeleton, c, 0);
+  std::vector<ossa::Mat4> palette(mesh->inverse_binds().size());
+  ossa::PaletteJob{c.model, mesh->inverse_binds(), mesh->joint_remap(), palette, {}}.run();
+  std::vector<float> out_p(mesh->positions().size()), out_n(mesh->positions().size());
+  std::vector<float> normals(mesh->normals().begin(), mesh->normals().end());
+  if (normals.empty()) normals.assign(mesh->positions().size(), 0.5f);
+  ossa::SkinningJob job;
+  job.vertex_count = mesh->vertex_count();
+  job.influences = mesh->influences();
+  job.joint_indices = mesh->joint_indices();
+  job.joint_weights = mesh->joint_weights();
+  job.palette = palette;
+  job.in_positions = mesh->positions().data();
+  job.in_normals = normals.data();
+  job.out_positions = out_p.data();
+  job.out_normals = out_n.data();
+  for (auto _ : state) {
+    job.run();
+    benchmark::DoNotOptimize(out_p.data());
+  }
+  state.counters["ns/vertex"] = benchmark::Counter(static_cast<double>(state.iterations()) * job.vertex_count,
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["influences"] = job.influences;
+}
+BENCHMARK(BM_SkinPositionsNormals);
+
+void BM_Crowd1000(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model");
+  const ossa::CharacterAsset& asset = *f->fixed;
+  std::vector<ossa::CharacterInstance> characters(1000);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> phase(0, asset.clips[f->clip].duration());
+  for (auto& c : characters) c.init(asset.skeleton, &asset.clips[f->clip], phase(rng));
+  ossa::ThreadPool pool(static_cast<int>(state.range(0)));
+  for (auto _ : state) ossa::update_crowd(pool, asset.skeleton, characters, 1.f / 60);
+  state.counters["updates/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * characters.size(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Crowd1000)->Arg(1)->Arg(2)->UseRealTime();
+}  // namespace
+
+BENCHMARK_MAIN();
