@@ -59,6 +59,22 @@ std::vector<OracleCase> shared_cases() {
       if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     cases.push_back(c);
   }
+  // Blender's evaluations between keys (tests/golden/shared_between_keys, made with --snap none).
+  fs::path between = fs::path(source_dir()) / "tests/golden/shared_between_keys";
+  if (fs::is_directory(between))
+    for (const auto& entry : fs::directory_iterator(between)) {
+      std::string file = entry.path().filename().string();
+      const std::string suffix = ".blender.json";
+      if (file.size() <= suffix.size() ||
+          file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      fs::path model = fs::path(shared) / "models" / file.substr(0, file.size() - suffix.size());
+      if (!fs::exists(model)) continue;
+      OracleCase c{model.stem().string() + "_between_keys", model.string(), entry.path().string(), ""};
+      for (char& ch : c.name)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      cases.push_back(c);
+    }
   std::sort(cases.begin(), cases.end(), [](auto& a, auto& b) { return a.name < b.name; });
   return cases;
 }

@@ -101,5 +101,51 @@ TEST(SampleContent, FbxAndGlbAgree) {
   EXPECT_GT(compared, 1000);
 }
 
+// COLLADA (Blender's exporter writes only the Walk action; assimp names it "Armature_Armature") against the
+// same character's GLB: joints and skinned vertices at every frame.
+TEST(SampleContent, ColladaMatchesGlb) {
+  auto dae = import_file(sample("ossa_sample.dae"), {8, false});
+  auto glb = import_file(sample("ossa_sample.glb"), {8, false});
+  ASSERT_TRUE(dae) << dae.error();
+  ASSERT_TRUE(glb) << glb.error();
+  ASSERT_EQ(dae->clips.size(), 1u);
+  const RawClip& walk = glb->clips[glb->find_clip("Walk")];
+  const RawClip& dae_walk = dae->clips[0];
+  EXPECT_NEAR(dae_walk.duration, walk.duration, 1e-4f);
+  double worst_joint = 0, worst_vertex = 0;
+  for (float t = 0; t <= walk.duration + 1e-6f; t += 1.0f / 30) {
+    auto gm = reference::local_to_model(glb->skeleton, reference::sample_clip(glb->skeleton, walk, t));
+    auto dm = reference::local_to_model(dae->skeleton, reference::sample_clip(dae->skeleton, dae_walk, t));
+    for (size_t j = 0; j < glb->skeleton.joints.size(); ++j) {
+      int k = dae->skeleton.find(glb->skeleton.joints[j].name);
+      if (k < 0) continue;
+      worst_joint = std::max<double>(worst_joint, length(gm[j].translation() - dm[k].translation()));
+    }
+    // Vertices: pair each GLB body vertex with the nearest DAE one at bind time, compare skinned.
+    for (const RawMesh& gmesh : glb->meshes) {
+      const RawMesh* dmesh = nullptr;
+      for (const RawMesh& m : dae->meshes)
+        if (m.name == gmesh.name) dmesh = &m;
+      ASSERT_NE(dmesh, nullptr) << gmesh.name;
+      auto gs = reference::skin_mesh(gmesh, gm).positions;
+      auto ds = reference::skin_mesh(*dmesh, dm).positions;
+      for (size_t v = 0; v < gmesh.positions.size(); v += 7) {
+        size_t best = 0;
+        float best_d = 1e30f;
+        for (size_t u = 0; u < dmesh->positions.size(); ++u) {
+          float d = length(dmesh->positions[u] - gmesh.positions[v]);
+          if (d < best_d) best_d = d, best = u;
+        }
+        if (best_d > 1e-4f) continue;  // split differently at seams
+        worst_vertex = std::max<double>(worst_vertex, length(gs[v] - ds[best]));
+      }
+    }
+  }
+  std::printf("  COLLADA vs GLB, Walk: worst joint %.3g m, worst vertex %.3g m (model 2.5 m)\n", worst_joint,
+              worst_vertex);
+  EXPECT_LT(worst_joint, 1e-4);
+  EXPECT_LT(worst_vertex, 1e-3);
+}
+
 }  // namespace
 }  // namespace ossa::test

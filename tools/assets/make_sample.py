@@ -10,6 +10,7 @@ Run (Blender 3.4, e.g. Debian's `blender` package):
         assets/sample --golden-dir tests/golden
     # the COLLADA copy assets/sample/ossa_sample.dae (export into a scratch folder, copy only the .dae):
     blender -b --factory-startup --python tools/assets/make_sample.py -- /tmp/ossa_dae --collada
+    cp /tmp/ossa_dae/ossa_sample.dae assets/sample/
     # the 70-bone benchmark humanoid assets/bench/ossa_humanoid70.glb and its golden:
     blender -b --factory-startup --python tools/assets/make_sample.py -- \
         assets/bench --detailed --golden-dir tests/golden
@@ -41,10 +42,11 @@ With --golden-dir DIR, the project's oracle (<repo>/../shared/oracle/blender_eva
 DIR/ossa_sample.fbx.blender.json and DIR/ossa_sample.glb.blender.json.
 
 --collada additionally writes OUT_DIR/ossa_sample.dae with Blender's COLLADA exporter
-(bpy.ops.wm.collada_export): armature, meshes and all four actions (include_all_actions: one
-<animation_clip> per action), sampled on every frame as 4x4 matrices, Z_UP, <unit meter="1">,
-textures referenced by relative path. No golden is written for it: Blender's COLLADA importer is
-not trusted as an oracle.
+(bpy.ops.wm.collada_export): armature, meshes and the Walk action only (Blender 3.4 exports just
+the action assigned to the armature: its include_all_actions code is disabled), every joint
+sampled on every frame as a 4x4 matrix, Z_UP, <unit meter="1">, the diffuse texture referenced by
+relative path (the exporter drops the normal map). No golden is written for it: Blender's COLLADA
+importer is not trusted as an oracle. Run it into a scratch folder and keep only the .dae.
 
 --detailed builds the benchmark variant instead ("ossa_humanoid70": the same character, meshes,
 materials and 4 clips, but 70 bones, like a Mixamo/Unreal humanoid): the single index/thumb bones

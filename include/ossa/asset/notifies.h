@@ -1,0 +1,51 @@
+// ossa/asset/notifies.h — events authored at clip times ("FootL at 0.25 s", "Swing from 0.4 s for 0.2 s").
+//
+// Authored outside the model, in a sidecar JSON next to it (MODEL.notifies.json):
+//   {"clips": {"Walk": [{"name": "FootL", "time": 0.25},
+//                       {"name": "Swing", "time": 0.4, "duration": 0.2, "payload": {"sound": "whoosh"}},
+//                       {"name": "Half", "ratio": 0.5}]}}
+// `time` is seconds from the clip start, or `ratio` (0-1) of its duration; a `duration` > 0 makes a state
+// (begin/end events) instead of an instant. Clip names match exactly, or as the part after "|" when exactly
+// one clip ends that way ("Walk" finds Blender's "Armature|Walk"). Errors name the file and the entry.
+// Names are interned: `name_id` indexes NotifySet::names, so handlers are found by index, not by string.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ossa/core/result.h"
+
+namespace ossa {
+
+struct Notify {
+  int name_id = 0;
+  float time = 0;       // seconds from the clip start
+  float duration = 0;   // 0: instant; > 0: a state over [time, time + duration]
+  std::string payload;  // JSON text ("" when none)
+};
+
+// One clip's notifies, each list sorted by time.
+struct ClipNotifies {
+  std::vector<Notify> instants;
+  std::vector<Notify> states;
+};
+
+struct ClipTiming {
+  std::string name;
+  float duration = 0;
+};
+
+struct NotifySet {
+  std::vector<std::string> names;                // interned notify names
+  std::vector<ClipNotifies> clips;               // parallel to the clips given to the loader
+  int find_name(const std::string& name) const;  // -1 when absent
+};
+
+Result<NotifySet> load_notifies(const std::string& path, const std::vector<ClipTiming>& clips);
+Result<NotifySet> parse_notifies(const std::string& json_text, const std::string& source_name,
+                                 const std::vector<ClipTiming>& clips);
+
+// Clip lookup shared by the CLI and the loader: exact name, else the unique clip named "<anything>|query".
+int match_clip_name(const std::vector<std::string>& names, const std::string& query);
+
+}  // namespace ossa

@@ -1,0 +1,179 @@
+#include "ossa/runtime/playhead.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ossa {
+
+const char* to_string(EventType type) {
+  switch (type) {
+    case EventType::kInstant:
+      return "instant";
+    case EventType::kBegin:
+      return "begin";
+    case EventType::kEnd:
+      return "end";
+    case EventType::kLoop:
+      return "loop";
+    case EventType::kFinished:
+      return "finished";
+  }
+  return "?";
+}
+
+const char* to_string(LoopMode mode) {
+  switch (mode) {
+    case LoopMode::kOnce:
+      return "once";
+    case LoopMode::kRepeat:
+      return "repeat";
+    case LoopMode::kPingPong:
+      return "pingpong";
+  }
+  return "?";
+}
+
+void Playhead::start(float duration, LoopMode mode, int passes, float time, const ClipNotifies* notifies) {
+  duration_ = std::max(0.f, duration);
+  mode_ = mode;
+  passes_ = mode == LoopMode::kOnce ? 1 : std::max(0, passes);
+  notifies_ = notifies;
+  active_.assign(notifies ? notifies->states.size() : 0, 0);
+  loops_ = 0;
+  direction_ = 1;
+  finished_ = false;
+  seek(time);
+}
+
+void Playhead::seek(float time) {
+  time_ = std::clamp(static_cast<double>(time), 0.0, duration_);
+  include_start_ = true;
+  finished_ = false;
+}
+
+void Playhead::end_states(EventBuffer& out) {
+  for (size_t s = 0; s < active_.size(); ++s)
+    if (active_[s]) {
+      active_[s] = 0;
+      out.push({EventType::kEnd, static_cast<int>(s), static_cast<float>(time_), loops_});
+    }
+}
+
+void Playhead::finish(double at, EventBuffer& out) {
+  time_ = at;
+  finished_ = true;
+  end_states(out);
+  out.push({EventType::kFinished, -1, static_cast<float>(at), loops_});
+}
+
+// Emits what the playhead crosses moving from `from` to `to` within one pass (no wrap inside), in order.
+void Playhead::sweep(double from, double to, bool include_from, EventBuffer& out) {
+  if (!notifies_) return;
+  const bool forward = to >= from;
+  std::vector<PlaybackEvent>& events = out.storage();
+  const size_t first = events.size();
+  // Key for ordering within the sweep: distance travelled, then begin < instant < end at the same point.
+  auto push = [&](EventType type, int index, double at) {
+    out.push({type, index, static_cast<float>(at), loops_});
+  };
+  // Instants in the half-open span, closed at `from` when asked.
+  const auto& instants = notifies_->instants;
+  for (size_t i = 0; i < instants.size(); ++i) {
+    const double t = instants[i].time;
+    bool inside = forward ? (t > from || (include_from && t == from)) && t <= to
+                          : (t < from || (include_from && t == from)) && t >= to;
+    if (inside) push(EventType::kInstant, static_cast<int>(i), t);
+  }
+  // States: entering at the near boundary (or starting inside), leaving past the far one.
+  const auto& states = notifies_->states;
+  for (size_t s = 0; s < states.size(); ++s) {
+    const double lo = states[s].time, hi = lo + states[s].duration;
+    const double enter = forward ? lo : hi, leave = forward ? hi : lo;
+    if (include_from && !active_[s] && from >= lo && from <= hi) {
+      active_[s] = 1;
+      push(EventType::kBegin, static_cast<int>(s), from);
+    }
+    bool enters = forward ? enter > from && enter <= to : enter < from && enter >= to;
+    if (enters && !active_[s]) {
+      active_[s] = 1;
+      push(EventType::kBegin, static_cast<int>(s), enter);
+    }
+    bool leaves = forward ? leave >= from && leave < to : leave <= from && leave > to;
+    if (leaves && active_[s]) {
+      active_[s] = 0;
+      push(EventType::kEnd, static_cast<int>(s), leave);
+    }
+  }
+  // Order this sweep's events along the direction of travel (stable: notifies at one time keep file order).
+  auto rank = [](EventType t) { return t == EventType::kBegin ? 0 : t == EventType::kInstant ? 1 : 2; };
+  std::stable_sort(events.begin() + first, events.end(), [&](const PlaybackEvent& a, const PlaybackEvent& b) {
+    if (a.time != b.time) return forward ? a.time < b.time : a.time > b.time;
+    return rank(a.type) < rank(b.type);
+  });
+}
+
+void Playhead::advance(double delta, EventBuffer& out) {
+  if (finished_ || !std::isfinite(delta)) return;
+  const double d = duration_;
+  if (d <= 0) {  // a clip without length: its notifies fire once, then it is finished
+    sweep(0, 0, true, out);
+    include_start_ = false;
+    finish(0, out);
+    return;
+  }
+  // Travel direction: the sign of delta, flipped while a ping-pong runs backwards.
+  int dir = (delta < 0 ? -1 : 1) * (mode_ == LoopMode::kPingPong ? direction_ : 1);
+  double remaining = std::fabs(delta);
+  // A step of many clip lengths still crosses every pass; absurd steps are cut to a bounded number of passes
+  // (their events could not be consumed anyway) and the loop count jumps.
+  const double kMaxPasses = 100000;
+  if (remaining > kMaxPasses * d && passes_ == 0) {
+    double skipped = std::floor(remaining / d) - kMaxPasses;
+    remaining -= skipped * d;
+    loops_ += static_cast<int>(std::fmod(skipped, 1e9));
+    if (mode_ == LoopMode::kPingPong && std::fmod(skipped, 2.0) != 0) {
+      direction_ = -direction_;
+      dir = -dir;
+    }
+  }
+  for (;;) {
+    const double boundary = dir > 0 ? d : 0;
+    const double distance = std::fabs(boundary - time_);
+    if (remaining < distance) {
+      double to = time_ + dir * remaining;
+      sweep(time_, to, include_start_, out);
+      include_start_ = false;
+      time_ = to;
+      return;
+    }
+    sweep(time_, boundary, include_start_, out);
+    include_start_ = false;
+    remaining -= distance;
+    ++loops_;  // a pass is complete
+    if (passes_ > 0 && loops_ >= passes_) {
+      finish(boundary, out);
+      return;
+    }
+    out.push({EventType::kLoop, -1, static_cast<float>(boundary), loops_});
+    if (mode_ == LoopMode::kPingPong) {
+      direction_ = -direction_;
+      dir = -dir;
+      time_ = boundary;  // the end point was crossed once; the reflected pass starts past it
+    } else {
+      for (size_t s = 0; s < active_.size(); ++s)  // wrapping leaves every state (re-entered at the start)
+        if (active_[s]) {
+          active_[s] = 0;
+          out.push({EventType::kEnd, static_cast<int>(s), static_cast<float>(boundary), loops_});
+        }
+      time_ = dir > 0 ? 0 : d;
+      include_start_ = true;  // the wrap crosses the start point as well
+      if (remaining == 0) {
+        sweep(time_, time_, true, out);
+        include_start_ = false;
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace ossa
