@@ -46,6 +46,9 @@ TEST(SampleGolden, FbxMatchesBlender) {
 TEST(SampleGolden, GlbMatchesBlender) {
   check_against_golden("ossa_sample.glb", "ossa_sample.glb.blender.json");
 }
+TEST(SampleGolden, Humanoid70MatchesBlender) {
+  check_against_golden("../bench/ossa_humanoid70.glb", "ossa_humanoid70.glb.blender.json");
+}
 
 TEST(SampleContent, HasWhatTheSampleMustExercise) {
   auto scene = import_file(sample("ossa_sample.fbx"));
