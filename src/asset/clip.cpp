@@ -160,6 +160,55 @@ Result<Clip> Clip::build_keyed(const RawClip& raw, const Skeleton& skeleton) {
   return c;
 }
 
+Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rate, int joint_count,
+                               std::vector<JointPose> frames) {
+  if (joint_count <= 0 || frames.empty() || frames.size() % joint_count != 0)
+    return Result<Clip>::failure("clip '" + name + "': frames do not divide into " +
+                                 std::to_string(joint_count) + " joints");
+  if (!(frame_rate > 0) || !(duration >= 0))
+    return Result<Clip>::failure("clip '" + name + "': invalid rate or duration");
+  Clip c;
+  c.name_ = std::move(name);
+  c.duration_ = duration;
+  c.joint_count_ = joint_count;
+  c.layout_ = Layout::kFixedRate;
+  c.frame_rate_ = frame_rate;
+  c.frame_count_ = static_cast<int>(frames.size() / joint_count);
+  c.frames_ = std::move(frames);
+  return c;
+}
+
+Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> reference) {
+  if (clip.layout() != Clip::Layout::kFixedRate)
+    return Result<Clip>::failure("clip '" + clip.name() + "': additive clips are made from fixed-rate clips");
+  const int joints = clip.joint_count();
+  if (reference.size() < static_cast<size_t>(joints))
+    return Result<Clip>::failure("clip '" + clip.name() + "': the reference pose has too few joints");
+  std::vector<JointPose> frames(clip.frames().begin(), clip.frames().end());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const JointPose& ref = reference[i % joints];
+    JointPose& p = frames[i];
+    for (int k = 0; k < 3; ++k) {
+      p.translation[k] -= ref.translation[k];
+      p.scale[k] = ref.scale[k] != 0 ? p.scale[k] / ref.scale[k] : 1.f;
+    }
+    Quat q = conjugate(Quat{ref.rotation[0], ref.rotation[1], ref.rotation[2], ref.rotation[3]}) *
+             Quat{p.rotation[0], p.rotation[1], p.rotation[2], p.rotation[3]};
+    q = normalize(q);
+    if (q.w < 0) q = {-q.x, -q.y, -q.z, -q.w};  // the short way from identity
+    p.rotation[0] = q.x, p.rotation[1] = q.y, p.rotation[2] = q.z, p.rotation[3] = q.w;
+  }
+  // Rotations must stay on one hemisphere frame to frame for the sampler's nlerp.
+  for (size_t i = joints; i < frames.size(); ++i) {
+    const float* a = frames[i - joints].rotation;
+    float* b = frames[i].rotation;
+    if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0)
+      for (int k = 0; k < 4; ++k) b[k] = -b[k];
+  }
+  return Clip::from_frames(clip.name() + " (additive)", clip.duration(), clip.frame_rate(), joints,
+                           std::move(frames));
+}
+
 size_t Clip::memory_bytes() const {
   return sizeof(Clip) + frames_.size() * sizeof(JointPose) + channel_first_.size() * sizeof(uint32_t) +
          key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size();

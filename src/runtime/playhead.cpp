@@ -33,7 +33,18 @@ const char* to_string(LoopMode mode) {
   return "?";
 }
 
+void Playhead::record(double from, double to) {
+  PlayheadSegment seg{static_cast<float>(from), static_cast<float>(to), 1};
+  if (!segments_.empty() && segments_.back().from == seg.from && segments_.back().to == seg.to) {
+    ++segments_.back().count;
+  } else if (segments_.size() < segments_.capacity()) {
+    segments_.push_back(seg);
+  }  // else: more than 64 distinct stretches in one step (ping-pong over 32 clip lengths): the rest is
+     // dropped
+}
+
 void Playhead::start(float duration, LoopMode mode, int passes, float time, const ClipNotifies* notifies) {
+  segments_.reserve(64);
   duration_ = std::max(0.f, duration);
   mode_ = mode;
   passes_ = mode == LoopMode::kOnce ? 1 : std::max(0, passes);
@@ -113,6 +124,7 @@ void Playhead::sweep(double from, double to, bool include_from, EventBuffer& out
 }
 
 void Playhead::advance(double delta, EventBuffer& out) {
+  segments_.clear();
   if (finished_ || !std::isfinite(delta)) return;
   const double d = duration_;
   if (d <= 0) {  // a clip without length: its notifies fire once, then it is finished
@@ -141,11 +153,13 @@ void Playhead::advance(double delta, EventBuffer& out) {
     const double distance = std::fabs(boundary - time_);
     if (remaining < distance) {
       double to = time_ + dir * remaining;
+      record(time_, to);
       sweep(time_, to, include_start_, out);
       include_start_ = false;
       time_ = to;
       return;
     }
+    record(time_, boundary);
     sweep(time_, boundary, include_start_, out);
     include_start_ = false;
     remaining -= distance;

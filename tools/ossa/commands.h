@@ -35,6 +35,15 @@ struct BenchArgs {
 };
 int run_bench(const BenchArgs& args);
 
+struct PlayArgs {
+  std::string file, clip, notifies, loop = "repeat", dt_file;
+  int passes = 0;  // 0 = forever (repeat / pingpong)
+  double speed = 1, start = 0, dt = 1.0 / 60;
+  int steps = -1;
+  bool events_json = false;
+};
+int run_play(const PlayArgs& args);
+
 }  // namespace ossa::cli
 
 #include <cstdio>

@@ -44,9 +44,33 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 10000.0));
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object (the documented contract)");
 
+  ossa::cli::PlayArgs play;
+  CLI::App* play_cmd = app.add_subcommand("play", "Play a clip step by step and print the events it fires");
+  play_cmd->add_option("file", play.file, "Model file")->required();
+  play_cmd->add_option("--clip", play.clip, "Clip name or index")->required();
+  play_cmd->add_option("--notifies", play.notifies,
+                       "Notify sidecar JSON (default: MODEL.notifies.json if present)");
+  play_cmd->add_option("--loop", play.loop, "once | repeat | pingpong")
+      ->check(CLI::IsMember({"once", "repeat", "pingpong"}));
+  play_cmd->add_option("--passes", play.passes, "Passes before finishing (repeat/pingpong; 0 = forever)")
+      ->check(CLI::NonNegativeNumber);
+  play_cmd->add_option("--speed", play.speed, "Playback rate; negative plays backwards");
+  play_cmd->add_option("--start", play.start, "Start time in seconds");
+  auto* dt_file =
+      play_cmd->add_option("--dt-file", play.dt_file, "File with one step length (seconds) per line");
+  auto* steps = play_cmd->add_option("--steps", play.steps, "Number of steps")->check(CLI::NonNegativeNumber);
+  play_cmd->add_option("--dt", play.dt, "Step length in seconds (with --steps)");
+  dt_file->excludes(steps);
+  play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
+
   CLI11_PARSE(app, argc, argv);
+  if (*play_cmd && play.dt_file.empty() && play.steps < 0) {
+    std::fprintf(stderr, "ossa play: give --dt-file FILE or --steps N [--dt S]\n");
+    return 2;
+  }
   if (*info_cmd) return ossa::cli::run_info(info);
   if (*eval_cmd) return ossa::cli::run_eval(eval);
   if (*bench_cmd) return ossa::cli::run_bench(bench);
+  if (*play_cmd) return ossa::cli::run_play(play);
   return 2;
 }

@@ -34,6 +34,10 @@ class Clip {
   // frame_rate 0 picks the rate from the key times.
   static Result<Clip> build_fixed_rate(const RawClip& raw, const Skeleton& skeleton, float frame_rate = 0);
   static Result<Clip> build_keyed(const RawClip& raw, const Skeleton& skeleton);
+  // A fixed-rate clip from ready frames (frame-major, frame_count x joint_count; the last frame at
+  // `duration`).
+  static Result<Clip> from_frames(std::string name, float duration, float frame_rate, int joint_count,
+                                  std::vector<JointPose> frames);
 
   const std::string& name() const { return name_; }
   float duration() const { return duration_; }
@@ -66,6 +70,10 @@ class Clip {
   std::vector<float> key_times_;
   std::vector<float> key_values_;
 };
+
+// The clip as deltas from `reference` (one pose per joint, e.g. the clip's first frame or the rest pose), for
+// additive layers: translation - ref, conjugate(ref rotation) * rotation, scale / ref scale. Fixed-rate only.
+Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> reference);
 
 // Per-instance memory of where each channel's key search ended (keyed clips), so forward playback costs one
 // comparison per channel. Size it with reset(); it notices a clip change by itself.

@@ -55,6 +55,12 @@ class EventBuffer {
   size_t dropped_ = 0;
 };
 
+// One stretch of clip time swept by an advance() without wrapping; `count` identical stretches in a row.
+struct PlayheadSegment {
+  float from = 0, to = 0;
+  int count = 1;
+};
+
 class Playhead {
  public:
   // passes: how many times the clip plays (ping-pong: passes in either direction); 0 = forever. Once = 1.
@@ -69,8 +75,11 @@ class Playhead {
   bool finished() const { return finished_; }
   int direction() const { return direction_; }  // ping-pong travel direction (+1 forward, -1 back)
   LoopMode mode() const { return mode_; }
+  // The stretches the last advance() swept, in order (root motion composes its deltas from them).
+  std::span<const PlayheadSegment> segments() const { return segments_; }
 
  private:
+  void record(double from, double to);
   void sweep(double from, double to, bool include_from, EventBuffer& out);
   void finish(double at, EventBuffer& out);
 
@@ -80,6 +89,7 @@ class Playhead {
   LoopMode mode_ = LoopMode::kRepeat;
   int passes_ = 0, loops_ = 0, direction_ = 1;
   bool include_start_ = true, finished_ = false;
+  std::vector<PlayheadSegment> segments_ = std::vector<PlayheadSegment>(0);
 };
 
 }  // namespace ossa

@@ -1,0 +1,133 @@
+// ossa/runtime/animator.h — the per-character animation instance a game drives every frame.
+//
+//   ossa::Animator hero(asset, &notifies);            // asset and notifies are shared, read-only
+//   hero.play(walk);                                   // repeat forever from 0
+//   hero.on("FootL", [](const ossa::AnimEvent& e) { play_sound(e); });
+//   each frame: hero.update(dt); hero.dispatch();      // or read hero.events() yourself
+//               upload hero.palette() (or skin with it)
+//
+// A base clip plays (with crossfades to the next one, optionally time-synchronised), and up to kMaxLayers
+// layers go on top: override layers with a per-joint mask (upper body waves while the legs walk) or additive
+// layers (see make_additive_clip). Notifies of a clip fire while its weight is at or above
+// notify_weight_threshold (default 0.5); when a clip's weight drops below it, or it stops or is replaced, its
+// active states end. Root motion: with root-motion tracks given (extract_root_motion), the base clip's travel
+// is reported per update by root_delta() instead of moving the pose. Buffers are sized at construction and on
+// play(); update() does not allocate. Events carry pointers into the NotifySet, valid while it lives.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ossa/asset/character.h"
+#include "ossa/asset/notifies.h"
+#include "ossa/asset/root_motion.h"
+#include "ossa/runtime/playhead.h"
+
+namespace ossa {
+
+struct AnimEvent {
+  int clip = -1;
+  int name_id = -1;                   // index into NotifySet::names; -1 for loop/finished
+  const std::string* name = nullptr;  // the notify's name; null for loop/finished
+  EventType type = EventType::kInstant;
+  float time = 0;                        // clip time at which it fired
+  int loop = 0;                          // completed loops so far
+  const std::string* payload = nullptr;  // JSON text, empty string when none; null for loop/finished
+};
+
+class Animator {
+ public:
+  static constexpr int kMaxLayers = 4;
+
+  // `root_motion`: one track per clip of `asset` (the clips played in place), or empty for no root motion.
+  Animator(const CharacterAsset& asset, const NotifySet* notifies = nullptr,
+           std::span<const RootMotionTrack> root_motion = {});
+
+  // Base clip. passes: 0 = forever (ignored for once).
+  void play(int clip, LoopMode mode = LoopMode::kRepeat, int passes = 0, float start_time = 0);
+  // Fades from the current base clip to `clip` over `duration` seconds. With `sync`, both advance at the same
+  // normalised rate and the new clip starts at the current one's ratio (walk -> run without foot sliding).
+  void crossfade(int clip, float duration, bool sync = false, LoopMode mode = LoopMode::kRepeat,
+                 int passes = 0);
+  void stop();  // ends states; the pose goes back to rest
+  void pause() { paused_ = true; }
+  void resume() { paused_ = false; }
+  void seek(float seconds);
+  void seek_ratio(float ratio);
+  void set_speed(float speed) { speed_ = speed; }  // negative plays backwards
+  float speed() const { return speed_; }
+
+  // Layers over the base. mask: per-joint weights (size joint_count) kept by reference, or empty for all
+  // joints. Returns the layer slot, or -1 when all kMaxLayers are in use or the clip is invalid.
+  int add_layer(int clip, float weight, std::span<const float> mask = {}, bool additive = false,
+                LoopMode mode = LoopMode::kRepeat);
+  void set_layer_weight(int layer, float weight);
+  void remove_layer(int layer);
+
+  float notify_weight_threshold = 0.5f;
+
+  // Advances every playing clip by dt seconds, collects events, samples, blends, computes model space and the
+  // skinning palette. Returns false when nothing plays (the rest pose is produced).
+  bool update(float dt);
+
+  std::span<const AnimEvent> events() const { return events_; }  // this update's, in order
+  size_t events_dropped() const { return dropped_; }
+  bool on(const std::string& notify_name,
+          std::function<void(const AnimEvent&)> handler);  // false: unknown name
+  void dispatch() const;  // calls the handlers registered for this update's events
+
+  std::span<const JointPose> locals() const { return locals_; }
+  std::span<const Mat4> model() const { return model_; }
+  std::span<const Mat4> palette() const { return palette_; }  // palette[j] = model[j] * inverse_bind[j]
+  RootDelta root_delta() const { return root_delta_; }
+
+  int clip() const { return base_[current_].clip; }
+  float time() const { return base_[current_].playhead.time(); }
+  int loops() const { return base_[current_].playhead.loops(); }
+  bool finished() const { return base_[current_].playhead.finished(); }
+  bool playing() const { return base_[current_].clip >= 0 && !finished(); }
+
+ private:
+  struct Track {
+    int clip = -1;
+    Playhead playhead;
+    SamplingCache cache;
+    std::vector<JointPose> pose;
+    float weight = 0;
+    bool notify_active = false;  // weight at or above the threshold last update
+  };
+  struct Layer {
+    Track track;
+    std::span<const float> mask;
+    bool additive = false;
+    bool used = false;
+  };
+
+  void start_track(Track& t, int clip, LoopMode mode, int passes, float time);
+  void advance_track(Track& t, double delta);
+  void end_track_states(Track& t);
+  void collect(const Track& t);
+  bool sample_track(Track& t);
+
+  const CharacterAsset* asset_;
+  const NotifySet* notifies_;
+  std::span<const RootMotionTrack> root_motion_;
+  std::array<Track, 2> base_;  // current and (while fading) previous
+  int current_ = 0;
+  bool fading_ = false, sync_ = false, paused_ = false;
+  float fade_time_ = 0, fade_duration_ = 0, speed_ = 1;
+  std::array<Layer, kMaxLayers> layers_;
+  EventBuffer scratch_;
+  std::vector<AnimEvent> events_;
+  size_t dropped_ = 0;
+  std::vector<std::function<void(const AnimEvent&)>> handlers_;
+  std::vector<JointPose> locals_, blended_;
+  std::vector<float> mask_scratch_;
+  std::vector<Mat4> model_, palette_;
+  RootDelta root_delta_;
+};
+
+}  // namespace ossa

@@ -1,0 +1,276 @@
+#include "ossa/runtime/animator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ossa/runtime/blend_job.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/sample_job.h"
+
+namespace ossa {
+namespace {
+constexpr size_t kEventCapacity = 512;
+const std::string kNoPayload;
+}  // namespace
+
+Animator::Animator(const CharacterAsset& asset, const NotifySet* notifies,
+                   std::span<const RootMotionTrack> root_motion)
+    : asset_(&asset), notifies_(notifies), root_motion_(root_motion), scratch_(kEventCapacity) {
+  const size_t n = static_cast<size_t>(asset.skeleton.joint_count());
+  for (Track& t : base_) t.pose.resize(n);
+  for (Layer& l : layers_) l.track.pose.resize(n);
+  locals_.assign(asset.skeleton.rest_pose().begin(), asset.skeleton.rest_pose().end());
+  blended_.resize(n);
+  mask_scratch_.resize(2 * n);
+  model_.resize(n);
+  palette_.resize(n);
+  events_.reserve(kEventCapacity);
+  if (notifies_) handlers_.resize(notifies_->names.size());
+  if (root_motion_.size() != asset.clips.size()) root_motion_ = {};
+}
+
+void Animator::start_track(Track& t, int clip, LoopMode mode, int passes, float time) {
+  t.clip = clip;
+  const ClipNotifies* n =
+      notifies_ && clip < static_cast<int>(notifies_->clips.size()) ? &notifies_->clips[clip] : nullptr;
+  t.playhead.start(asset_->clips[clip].duration(), mode, passes, time, n);
+  t.cache.reset(&asset_->clips[clip]);
+  t.notify_active = true;
+}
+
+void Animator::end_track_states(Track& t) {
+  if (t.clip < 0) return;
+  scratch_.clear();
+  t.playhead.end_states(scratch_);
+  collect(t);
+}
+
+void Animator::play(int clip, LoopMode mode, int passes, float start_time) {
+  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return;
+  for (Track& t : base_) end_track_states(t), t.clip = -1;
+  fading_ = false;
+  current_ = 0;
+  start_track(base_[0], clip, mode, passes, start_time);
+  base_[0].weight = 1;
+}
+
+void Animator::crossfade(int clip, float duration, bool sync, LoopMode mode, int passes) {
+  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return;
+  Track& from = base_[current_];
+  if (from.clip < 0 || !(duration > 0)) return play(clip, mode, passes);
+  const int next = 1 - current_;
+  end_track_states(base_[next]);  // a fade still running: its outgoing clip is dropped
+  float start = 0;
+  const float from_duration = asset_->clips[from.clip].duration();
+  if (sync && from_duration > 0)
+    start = from.playhead.time() / from_duration * asset_->clips[clip].duration();
+  start_track(base_[next], clip, mode, passes, start);
+  base_[next].weight = 0;
+  current_ = next;
+  fading_ = true;
+  sync_ = sync;
+  fade_time_ = 0;
+  fade_duration_ = duration;
+}
+
+void Animator::stop() {
+  for (Track& t : base_) end_track_states(t), t.clip = -1;
+  for (Layer& l : layers_) end_track_states(l.track), l.used = false, l.track.clip = -1;
+  fading_ = false;
+}
+
+void Animator::seek(float seconds) {
+  Track& t = base_[current_];
+  if (t.clip < 0) return;
+  end_track_states(t);
+  t.playhead.seek(seconds);
+}
+
+void Animator::seek_ratio(float ratio) {
+  if (base_[current_].clip >= 0) seek(ratio * asset_->clips[base_[current_].clip].duration());
+}
+
+int Animator::add_layer(int clip, float weight, std::span<const float> mask, bool additive, LoopMode mode) {
+  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return -1;
+  if (!mask.empty() && mask.size() < static_cast<size_t>(asset_->skeleton.joint_count())) return -1;
+  for (int i = 0; i < kMaxLayers; ++i) {
+    Layer& l = layers_[i];
+    if (l.used) continue;
+    l.used = true;
+    l.mask = mask;
+    l.additive = additive;
+    start_track(l.track, clip, mode, 0, 0);
+    l.track.weight = weight;
+    return i;
+  }
+  return -1;
+}
+
+void Animator::set_layer_weight(int layer, float weight) {
+  if (layer >= 0 && layer < kMaxLayers && layers_[layer].used) layers_[layer].track.weight = weight;
+}
+
+void Animator::remove_layer(int layer) {
+  if (layer < 0 || layer >= kMaxLayers || !layers_[layer].used) return;
+  end_track_states(layers_[layer].track);
+  layers_[layer].used = false;
+  layers_[layer].track.clip = -1;
+}
+
+bool Animator::on(const std::string& name, std::function<void(const AnimEvent&)> handler) {
+  if (!notifies_) return false;
+  int id = notifies_->find_name(name);
+  if (id < 0) return false;
+  handlers_[id] = std::move(handler);
+  return true;
+}
+
+void Animator::dispatch() const {
+  for (const AnimEvent& e : events_)
+    if (e.name_id >= 0 && handlers_[e.name_id]) handlers_[e.name_id](e);
+}
+
+// Moves the playhead's events of this step into events_ (notify events only while the clip's weight counts).
+void Animator::collect(const Track& t) {
+  const ClipNotifies* n =
+      notifies_ && t.clip < static_cast<int>(notifies_->clips.size()) ? &notifies_->clips[t.clip] : nullptr;
+  for (const PlaybackEvent& e : scratch_.events()) {
+    AnimEvent out;
+    out.clip = t.clip;
+    out.type = e.type;
+    out.time = e.time;
+    out.loop = e.loop;
+    if (n && e.notify >= 0) {
+      const Notify& notify = e.type == EventType::kInstant ? n->instants[e.notify] : n->states[e.notify];
+      out.name_id = notify.name_id;
+      out.name = &notifies_->names[notify.name_id];
+      out.payload = &notify.payload;
+    }
+    if (events_.size() < events_.capacity())
+      events_.push_back(out);
+    else
+      ++dropped_;
+  }
+  dropped_ += scratch_.dropped();
+  scratch_.clear();
+}
+
+void Animator::advance_track(Track& t, double delta) {
+  if (t.clip < 0) return;
+  const bool counts = t.weight >= notify_weight_threshold;
+  if (!counts && t.notify_active) end_track_states(t);  // blended out: its states end now
+  t.notify_active = counts;
+  scratch_.clear();
+  t.playhead.advance(delta, scratch_);
+  if (counts) {
+    collect(t);
+  } else {
+    // Below the threshold: keep loop/finished (playback facts), drop notifies, leave no state open.
+    std::vector<PlaybackEvent>& ev = scratch_.storage();
+    ev.erase(std::remove_if(ev.begin(), ev.end(), [](const PlaybackEvent& e) { return e.notify >= 0; }),
+             ev.end());
+    collect(t);
+    t.playhead.end_states(scratch_);  // states entered unreported are left silently
+    scratch_.clear();
+  }
+}
+
+bool Animator::sample_track(Track& t) {
+  return t.clip >= 0 && SampleJob{&asset_->clips[t.clip], t.playhead.time(), &t.cache, t.pose}.run();
+}
+
+bool Animator::update(float dt) {
+  events_.clear();
+  dropped_ = 0;
+  root_delta_ = {};
+  const double step = paused_ || !std::isfinite(dt) ? 0.0 : static_cast<double>(dt) * speed_;
+  Track& cur = base_[current_];
+  Track& old = base_[1 - current_];
+
+  // Weights first (they decide whether notifies count this step).
+  if (fading_) {
+    fade_time_ += paused_ ? 0.f : std::fabs(dt);
+    float w = std::min(1.f, fade_time_ / fade_duration_);
+    cur.weight = w;
+    old.weight = 1 - w;
+  } else {
+    cur.weight = 1;
+  }
+
+  // Advance: synchronised fades move both clips by the same ratio of a blended cycle length.
+  double cur_delta = step, old_delta = step;
+  if (fading_ && sync_ && old.clip >= 0) {
+    double lc = asset_->clips[cur.clip].duration(), lo = asset_->clips[old.clip].duration();
+    double cycle = lo + (lc - lo) * cur.weight;
+    if (cycle > 0) cur_delta = step * lc / cycle, old_delta = step * lo / cycle;
+  }
+  if (fading_ && old.clip >= 0) advance_track(old, old_delta);
+  advance_track(cur, cur_delta);
+  for (Layer& l : layers_)
+    if (l.used) advance_track(l.track, step);
+
+  // Root motion of the base clips, weighted during a fade.
+  if (!root_motion_.empty()) {
+    auto travel = [&](const Track& t) {
+      RootDelta total;
+      const RootMotionTrack& track = root_motion_[t.clip];
+      for (const PlayheadSegment& s : t.playhead.segments()) {
+        RootDelta d = track.delta(s.from, s.to);
+        for (int k = 0; k < s.count; ++k) total = total.then(d);
+      }
+      return total;
+    };
+    if (cur.clip >= 0) root_delta_ = travel(cur);
+    if (fading_ && old.clip >= 0) {
+      RootDelta a = travel(old), b = root_delta_;
+      float w = cur.weight;
+      root_delta_ = {a.x + (b.x - a.x) * w, a.z + (b.z - a.z) * w, a.yaw + (b.yaw - a.yaw) * w};
+    }
+  }
+
+  if (fading_ && fade_time_ >= fade_duration_) {  // fade complete: the old clip is gone
+    end_track_states(old);
+    old.clip = -1;
+    fading_ = false;
+  }
+
+  // Sample and blend the base.
+  std::array<BlendLayer, 2> base_layers;
+  size_t base_count = 0;
+  for (Track* t : {&old, &cur})
+    if (t->clip >= 0 && (t == &cur || fading_) && sample_track(*t))
+      base_layers[base_count++] = BlendLayer{t->pose, t->weight, {}};
+  const auto rest = asset_->skeleton.rest_pose();
+  const size_t n = rest.size();
+  BlendJob{std::span(base_layers.data(), base_count), {}, rest, locals_}.run();
+
+  // Layers in order: override layers replace the pose where their mask says, additive ones add on top.
+  for (Layer& l : layers_) {
+    if (!l.used || !sample_track(l.track)) continue;
+    if (l.additive) {
+      BlendLayer add{l.track.pose, l.track.weight, l.mask};
+      BlendLayer base{locals_, 1.f, {}};
+      BlendJob{std::span(&base, 1), std::span(&add, 1), rest, blended_}.run();
+    } else {
+      // result = lerp(pose, layer, w * mask[j]): two layers with complementary per-joint weights.
+      float* keep = mask_scratch_.data();
+      float* take = mask_scratch_.data() + n;
+      for (size_t j = 0; j < n; ++j) {
+        float w = std::clamp(l.track.weight * (l.mask.empty() ? 1.f : l.mask[j]), 0.f, 1.f);
+        take[j] = w;
+        keep[j] = 1 - w;
+      }
+      std::array<BlendLayer, 2> pair = {BlendLayer{locals_, 1.f, std::span<const float>(keep, n)},
+                                        BlendLayer{l.track.pose, 1.f, std::span<const float>(take, n)}};
+      BlendJob{pair, {}, rest, blended_}.run();
+    }
+    std::copy(blended_.begin(), blended_.end(), locals_.begin());
+  }
+
+  LocalToModelJob{&asset_->skeleton, locals_, model_}.run();
+  PaletteJob{model_, asset_->skeleton.inverse_binds(), {}, palette_, {}}.run();
+  return base_count > 0;
+}
+
+}  // namespace ossa
