@@ -102,6 +102,10 @@ Result<InPlaceClip> extract_root_motion(const Clip& clip, const Skeleton& skelet
     Vec3 t = m.translation();
     out.track.frames.push_back({t.x, t.z, yaw});
   }
+  // Headings relative to frame 0: the character faces its model axes at the clip's start, so deltas taken
+  // there are in model axes (which local axis served as the heading then no longer matters).
+  const float yaw0 = out.track.frames[0].yaw;
+  for (RootDelta& f : out.track.frames) f.yaw -= yaw0;
   // In place: model' = RM(0) * RM(f)^-1 * model, expressed back in the parent's space.
   const RootDelta first = out.track.frames[0];
   for (int f = 0; f < frames; ++f) {

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "ossa/asset/character.h"
 #include "ossa/baseline/naive_animator.h"
+#include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
@@ -177,6 +178,25 @@ std::vector<std::pair<int, double>> measure_threads(const CharacterAsset& asset,
   return out;
 }
 
+// Animator updates (60 Hz): one clip, and two clips crossfading (the fade kept running).
+std::pair<double, double> measure_animator(const CharacterAsset& asset, int clip) {
+  const int other = asset.clips.size() > 1 ? (clip + 1) % static_cast<int>(asset.clips.size()) : clip;
+  Animator single(asset), blended(asset);
+  single.play(clip);
+  blended.play(other);
+  blended.crossfade(clip, 1e9f);
+  const int frames = 256;
+  double one = median_ns(31, frames, [&] {
+    for (int f = 0; f < frames; ++f) single.update(1.f / 60);
+    g_sink = single.palette()[0].m[12];
+  });
+  double two = median_ns(31, frames, [&] {
+    for (int f = 0; f < frames; ++f) blended.update(1.f / 60);
+    g_sink = blended.palette()[0].m[12];
+  });
+  return {one, two};
+}
+
 double bytes_per_joint_second(const Clip& clip) {
   double seconds = clip.duration() > 0 ? clip.duration() : 1.0;
   return static_cast<double>(clip.memory_bytes()) / (seconds * clip.joint_count());
@@ -211,6 +231,7 @@ int run_bench(const BenchArgs& args) {
   update_character(asset.skeleton, posed, 0);
   SkinTimes skin = measure_skinning(asset, posed);
   auto threads = measure_threads(asset, clip, count);
+  auto [animator_ns, blend2_ns] = measure_animator(asset, clip_index);
 
   nlohmann::ordered_json out;
   out["model"] = args.file;
@@ -234,6 +255,8 @@ int run_bench(const BenchArgs& args) {
   out["skinned_vertices"] = skin.vertices;
   out["bytes_per_joint_second"] = {{"fixed_rate", bytes_per_joint_second(fixed->clips[clip_index])},
                                    {"keyed", bytes_per_joint_second(keyed->clips[clip_index])}};
+  out["animator_update_ns"] = animator_ns;
+  out["blend2_update_ns"] = blend2_ns;
   out["simd"] = to_string(simd_level());
   if (args.json) {
     std::printf("%s\n", out.dump().c_str());
@@ -249,6 +272,8 @@ int run_bench(const BenchArgs& args) {
               keyed_stages.update);
   std::printf("  naive tutorial-style update:                                  %8.1f ns  (%.1fx slower)\n",
               naive, naive / stages.update);
+  std::printf("  Animator update: one clip %.1f ns, two clips crossfading %.1f ns (%.2fx)\n", animator_ns, blend2_ns,
+              blend2_ns / animator_ns);
   std::printf(
       "  skinning, 4 influences, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
       skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);

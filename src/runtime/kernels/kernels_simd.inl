@@ -49,35 +49,6 @@ struct Columns {
   __m128 c[4];
 };
 
-// The columns of T * R * S for one joint (w lanes: 0, 0, 0, 1).
-inline Columns trs_columns(const JointPose& p) {
-  const float x = p.rotation[0], y = p.rotation[1], z = p.rotation[2], w = p.rotation[3];
-  const float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y,
-              wz = w * z;
-  const float sx = p.scale[0], sy = p.scale[1], sz = p.scale[2];
-  Columns m;
-  m.c[0] = _mm_set_ps(0, 2 * (xz - wy) * sx, 2 * (xy + wz) * sx, (1 - 2 * (yy + zz)) * sx);
-  m.c[1] = _mm_set_ps(0, 2 * (yz + wx) * sy, (1 - 2 * (xx + zz)) * sy, 2 * (xy - wz) * sy);
-  m.c[2] = _mm_set_ps(0, (1 - 2 * (xx + yy)) * sz, 2 * (yz - wx) * sz, 2 * (xz + wy) * sz);
-  m.c[3] = _mm_set_ps(1, p.translation[2], p.translation[1], p.translation[0]);
-  return m;
-}
-
-// a * b where b is affine (its columns 0-2 have w = 0, column 3 has w = 1). Two-deep madd chains: the
-// parent-to-child dependency makes this latency-bound, not throughput-bound.
-inline Columns multiply_affine(const Columns& a, const Columns& b) {
-  Columns r;
-  for (int k = 0; k < 3; ++k) {
-    __m128 col = b.c[k];
-    __m128 r01 = madd(a.c[0], OSSA_SPLAT(col, 0), _mm_mul_ps(a.c[1], OSSA_SPLAT(col, 1)));
-    r.c[k] = madd(a.c[2], OSSA_SPLAT(col, 2), r01);
-  }
-  __m128 col = b.c[3];
-  r.c[3] = _mm_add_ps(madd(a.c[0], OSSA_SPLAT(col, 0), _mm_mul_ps(a.c[1], OSSA_SPLAT(col, 1))),
-                      madd(a.c[2], OSSA_SPLAT(col, 2), a.c[3]));
-  return r;
-}
-
 inline Columns load_columns(const float* m) {
   return {{_mm_load_ps(m), _mm_load_ps(m + 4), _mm_load_ps(m + 8), _mm_load_ps(m + 12)}};
 }
@@ -85,52 +56,70 @@ inline void store_columns(const Columns& c, float* m) {
   for (int k = 0; k < 4; ++k) _mm_store_ps(m + 4 * k, c.c[k]);
 }
 
-// Columns of T * R * S for four joints at once: rotations and scales are transposed so each lane is one
-// joint (structure of arrays), the matrix entries computed lane-wise, then transposed back to columns.
-inline void trs_columns4(const JointPose* p, Columns out[4]) {
+// Broadcast of one float from memory: a plain load with AVX (vbroadcastss), load + shuffle with SSE2.
+inline __m128 broadcast(const float* p) {
+#ifdef __AVX__
+  return _mm_broadcast_ss(p);
+#else
+  return _mm_load1_ps(p);
+#endif
+}
+
+// Rotation * scale entries of T * R * S for four joints at once, structure of arrays: rs[e][k] is entry e
+// (column-major 3x3: m00 m10 m20 m01 m11 m21 m02 m12 m22) of joint k. Computing four joints per instruction
+// and then broadcasting entries from memory keeps the shuffle port free for the products below.
+inline void rotation_scale4(const JointPose* p, float rs[9][4]) {
   __m128 x = _mm_load_ps(p[0].rotation), y = _mm_load_ps(p[1].rotation), z = _mm_load_ps(p[2].rotation),
          w = _mm_load_ps(p[3].rotation);
   _MM_TRANSPOSE4_PS(x, y, z, w);
   __m128 sx = _mm_load_ps(p[0].scale), sy = _mm_load_ps(p[1].scale), sz = _mm_load_ps(p[2].scale),
          unused = _mm_load_ps(p[3].scale);
   _MM_TRANSPOSE4_PS(sx, sy, sz, unused);
-  const __m128 one = _mm_set1_ps(1.f), zero = _mm_setzero_ps();
+  const __m128 one = _mm_set1_ps(1.f);
   const __m128 x2 = _mm_add_ps(x, x), y2 = _mm_add_ps(y, y), z2 = _mm_add_ps(z, z);
   const __m128 xx = _mm_mul_ps(x, x2), yy = _mm_mul_ps(y, y2), zz = _mm_mul_ps(z, z2);
   const __m128 xy = _mm_mul_ps(x, y2), xz = _mm_mul_ps(x, z2), yz = _mm_mul_ps(y, z2);
   const __m128 wx = _mm_mul_ps(w, x2), wy = _mm_mul_ps(w, y2), wz = _mm_mul_ps(w, z2);
-  __m128 c00 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sx);
-  __m128 c01 = _mm_mul_ps(_mm_add_ps(xy, wz), sx);
-  __m128 c02 = _mm_mul_ps(_mm_sub_ps(xz, wy), sx);
-  __m128 c03 = zero;
-  __m128 c10 = _mm_mul_ps(_mm_sub_ps(xy, wz), sy);
-  __m128 c11 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sy);
-  __m128 c12 = _mm_mul_ps(_mm_add_ps(yz, wx), sy);
-  __m128 c13 = zero;
-  __m128 c20 = _mm_mul_ps(_mm_add_ps(xz, wy), sz);
-  __m128 c21 = _mm_mul_ps(_mm_sub_ps(yz, wx), sz);
-  __m128 c22 = _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz);
-  __m128 c23 = zero;
-  _MM_TRANSPOSE4_PS(c00, c01, c02, c03);
-  _MM_TRANSPOSE4_PS(c10, c11, c12, c13);
-  _MM_TRANSPOSE4_PS(c20, c21, c22, c23);
-  const __m128 w_one = _mm_set_ps(1, 0, 0, 0);
-  out[0] = {{c00, c10, c20, _mm_or_ps(_mm_load_ps(p[0].translation), w_one)}};
-  out[1] = {{c01, c11, c21, _mm_or_ps(_mm_load_ps(p[1].translation), w_one)}};
-  out[2] = {{c02, c12, c22, _mm_or_ps(_mm_load_ps(p[2].translation), w_one)}};
-  out[3] = {{c03, c13, c23, _mm_or_ps(_mm_load_ps(p[3].translation), w_one)}};
+  _mm_store_ps(rs[0], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sx));
+  _mm_store_ps(rs[1], _mm_mul_ps(_mm_add_ps(xy, wz), sx));
+  _mm_store_ps(rs[2], _mm_mul_ps(_mm_sub_ps(xz, wy), sx));
+  _mm_store_ps(rs[3], _mm_mul_ps(_mm_sub_ps(xy, wz), sy));
+  _mm_store_ps(rs[4], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sy));
+  _mm_store_ps(rs[5], _mm_mul_ps(_mm_add_ps(yz, wx), sy));
+  _mm_store_ps(rs[6], _mm_mul_ps(_mm_add_ps(xz, wy), sz));
+  _mm_store_ps(rs[7], _mm_mul_ps(_mm_sub_ps(yz, wx), sz));
+  _mm_store_ps(rs[8], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz));
+}
+
+// parent * TRS(joint k of the block): columns 0-2 from the broadcast rotation-scale entries, column 3 from
+// the broadcast translation. Two-deep multiply-add chains (the parent-to-child dependency is the latency).
+inline Columns multiply_local(const Columns& a, const float rs[9][4], int k, const float* t) {
+  Columns r;
+  for (int c = 0; c < 3; ++c) {
+    __m128 r01 = madd(a.c[0], broadcast(&rs[3 * c][k]), _mm_mul_ps(a.c[1], broadcast(&rs[3 * c + 1][k])));
+    r.c[c] = madd(a.c[2], broadcast(&rs[3 * c + 2][k]), r01);
+  }
+  r.c[3] = _mm_add_ps(madd(a.c[0], broadcast(t), _mm_mul_ps(a.c[1], broadcast(t + 1))),
+                      madd(a.c[2], broadcast(t + 2), a.c[3]));
+  return r;
+}
+
+inline Columns local_columns(const float rs[9][4], int k, const float* t) {
+  return {{_mm_set_ps(0, rs[2][k], rs[1][k], rs[0][k]), _mm_set_ps(0, rs[5][k], rs[4][k], rs[3][k]),
+           _mm_set_ps(0, rs[8][k], rs[7][k], rs[6][k]), _mm_set_ps(1, t[2], t[1], t[0])}};
 }
 
 // Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a joint
 // usually follows its parent, and reusing the registers takes the store-to-load round trip off the chain.
-inline void place(const Columns& local, int j, const int* parents, const Mat4* root, Mat4* model, Columns& last) {
+inline void place(const float rs[9][4], int k, const JointPose& local, int j, const int* parents, const Mat4* root,
+                  Mat4* model, Columns& last) {
   const int p = parents[j];
   if (p >= 0) {
-    last = multiply_affine(p == j - 1 ? last : load_columns(model[p].m), local);
+    last = multiply_local(p == j - 1 ? last : load_columns(model[p].m), rs, k, local.translation);
   } else if (root) {
-    last = multiply_affine(load_columns(root->m), local);
+    last = multiply_local(load_columns(root->m), rs, k, local.translation);
   } else {
-    last = local;
+    last = local_columns(rs, k, local.translation);
   }
   store_columns(last, model[j].m);
 }
@@ -138,21 +127,34 @@ inline void place(const Columns& local, int j, const int* parents, const Mat4* r
 void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root, Mat4* model) {
   // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
   Columns last = begin > 0 ? load_columns(model[begin - 1].m) : Columns{};
+  alignas(16) float rs[9][4];
   int j = begin;
   for (; j + 4 <= end; j += 4) {
-    Columns m[4];
-    trs_columns4(local + j, m);
+    rotation_scale4(local + j, rs);
     // In order: a parent inside this block is placed before its children.
-    for (int k = 0; k < 4; ++k) place(m[k], j + k, parents, root, model, last);
+    for (int k = 0; k < 4; ++k) place(rs, k, local[j + k], j + k, parents, root, model, last);
   }
-  for (; j < end; ++j) place(trs_columns(local[j]), j, parents, root, model, last);
+  if (j < end) {  // the last 1-3 joints: pad the block with copies of the last joint
+    JointPose tail[4];
+    for (int k = 0; k < 4; ++k) tail[k] = local[std::min(j + k, end - 1)];
+    rotation_scale4(tail, rs);
+    for (int k = 0; j + k < end; ++k) place(rs, k, local[j + k], j + k, parents, root, model, last);
+  }
 }
 
-// Model matrices and inverse binds are affine (last row 0 0 0 1), so each product column needs three madds.
+// Model matrices and inverse binds are affine (last row 0 0 0 1): each product column is three multiply-adds
+// of the model's columns by broadcast inverse-bind entries.
 void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out) {
-  for (int k = 0; k < count; ++k)
-    store_columns(multiply_affine(load_columns(model[remap ? remap[k] : k].m), load_columns(inverse_binds[k].m)),
-                  out[k].m);
+  for (int k = 0; k < count; ++k) {
+    const Columns a = load_columns(model[remap ? remap[k] : k].m);
+    const float* b = inverse_binds[k].m;
+    for (int c = 0; c < 4; ++c) {
+      __m128 r = madd(a.c[0], broadcast(b + 4 * c), _mm_mul_ps(a.c[1], broadcast(b + 4 * c + 1)));
+      r = madd(a.c[2], broadcast(b + 4 * c + 2), r);
+      if (c == 3) r = _mm_add_ps(r, a.c[3]);
+      _mm_store_ps(out[k].m + 4 * c, r);
+    }
+  }
 }
 
 inline void store3(float* out, __m128 v) {

@@ -1,0 +1,234 @@
+// The Animator on hand-made clips whose blended poses can be computed by hand: crossfade, time-synced
+// crossfade, masked override layer, additive layer, root motion across wraps and in reverse, notify threshold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "oracle_compare.h"
+#include "ossa/import/import.h"
+#include "ossa/runtime/animator.h"
+
+namespace ossa {
+namespace {
+constexpr float kPi = 3.14159265358979f;
+
+void expect_near(Vec3 a, Vec3 b, float tol = 1e-5f) {
+  EXPECT_NEAR(a.x, b.x, tol);
+  EXPECT_NEAR(a.y, b.y, tol);
+  EXPECT_NEAR(a.z, b.z, tol);
+}
+
+JointPose pose(Vec3 t, Quat r = {}) {
+  Transform tr;
+  tr.translation = t;
+  tr.rotation = r;
+  return to_joint_pose(tr);
+}
+
+// root -> spine -> arm, each 1 m above its parent at rest.
+CharacterAsset make_character() {
+  RawSkeleton raw;
+  raw.joints.resize(3);
+  const char* names[] = {"root", "spine", "arm"};
+  for (int j = 0; j < 3; ++j) {
+    raw.joints[j].name = names[j];
+    raw.joints[j].parent = j - 1;
+    raw.joints[j].rest.translation = j == 0 ? Vec3{} : Vec3{0, 1, 0};
+  }
+  return CharacterAsset{std::move(Skeleton::build(raw)).value(), {}, {}};
+}
+
+// A clip of `frames` frames at 10 fps whose joint poses come from f(frame, joint).
+template <class F>
+Clip make_clip(const char* name, int frames, F&& f) {
+  std::vector<JointPose> data;
+  for (int i = 0; i < frames; ++i)
+    for (int j = 0; j < 3; ++j) data.push_back(f(i, j));
+  return std::move(Clip::from_frames(name, (frames - 1) / 10.f, 10.f, 3, std::move(data))).value();
+}
+
+TEST(Animator, CrossfadeBlendsLinearlyOverItsDuration) {
+  CharacterAsset c = make_character();
+  c.clips.push_back(make_clip("A", 11, [](int, int j) { return pose(j == 2 ? Vec3{1, 0, 0} : Vec3{0, 1, 0}); }));
+  c.clips.push_back(make_clip("B", 11, [](int, int j) { return pose(j == 2 ? Vec3{0, 0, 1} : Vec3{0, 1, 0}); }));
+  Animator a(c);
+  a.play(0);
+  a.update(0.1f);
+  a.crossfade(1, 0.4f);
+  a.update(0.1f);  // weight of B: 0.25
+  const float* t = a.locals()[2].translation;
+  EXPECT_NEAR(t[0], 0.75f, 1e-6f);
+  EXPECT_NEAR(t[2], 0.25f, 1e-6f);
+  expect_near(a.model()[2].translation(), {0.75f, 2, 0.25f});  // root at 1 m, spine at 2 m
+  a.update(0.3f);  // fade complete
+  expect_near(a.model()[2].translation(), {0, 2, 1});
+  EXPECT_EQ(a.clip(), 1);
+}
+
+TEST(Animator, SyncedCrossfadeKeepsBothClipsInPhase) {
+  CharacterAsset c = make_character();
+  c.clips.push_back(make_clip("Walk", 11, [](int, int) { return pose({0, 1, 0}); }));  // 1 s
+  c.clips.push_back(make_clip("Run", 6, [](int, int) { return pose({0, 1, 0}); }));   // 0.5 s
+  Animator a(c);
+  a.play(0, LoopMode::kRepeat, 0, 0.4f);
+  a.crossfade(1, 1.0f, /*sync=*/true);
+  EXPECT_NEAR(a.time(), 0.2f, 1e-6f);  // Run starts at Walk's ratio (0.4)
+  for (int i = 0; i < 3; ++i) a.update(0.1f);
+  // Both move by 0.1 s of a cycle whose length blends from 1 s to 0.5 s with Run's weight (0.1, 0.2, 0.3):
+  // the ratio grows by 0.1/0.95 + 0.1/0.9 + 0.1/0.85.
+  double ratio = 0.4 + 0.1 / 0.95 + 0.1 / 0.9 + 0.1 / 0.85;
+  EXPECT_NEAR(a.time(), ratio * 0.5, 1e-5);
+}
+
+TEST(Animator, MaskedLayerOverridesOnlyItsJoints) {
+  CharacterAsset c = make_character();
+  const Quat turn = quat_from_axis_angle({0, 0, 1}, kPi / 2);
+  c.clips.push_back(make_clip("Base", 11, [](int, int j) { return pose(j == 0 ? Vec3{} : Vec3{0, 1, 0}); }));
+  c.clips.push_back(make_clip("Wave", 11, [&](int, int j) { return pose(j == 0 ? Vec3{} : Vec3{0, 1, 0}, turn); }));
+  std::vector<float> arm_only = {0, 0, 1};
+  Animator a(c);
+  a.play(0);
+  int layer = a.add_layer(1, 1.f, arm_only);
+  ASSERT_GE(layer, 0);
+  a.update(0.1f);
+  // root and spine from Base; arm turned 90 deg about z: its child offset would point along -x.
+  expect_near(a.model()[1].translation(), {0, 1, 0});
+  expect_near(transform_vector(a.model()[2], {0, 1, 0}), {-1, 0, 0});
+  a.set_layer_weight(layer, 0.5f);
+  a.update(0.1f);  // halfway: 45 deg
+  expect_near(transform_vector(a.model()[2], {0, 1, 0}), {-std::sin(kPi / 4), std::cos(kPi / 4), 0});
+}
+
+TEST(Animator, AdditiveLayerAddsItsDeltaFromTheReference) {
+  CharacterAsset c = make_character();
+  // Source of the additive: frame 0 is the reference; it turns the spine 0 -> 90 deg about x over 1 s.
+  Clip nod = make_clip("Nod", 11, [](int f, int j) {
+    Quat q = j == 1 ? quat_from_axis_angle({1, 0, 0}, kPi / 2 * f / 10.f) : Quat{};
+    return pose(j == 0 ? Vec3{} : Vec3{0, 1, 0}, q);
+  });
+  std::vector<JointPose> reference(nod.frames().begin(), nod.frames().begin() + 3);
+  c.clips.push_back(make_clip("Base", 11, [](int, int j) {
+    return pose(j == 0 ? Vec3{2, 0, 0} : Vec3{0, 1, 0}, j == 1 ? quat_from_axis_angle({0, 1, 0}, kPi / 2) : Quat{});
+  }));
+  c.clips.push_back(std::move(make_additive_clip(nod, reference)).value());
+  Animator a(c);
+  a.play(0);
+  a.add_layer(1, 1.f, {}, /*additive=*/true, LoopMode::kOnce);
+  a.update(1.0f);  // additive at its end: +90 deg about the spine's local x
+  // spine rotation = base (90 about y) * delta (90 about x): maps local +y to ...
+  Quat expected = quat_from_axis_angle({0, 1, 0}, kPi / 2) * quat_from_axis_angle({1, 0, 0}, kPi / 2);
+  Vec3 arm_offset = rotate(expected, {0, 1, 0});
+  expect_near(a.model()[2].translation(), Vec3{2, 1, 0} + arm_offset);
+  expect_near(a.model()[0].translation(), {2, 0, 0});  // translation deltas are zero: base kept
+}
+
+TEST(Animator, NotifiesFireOnlyWhileTheClipWeighsEnough) {
+  CharacterAsset c = make_character();
+  c.clips.push_back(make_clip("A", 11, [](int, int) { return pose({0, 1, 0}); }));
+  c.clips.push_back(make_clip("B", 11, [](int, int) { return pose({0, 1, 0}); }));
+  auto set = parse_notifies(R"({"clips": {"A": [{"name": "TickA", "ratio": 0.9}, {"name": "HoldA", "time": 0.0, "duration": 1.0}],
+                                          "B": [{"name": "TickB", "time": 0.05}]}})",
+                            "test.notifies.json", {{"A", 1.f}, {"B", 1.f}});
+  ASSERT_TRUE(set) << set.error();
+  Animator a(c, &*set);
+  std::vector<std::string> fired;
+  a.on("TickA", [&](const AnimEvent& e) { fired.push_back("TickA@" + std::to_string(e.time)); });
+  EXPECT_FALSE(a.on("Nope", [](const AnimEvent&) {}));
+  a.play(0);
+  a.update(0.1f);
+  ASSERT_EQ(a.events().size(), 1u);
+  EXPECT_EQ(*a.events()[0].name, "HoldA");
+  EXPECT_EQ(a.events()[0].type, EventType::kBegin);
+  a.crossfade(1, 0.4f);
+  a.update(0.1f);  // A weighs 0.75: still counts; B (0.25) does not, so TickB at 0.05 is not reported
+  for (const AnimEvent& e : a.events()) EXPECT_NE(*e.name, "TickB");
+  a.update(0.2f);  // A weighs 0.25: its open state ends now, and TickA (0.9) later would not fire
+  bool hold_ended = false;
+  for (const AnimEvent& e : a.events()) hold_ended |= *e.name == "HoldA" && e.type == EventType::kEnd;
+  EXPECT_TRUE(hold_ended);
+  a.dispatch();
+  EXPECT_TRUE(fired.empty());
+}
+
+// Root motion: a clip that walks 2 m along +z while turning 90 deg, played in place; deltas summed over
+// updates equal the clip's displacement, across wraps and in reverse.
+TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
+  CharacterAsset c = make_character();
+  Clip walk = make_clip("Walk", 11, [](int f, int j) {
+    if (j != 0) return pose({0, 1, 0});
+    float s = f / 10.f;
+    return pose({0, 0, 2 * s}, quat_from_axis_angle({0, 1, 0}, kPi / 2 * s));
+  });
+  auto in_place = extract_root_motion(walk, c.skeleton, 0);
+  ASSERT_TRUE(in_place) << in_place.error();
+  const RootMotionTrack& track = in_place->track;
+  RootDelta total = track.total();
+  EXPECT_NEAR(total.z, 2.f, 1e-5f);
+  EXPECT_NEAR(total.x, 0.f, 1e-5f);
+  EXPECT_NEAR(total.yaw, kPi / 2, 1e-5f);
+  c.clips.push_back(std::move(in_place->clip));
+  // The in-place clip keeps the root where it starts.
+  for (int f = 0; f < c.clips[0].frame_count(); ++f) {
+    const JointPose& root = c.clips[0].frames()[f * 3];
+    EXPECT_NEAR(root.translation[2], 0.f, 1e-5f);
+    EXPECT_NEAR(std::fabs(root.rotation[3]), 1.f, 1e-5f);
+  }
+  std::vector<RootMotionTrack> tracks = {track};
+  Animator a(c, nullptr, tracks);
+  a.play(0);
+  std::mt19937 rng(5);
+  RootDelta sum;
+  float travelled = 0;
+  while (travelled < 2.5f - 1e-4f) {  // two and a half loops in uneven steps
+    float dt = std::min(std::uniform_real_distribution<float>(0.01f, 0.3f)(rng), 2.5f - travelled);
+    a.update(dt);
+    sum = sum.then(a.root_delta());
+    travelled += dt;
+  }
+  RootDelta expected = total.then(total).then(track.delta(0, 0.5f));
+  EXPECT_NEAR(sum.x, expected.x, 1e-4f);
+  EXPECT_NEAR(sum.z, expected.z, 1e-4f);
+  EXPECT_NEAR(sum.yaw, expected.yaw, 1e-4f);
+  // Backwards over one loop: exactly undoes one loop's motion.
+  a.play(0, LoopMode::kRepeat, 0, 0.5f);
+  a.set_speed(-1);
+  RootDelta back;
+  for (int i = 0; i < 10; ++i) {
+    a.update(0.1f);
+    back = back.then(a.root_delta());
+  }
+  // 0.5 -> 0, the wrap (no motion: clip time jumps from 0 to its end), then 1 -> 0.5.
+  RootDelta loop_back = track.delta(0.5f, 0).then(track.delta(1.f, 0.5f));
+  EXPECT_NEAR(back.x, loop_back.x, 1e-4f);
+  EXPECT_NEAR(back.z, loop_back.z, 1e-4f);
+  EXPECT_NEAR(back.yaw, -kPi / 2, 1e-4f);
+  // Forward one loop then back one loop retraces the path: no net motion.
+  a.play(0, LoopMode::kRepeat, 0, 0.3f);
+  a.set_speed(1);
+  RootDelta there_and_back;
+  for (int i = 0; i < 13; ++i) a.update(0.1f), there_and_back = there_and_back.then(a.root_delta());
+  a.set_speed(-1);
+  for (int i = 0; i < 13; ++i) a.update(0.1f), there_and_back = there_and_back.then(a.root_delta());
+  EXPECT_NEAR(there_and_back.x, 0.f, 1e-4f);
+  EXPECT_NEAR(there_and_back.z, 0.f, 1e-4f);
+  EXPECT_NEAR(there_and_back.yaw, 0.f, 1e-4f);
+}
+
+// The bundled sample's Turn clip turns its root 360 degrees: root motion sees exactly one full turn.
+TEST(Animator, SampleTurnIsOneFullTurnOfRootMotion) {
+  auto scene = import_file(test::source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(scene);
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset);
+  int turn = asset->find_clip("Armature|Turn");
+  ASSERT_GE(turn, 0);
+  auto in_place = extract_root_motion(asset->clips[turn], asset->skeleton);
+  ASSERT_TRUE(in_place) << in_place.error();
+  EXPECT_EQ(asset->skeleton.name(in_place->track.joint), "root");
+  EXPECT_NEAR(std::fabs(in_place->track.total().yaw), 2 * kPi, 0.02f);
+}
+
+}  // namespace
+}  // namespace ossa
