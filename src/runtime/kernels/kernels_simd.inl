@@ -233,12 +233,15 @@ void skin_loop_avx2(const SkinningJob& job) {
   char* out_n = reinterpret_cast<char*>(job.out_normals);
   char* out_t = reinterpret_cast<char*>(job.out_tangents);
   for (int v = 0; v < job.vertex_count; ++v, indices += K, weights += K) {
-    const float* m0 = palette[indices[0]].m;
+    // All K joint indices in one load, taken apart with shifts (keeps the load ports for the matrices).
+    uint64_t packed = 0;
+    std::memcpy(&packed, indices, sizeof(uint16_t) * K);
+    const float* m0 = palette[packed & 0xffff].m;
     __m256 w = _mm256_broadcast_ss(weights);
     __m256 c01 = _mm256_mul_ps(_mm256_load_ps(m0), w);
     __m256 c23 = _mm256_mul_ps(_mm256_load_ps(m0 + 8), w);
     for (int i = 1; i < K; ++i) {
-      const float* m = palette[indices[i]].m;
+      const float* m = palette[(packed >> (16 * i)) & 0xffff].m;
       w = _mm256_broadcast_ss(weights + i);
       c01 = _mm256_fmadd_ps(_mm256_load_ps(m), w, c01);
       c23 = _mm256_fmadd_ps(_mm256_load_ps(m + 8), w, c23);
