@@ -1,5 +1,6 @@
 // The Animator on hand-made clips whose blended poses can be computed by hand: crossfade, time-synced
-// crossfade, masked override layer, additive layer, root motion across wraps and in reverse, notify threshold.
+// crossfade, masked override layer, additive layer, root motion across wraps and in reverse, notify
+// threshold.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -51,8 +52,12 @@ Clip make_clip(const char* name, int frames, F&& f) {
 
 TEST(Animator, CrossfadeBlendsLinearlyOverItsDuration) {
   CharacterAsset c = make_character();
-  c.clips.push_back(make_clip("A", 11, [](int, int j) { return pose(j == 2 ? Vec3{1, 0, 0} : Vec3{0, 1, 0}); }));
-  c.clips.push_back(make_clip("B", 11, [](int, int j) { return pose(j == 2 ? Vec3{0, 0, 1} : Vec3{0, 1, 0}); }));
+  c.clips.push_back(make_clip("A", 11, [](int, int j) {
+    return pose(j == 2 ? Vec3{1, 0, 0} : Vec3{0, 1, 0});
+  }));
+  c.clips.push_back(make_clip("B", 11, [](int, int j) {
+    return pose(j == 2 ? Vec3{0, 0, 1} : Vec3{0, 1, 0});
+  }));
   Animator a(c);
   a.play(0);
   a.update(0.1f);
@@ -62,7 +67,7 @@ TEST(Animator, CrossfadeBlendsLinearlyOverItsDuration) {
   EXPECT_NEAR(t[0], 0.75f, 1e-6f);
   EXPECT_NEAR(t[2], 0.25f, 1e-6f);
   expect_near(a.model()[2].translation(), {0.75f, 2, 0.25f});  // root at 1 m, spine at 2 m
-  a.update(0.3f);  // fade complete
+  a.update(0.3f);                                              // fade complete
   expect_near(a.model()[2].translation(), {0, 2, 1});
   EXPECT_EQ(a.clip(), 1);
 }
@@ -70,7 +75,7 @@ TEST(Animator, CrossfadeBlendsLinearlyOverItsDuration) {
 TEST(Animator, SyncedCrossfadeKeepsBothClipsInPhase) {
   CharacterAsset c = make_character();
   c.clips.push_back(make_clip("Walk", 11, [](int, int) { return pose({0, 1, 0}); }));  // 1 s
-  c.clips.push_back(make_clip("Run", 6, [](int, int) { return pose({0, 1, 0}); }));   // 0.5 s
+  c.clips.push_back(make_clip("Run", 6, [](int, int) { return pose({0, 1, 0}); }));    // 0.5 s
   Animator a(c);
   a.play(0, LoopMode::kRepeat, 0, 0.4f);
   a.crossfade(1, 1.0f, /*sync=*/true);
@@ -86,7 +91,9 @@ TEST(Animator, MaskedLayerOverridesOnlyItsJoints) {
   CharacterAsset c = make_character();
   const Quat turn = quat_from_axis_angle({0, 0, 1}, kPi / 2);
   c.clips.push_back(make_clip("Base", 11, [](int, int j) { return pose(j == 0 ? Vec3{} : Vec3{0, 1, 0}); }));
-  c.clips.push_back(make_clip("Wave", 11, [&](int, int j) { return pose(j == 0 ? Vec3{} : Vec3{0, 1, 0}, turn); }));
+  c.clips.push_back(make_clip("Wave", 11, [&](int, int j) {
+    return pose(j == 0 ? Vec3{} : Vec3{0, 1, 0}, turn);
+  }));
   std::vector<float> arm_only = {0, 0, 1};
   Animator a(c);
   a.play(0);
@@ -110,7 +117,8 @@ TEST(Animator, AdditiveLayerAddsItsDeltaFromTheReference) {
   });
   std::vector<JointPose> reference(nod.frames().begin(), nod.frames().begin() + 3);
   c.clips.push_back(make_clip("Base", 11, [](int, int j) {
-    return pose(j == 0 ? Vec3{2, 0, 0} : Vec3{0, 1, 0}, j == 1 ? quat_from_axis_angle({0, 1, 0}, kPi / 2) : Quat{});
+    return pose(j == 0 ? Vec3{2, 0, 0} : Vec3{0, 1, 0},
+                j == 1 ? quat_from_axis_angle({0, 1, 0}, kPi / 2) : Quat{});
   }));
   c.clips.push_back(std::move(make_additive_clip(nod, reference)).value());
   Animator a(c);
@@ -128,9 +136,10 @@ TEST(Animator, NotifiesFireOnlyWhileTheClipWeighsEnough) {
   CharacterAsset c = make_character();
   c.clips.push_back(make_clip("A", 11, [](int, int) { return pose({0, 1, 0}); }));
   c.clips.push_back(make_clip("B", 11, [](int, int) { return pose({0, 1, 0}); }));
-  auto set = parse_notifies(R"({"clips": {"A": [{"name": "TickA", "ratio": 0.9}, {"name": "HoldA", "time": 0.0, "duration": 1.0}],
+  auto set = parse_notifies(
+      R"({"clips": {"A": [{"name": "TickA", "ratio": 0.9}, {"name": "HoldA", "time": 0.0, "duration": 1.0}],
                                           "B": [{"name": "TickB", "time": 0.05}]}})",
-                            "test.notifies.json", {{"A", 1.f}, {"B", 1.f}});
+      "test.notifies.json", {{"A", 1.f}, {"B", 1.f}});
   ASSERT_TRUE(set) << set.error();
   Animator a(c, &*set);
   std::vector<std::string> fired;

@@ -71,6 +71,7 @@ void Clip::resample(const RawClip& raw, const Skeleton& skeleton) {
         t.scale = reference::sample_vec3(track->scale_times, track->scales, time, t.scale);
       }
       out[j] = to_joint_pose(t);
+      flush_denormals(out[j]);
       if (f > 0) {  // keep consecutive rotations on one hemisphere, so blending needs no sign test
         const float* prev = frames_[static_cast<size_t>(f - 1) * joints + j].rotation;
         float d = prev[0] * out[j].rotation[0] + prev[1] * out[j].rotation[1] + prev[2] * out[j].rotation[2] +
@@ -120,7 +121,8 @@ Result<Clip> Clip::build_keyed(const RawClip& raw, const Skeleton& skeleton) {
   c.channel_first_.reserve(static_cast<size_t>(joints) * 3 + 1);
   auto add_key = [&](float time, float x, float y, float z, float w) {
     c.key_times_.push_back(time);
-    c.key_values_.insert(c.key_values_.end(), {x, y, z, w});
+    c.key_values_.insert(c.key_values_.end(),
+                         {flush_denormal(x), flush_denormal(y), flush_denormal(z), flush_denormal(w)});
   };
   for (int j = 0; j < joints; ++j) {
     const JointPose& rest = skeleton.rest_pose()[j];
@@ -175,6 +177,7 @@ Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rat
   c.frame_rate_ = frame_rate;
   c.frame_count_ = static_cast<int>(frames.size() / joint_count);
   c.frames_ = std::move(frames);
+  for (JointPose& p : c.frames_) flush_denormals(p);
   return c;
 }
 

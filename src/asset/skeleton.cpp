@@ -22,7 +22,9 @@ Result<Skeleton> Skeleton::build(const RawSkeleton& raw) {
     path.push_back(static_cast<int>(j));
     s.parents_.push_back(joint.parent);
     s.rest_.push_back(to_joint_pose(joint.rest));
+    flush_denormals(s.rest_.back());
     s.inverse_binds_.push_back(joint.inverse_bind);
+    flush_denormals(s.inverse_binds_.back());
     s.names_.push_back(joint.name);
   }
   return s;

@@ -30,6 +30,9 @@ Result<SkinnedMesh> SkinnedMesh::build(const RawMesh& raw, const Skeleton& skele
   m.indices_ = raw.indices;
   m.joint_remap_.assign(raw.joint_remap.begin(), raw.joint_remap.end());
   m.inverse_binds_ = raw.inverse_binds;
+  for (Mat4& ib : m.inverse_binds_) flush_denormals(ib);
+  for (auto* stream : {&m.positions_, &m.normals_, &m.tangents_, &m.uvs_})
+    for (float& v : *stream) v = flush_denormal(v);
 
   // Influences are sorted strongest first in RawMesh: keep the first (up to) 4 and renormalise.
   const int k = std::min(raw_k, 4);

@@ -41,19 +41,25 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxJoints = 65535;  // influence joint indices are 16-bit
 constexpr double kAbsurdDurationSeconds = 3600.0;
 
+// Negligible magnitudes (exporters write values like 3e-35 for zero) are flushed to 0 on the way in; see
+// flush_denormal() in ossa/runtime/pose.h for why.
+float flush(float v) {
+  return std::fabs(v) < 1e-20f ? 0.f : v;
+}
+
 // assimp stores quaternions (w, x, y, z); Ossa stores (x, y, z, w). The one place this is converted.
 Quat to_quat(const aiQuaternion& q) {
-  return {q.x, q.y, q.z, q.w};
+  return {flush(q.x), flush(q.y), flush(q.z), flush(q.w)};
 }
 Vec3 to_vec3(const aiVector3D& v) {
-  return {v.x, v.y, v.z};
+  return {flush(v.x), flush(v.y), flush(v.z)};
 }
 Mat4 to_mat4(const aiMatrix4x4& a) {  // assimp is row-major (a1..a4 = first row)
   Mat4 m;
   const float rows[4][4] = {
       {a.a1, a.a2, a.a3, a.a4}, {a.b1, a.b2, a.b3, a.b4}, {a.c1, a.c2, a.c3, a.c4}, {a.d1, a.d2, a.d3, a.d4}};
   for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) m.at(r, c) = rows[r][c];
+    for (int c = 0; c < 4; ++c) m.at(r, c) = flush(rows[r][c]);
   return m;
 }
 
@@ -369,7 +375,8 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
   }
   if (am->mTextureCoords[0]) {
     mesh.uvs.resize(nv);
-    for (unsigned v = 0; v < nv; ++v) mesh.uvs[v] = {am->mTextureCoords[0][v].x, am->mTextureCoords[0][v].y};
+    for (unsigned v = 0; v < nv; ++v)
+      mesh.uvs[v] = {flush(am->mTextureCoords[0][v].x), flush(am->mTextureCoords[0][v].y)};
   }
   // Baking a reflecting node transform or a mirrored space into positions flips the winding: flip it back.
   Vec3 c0{node_global.m[0], node_global.m[1], node_global.m[2]};

@@ -7,6 +7,7 @@
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/simd.h"
 
 namespace ossa {
 namespace {
@@ -181,6 +182,7 @@ bool Animator::sample_track(Track& t) {
 }
 
 bool Animator::update(float dt) {
+  FlushDenormalsScope flush;
   events_.clear();
   dropped_ = 0;
   root_delta_ = {};

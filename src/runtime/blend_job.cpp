@@ -1,6 +1,9 @@
 #include "ossa/runtime/blend_job.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "kernels/kernels.h"
 
 namespace ossa {
 namespace {
@@ -26,6 +29,21 @@ bool BlendJob::validate() const {
 bool BlendJob::run() const {
   if (!validate()) return false;
   const size_t n = rest_pose.size();
+  // Common cases on the SIMD kernels: one full-weight layer (a copy) and a two-clip crossfade.
+  if (additive_layers.empty() && !layers.empty() && layers.size() <= 2) {
+    bool unmasked = true;
+    for (const BlendLayer& l : layers) unmasked = unmasked && l.joint_weights.empty();
+    const float w0 = layers[0].weight, w1 = layers.size() == 2 ? layers[1].weight : 0.f;
+    if (unmasked && w0 >= 0 && w1 >= 0 && w0 + w1 >= 1) {
+      if (w1 == 0) {
+        std::copy(layers[0].pose.begin(), layers[0].pose.begin() + n, output.begin());
+      } else {
+        detail::active_kernels().blend_poses(layers[0].pose.data(), layers[1].pose.data(), w1 / (w0 + w1),
+                                             static_cast<int>(n), /*shortest=*/true, output.data());
+      }
+      return true;
+    }
+  }
   for (size_t j = 0; j < n; ++j) {
     float t[3] = {0, 0, 0}, s[3] = {0, 0, 0}, r[4] = {0, 0, 0, 0}, total = 0;
     const float* reference = nullptr;  // hemisphere of the first contributing rotation

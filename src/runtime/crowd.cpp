@@ -5,6 +5,7 @@
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/simd.h"
 
 namespace ossa {
 
@@ -19,6 +20,7 @@ void CharacterInstance::init(const Skeleton& skeleton, const Clip* c, float t) {
 
 bool update_character(const Skeleton& skeleton, CharacterInstance& c, float dt) {
   if (!c.clip) return false;
+  FlushDenormalsScope flush;
   const float duration = c.clip->duration();
   c.time += dt * c.speed;
   if (duration > 0 && (c.time > duration || c.time < 0)) c.time -= std::floor(c.time / duration) * duration;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/kernels.h"
+#include "ossa/runtime/simd.h"
 
 namespace ossa {
 
@@ -22,6 +23,7 @@ bool SkinningJob::validate() const {
 
 bool SkinningJob::run() const {
   if (!validate()) return false;
+  FlushDenormalsScope flush;
   detail::active_kernels().skin(*this);
   return true;
 }

@@ -37,12 +37,34 @@ double median_ns(int rounds, int ops_per_round, Body&& body) {
   return samples[samples.size() / 2];
 }
 
+// Two measurements with their rounds interleaved (A, B, A, B, ...), so that the machine's slow drifts in
+// speed hit both alike: their ratio is what a side-by-side comparison needs.
+template <class BodyA, class BodyB>
+std::pair<double, double> paired_median_ns(int rounds, int ops_a, BodyA&& a, int ops_b, BodyB&& b) {
+  std::vector<double> sa, sb;
+  a();
+  b();
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = Clock::now();
+    a();
+    auto t1 = Clock::now();
+    b();
+    auto t2 = Clock::now();
+    sa.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / ops_a);
+    sb.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / ops_b);
+  }
+  std::nth_element(sa.begin(), sa.begin() + sa.size() / 2, sa.end());
+  std::nth_element(sb.begin(), sb.begin() + sb.size() / 2, sb.end());
+  return {sa[sa.size() / 2], sb[sb.size() / 2]};
+}
+
 struct StageTimes {
   double update = 0, sample = 0, model = 0, palette = 0;
 };
 
 // Forward playback at 60 Hz of `count` characters with random phases.
-StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int count) {
+StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int count,
+                          baseline::NaiveAnimator* naive = nullptr, double* naive_ns = nullptr) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> phase(0, clip.duration());
   std::vector<CharacterInstance> characters(count);
@@ -50,11 +72,25 @@ StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int cou
   const float dt = 1.f / 60;
   const int frames = 64, rounds = 31, ops = frames * count;
   StageTimes t;
-  t.update = median_ns(rounds, ops, [&] {
+  auto update_all = [&] {
     for (int f = 0; f < frames; ++f)
       for (auto& c : characters) update_character(asset.skeleton, c, dt);
     g_sink = characters[0].palette[0].m[12];
-  });
+  };
+  t.update = median_ns(rounds, ops, update_all);
+  if (naive) {  // the naive update (its allocations would evict our data if interleaved: measured apart)
+    float time = 0;
+    const int naive_frames = 64;
+    auto naive_all = [&] {
+      for (int f = 0; f < naive_frames; ++f) {
+        time += dt;
+        if (time > clip.duration()) time = 0;
+        naive->update(time);
+      }
+      g_sink = naive->final_matrices()[0].m[12];
+    };
+    *naive_ns = median_ns(rounds, naive_frames, naive_all);
+  }
   t.sample = median_ns(rounds, ops, [&] {
     for (int f = 0; f < frames; ++f)
       for (auto& c : characters) {
@@ -74,21 +110,6 @@ StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int cou
     g_sink = characters[0].palette[0].m[12];
   });
   return t;
-}
-
-double measure_naive(const ImportedScene& scene, int clip_index) {
-  baseline::NaiveAnimator naive(scene, clip_index);
-  const float duration = scene.clips[clip_index].duration;
-  float time = 0;
-  const int frames = 200;
-  return median_ns(11, frames, [&] {
-    for (int f = 0; f < frames; ++f) {
-      time += 1.f / 60;
-      if (time > duration) time = 0;
-      naive.update(time);
-    }
-    g_sink = naive.final_matrices()[0].m[12];
-  });
 }
 
 struct SkinTimes {
@@ -186,15 +207,17 @@ std::pair<double, double> measure_animator(const CharacterAsset& asset, int clip
   blended.play(other);
   blended.crossfade(clip, 1e9f);
   const int frames = 256;
-  double one = median_ns(31, frames, [&] {
-    for (int f = 0; f < frames; ++f) single.update(1.f / 60);
-    g_sink = single.palette()[0].m[12];
-  });
-  double two = median_ns(31, frames, [&] {
-    for (int f = 0; f < frames; ++f) blended.update(1.f / 60);
-    g_sink = blended.palette()[0].m[12];
-  });
-  return {one, two};
+  return paired_median_ns(
+      31, frames,
+      [&] {
+        for (int f = 0; f < frames; ++f) single.update(1.f / 60);
+        g_sink = single.palette()[0].m[12];
+      },
+      frames,
+      [&] {
+        for (int f = 0; f < frames; ++f) blended.update(1.f / 60);
+        g_sink = blended.palette()[0].m[12];
+      });
 }
 
 double bytes_per_joint_second(const Clip& clip) {
@@ -223,9 +246,10 @@ int run_bench(const BenchArgs& args) {
   const int joints = asset.skeleton.joint_count();
   const int count = std::max(1, args.characters);
 
-  StageTimes stages = measure_update(asset, clip, 16);
+  baseline::NaiveAnimator naive_animator(*scene, clip_index);
+  double naive = 0;
+  StageTimes stages = measure_update(asset, clip, 16, &naive_animator, &naive);
   StageTimes keyed_stages = measure_update(*keyed, keyed->clips[clip_index], 16);
-  double naive = measure_naive(*scene, clip_index);
   CharacterInstance posed;
   posed.init(asset.skeleton, &clip, clip.duration() * 0.3f);
   update_character(asset.skeleton, posed, 0);
@@ -272,8 +296,8 @@ int run_bench(const BenchArgs& args) {
               keyed_stages.update);
   std::printf("  naive tutorial-style update:                                  %8.1f ns  (%.1fx slower)\n",
               naive, naive / stages.update);
-  std::printf("  Animator update: one clip %.1f ns, two clips crossfading %.1f ns (%.2fx)\n", animator_ns, blend2_ns,
-              blend2_ns / animator_ns);
+  std::printf("  Animator update: one clip %.1f ns, two clips crossfading %.1f ns (%.2fx)\n", animator_ns,
+              blend2_ns, blend2_ns / animator_ns);
   std::printf(
       "  skinning, 4 influences, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
       skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);

@@ -11,9 +11,11 @@
 namespace ossa::detail {
 
 struct Kernels {
-  // out = lerp(a, b, alpha) for translation and scale, nlerp for rotation (no hemisphere test: callers store
-  // rotations on one hemisphere frame to frame).
-  void (*blend_poses)(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out);
+  // out = lerp(a, b, alpha) for translation and scale, nlerp for rotation. Sampling passes shortest = false
+  // (clips store rotations on one hemisphere frame to frame); blending two clips passes true (b's rotation is
+  // negated where it lies on the other hemisphere).
+  void (*blend_poses)(const JointPose* a, const JointPose* b, float alpha, int count, bool shortest,
+                      JointPose* out);
   // model[j] = (parent >= 0 ? model[parent] : root or identity) * TRS(local[j]) for j in [begin, end).
   void (*local_to_model)(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
                          Mat4* model);

@@ -6,15 +6,19 @@
 namespace ossa::detail {
 namespace {
 
-void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, bool shortest,
+                 JointPose* out) {
   for (int j = 0; j < count; ++j) {
+    float d = 0;
+    for (int i = 0; i < 4; ++i) d += a[j].rotation[i] * b[j].rotation[i];
+    const float sign = shortest && d < 0 ? -1.f : 1.f;
     for (int i = 0; i < 3; ++i) {
       out[j].translation[i] = a[j].translation[i] + (b[j].translation[i] - a[j].translation[i]) * alpha;
       out[j].scale[i] = a[j].scale[i] + (b[j].scale[i] - a[j].scale[i]) * alpha;
     }
     float q[4], len2 = 0;
     for (int i = 0; i < 4; ++i) {
-      q[i] = a[j].rotation[i] + (b[j].rotation[i] - a[j].rotation[i]) * alpha;
+      q[i] = a[j].rotation[i] + (sign * b[j].rotation[i] - a[j].rotation[i]) * alpha;
       len2 += q[i] * q[i];
     }
     float inv = 1.0f / std::sqrt(len2);

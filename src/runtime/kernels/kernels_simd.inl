@@ -33,11 +33,21 @@ inline __m128 dot4_all(__m128 a) {  // a.a in every lane
   return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
 }
 
-void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+inline __m128 dot4(__m128 a, __m128 b) {  // a.b in every lane
+  __m128 p = _mm_mul_ps(a, b);
+  __m128 s = _mm_add_ps(p, _mm_shuffle_ps(p, p, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+
+void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, bool shortest,
+                 JointPose* out) {
   const __m128 t = _mm_set1_ps(alpha);
+  const __m128 sign_bit = _mm_set1_ps(shortest ? -0.f : 0.f);
   for (int j = 0; j < count; ++j) {
     __m128 ta = _mm_load_ps(a[j].translation), ra = _mm_load_ps(a[j].rotation), sa = _mm_load_ps(a[j].scale);
     __m128 tb = _mm_load_ps(b[j].translation), rb = _mm_load_ps(b[j].rotation), sb = _mm_load_ps(b[j].scale);
+    // Shortest path: flip b's sign where a.b < 0 (the dot's sign bit, masked by `shortest`).
+    rb = _mm_xor_ps(rb, _mm_and_ps(dot4(ra, rb), sign_bit));
     __m128 r = madd(_mm_sub_ps(rb, ra), t, ra);
     _mm_store_ps(out[j].translation, madd(_mm_sub_ps(tb, ta), t, ta));
     _mm_store_ps(out[j].rotation, _mm_mul_ps(r, rsqrt_nr(dot4_all(r))));
@@ -109,10 +119,11 @@ inline Columns local_columns(const float rs[9][4], int k, const float* t) {
            _mm_set_ps(0, rs[8][k], rs[7][k], rs[6][k]), _mm_set_ps(1, t[2], t[1], t[0])}};
 }
 
-// Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a joint
-// usually follows its parent, and reusing the registers takes the store-to-load round trip off the chain.
-inline void place(const float rs[9][4], int k, const JointPose& local, int j, const int* parents, const Mat4* root,
-                  Mat4* model, Columns& last) {
+// Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a
+// joint usually follows its parent, and reusing the registers takes the store-to-load round trip off the
+// chain.
+inline void place(const float rs[9][4], int k, const JointPose& local, int j, const int* parents,
+                  const Mat4* root, Mat4* model, Columns& last) {
   const int p = parents[j];
   if (p >= 0) {
     last = multiply_local(p == j - 1 ? last : load_columns(model[p].m), rs, k, local.translation);
@@ -124,7 +135,8 @@ inline void place(const float rs[9][4], int k, const JointPose& local, int j, co
   store_columns(last, model[j].m);
 }
 
-void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root, Mat4* model) {
+void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
+                    Mat4* model) {
   // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
   Columns last = begin > 0 ? load_columns(model[begin - 1].m) : Columns{};
   alignas(16) float rs[9][4];
@@ -257,7 +269,8 @@ void skin_loop_avx2(const SkinningJob& job) {
       __m256 nxy = _mm256_set_m128(_mm_broadcast_ss(n + 1), _mm_broadcast_ss(n));
       __m256 nz0 = _mm256_set_m128(_mm_setzero_ps(), _mm_broadcast_ss(n + 2));
       __m256 ns = _mm256_fmadd_ps(c01, nxy, _mm256_mul_ps(c23, nz0));
-      store3(reinterpret_cast<float*>(out_n), _mm_add_ps(_mm256_castps256_ps128(ns), _mm256_extractf128_ps(ns, 1)));
+      store3(reinterpret_cast<float*>(out_n),
+             _mm_add_ps(_mm256_castps256_ps128(ns), _mm256_extractf128_ps(ns, 1)));
       in_n += job.in_normals_stride;
       out_n += job.out_normals_stride;
     }
@@ -294,10 +307,14 @@ void skin_k(const SkinningJob& job) {
 
 void skin(const SkinningJob& job) {
   switch (job.influences) {
-    case 1: return skin_k<1>(job);
-    case 2: return skin_k<2>(job);
-    case 3: return skin_k<3>(job);
-    default: return skin_k<4>(job);
+    case 1:
+      return skin_k<1>(job);
+    case 2:
+      return skin_k<2>(job);
+    case 3:
+      return skin_k<3>(job);
+    default:
+      return skin_k<4>(job);
   }
 }
 
