@@ -44,6 +44,30 @@ struct PlayArgs {
 };
 int run_play(const PlayArgs& args);
 
+struct RenderArgs {
+  std::string file, clip, output = "ossa-render.png", lighting = "blinn-phong", skinning = "gpu";
+  double time = 0;
+  int frames = 0;
+  float fps = 15;
+  int width = 512, height = 512, instances = 1;
+  bool skeleton = false;
+};
+int run_render(const RenderArgs& args);
+
+struct BakeArgs {
+  std::string file, output;
+  float fps = 0;
+  bool half = false;
+};
+int run_bake(const BakeArgs& args);
+
+struct DemoArgs {
+  std::string file;  // empty: the bundled sample
+  std::string output_dir = "ossa-demo";
+  int size = 320;
+};
+int run_demo(const DemoArgs& args);
+
 }  // namespace ossa::cli
 
 #include <cstdio>

@@ -63,6 +63,47 @@ int main(int argc, char** argv) {
   dt_file->excludes(steps);
   play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
 
+#ifdef OSSA_HAVE_RENDER
+  ossa::cli::RenderArgs render;
+  std::string size = "512x512";
+  CLI::App* render_cmd =
+      app.add_subcommand("render", "Render a character headless to PNG (contact sheet) or GIF");
+  render_cmd->add_option("file", render.file, "Model file")->required();
+  render_cmd->add_option("--clip", render.clip, "Clip name or index (default: the first)");
+  auto* time_opt = render_cmd->add_option("--time", render.time, "Clip time in seconds (one frame)");
+  auto* frames_opt = render_cmd->add_option("--frames", render.frames, "Number of frames (with --fps)")
+                         ->check(CLI::Range(1, 10000));
+  time_opt->excludes(frames_opt);
+  render_cmd->add_option("--fps", render.fps, "Frames per second for --frames")
+      ->check(CLI::Range(0.1, 240.0));
+  render_cmd->add_option("--size", size, "WIDTHxHEIGHT");
+  render_cmd->add_option("--lighting", render.lighting,
+                         "phong | blinn-phong | lambert | unlit | texture-only");
+  render_cmd->add_option("--skinning", render.skinning, "gpu | cpu | baked")
+      ->check(CLI::IsMember({"gpu", "cpu", "baked"}));
+  render_cmd->add_option("--instances", render.instances, "Characters in a baked, instanced crowd")
+      ->check(CLI::Range(1, 100000));
+  render_cmd->add_flag("--skeleton", render.skeleton, "Draw the skeleton as lines");
+  render_cmd->add_option("-o,--output", render.output,
+                         "OUT.png (several frames: a contact sheet) or OUT.gif");
+
+  ossa::cli::BakeArgs bake;
+  CLI::App* bake_cmd =
+      app.add_subcommand("bake", "Bake every clip's frames x joints matrices for GPU instancing");
+  bake_cmd->add_option("file", bake.file, "Model file")->required();
+  bake_cmd->add_option("-o,--output", bake.output, "Output prefix: writes OUT.bin and OUT.json")->required();
+  bake_cmd->add_option("--fps", bake.fps, "Frame rate (default: each clip's own)")
+      ->check(CLI::Range(0.0, 1000.0));
+  bake_cmd->add_flag("--half", bake.half, "RGBA16F instead of RGBA32F (reports the error)");
+
+  ossa::cli::DemoArgs demo;
+  CLI::App* demo_cmd =
+      app.add_subcommand("demo", "Render the bundled sample: an animated GIF and a crowd frame");
+  demo_cmd->add_option("file", demo.file, "Model file (default: the bundled sample)");
+  demo_cmd->add_option("-o,--output", demo.output_dir, "Output folder (default: ./ossa-demo)");
+  demo_cmd->add_option("--size", demo.size, "Frame size in pixels")->check(CLI::Range(64, 2048));
+#endif
+
   CLI11_PARSE(app, argc, argv);
   if (*play_cmd && play.dt_file.empty() && play.steps < 0) {
     std::fprintf(stderr, "ossa play: give --dt-file FILE or --steps N [--dt S]\n");
@@ -72,5 +113,17 @@ int main(int argc, char** argv) {
   if (*eval_cmd) return ossa::cli::run_eval(eval);
   if (*bench_cmd) return ossa::cli::run_bench(bench);
   if (*play_cmd) return ossa::cli::run_play(play);
+#ifdef OSSA_HAVE_RENDER
+  if (*render_cmd) {
+    if (std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2 || render.width < 1 ||
+        render.height < 1 || render.width > 8192 || render.height > 8192) {
+      std::fprintf(stderr, "ossa render: --size must be WIDTHxHEIGHT, e.g. 640x480\n");
+      return 2;
+    }
+    return ossa::cli::run_render(render);
+  }
+  if (*bake_cmd) return ossa::cli::run_bake(bake);
+  if (*demo_cmd) return ossa::cli::run_demo(demo);
+#endif
   return 2;
 }

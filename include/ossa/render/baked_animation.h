@@ -1,0 +1,49 @@
+// ossa/render/baked_animation.h — every clip's frames x joints model matrices baked for GPU crowds.
+//
+// Layout (what the instanced vertex shader reads, and what `ossa bake` writes): a 2D texture array, one layer
+// per clip; row f of a layer is frame f (time f / frame_rate, the last row the clip's end); joint j occupies
+// texels 3j, 3j+1, 3j+2 of a row, holding the first three rows of its model-space matrix (row-major 3x4,
+// RGBA). Width = 3 x joints, height = the most frames of any clip (shorter clips repeat their last frame).
+// Skinning multiplies by the mesh's own inverse binds in the shader, so meshes bound at different poses share
+// one bake. Memory: 48 bytes (RGBA32F) or 24 bytes (RGBA16F) per joint per frame, i.e. 48 x frame_rate bytes
+// per joint per clip-second at full precision. Baking in half precision reports its worst error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ossa/asset/character.h"
+
+namespace ossa {
+
+struct BakedClipInfo {
+  std::string name;
+  int layer = 0;
+  int frame_count = 0;
+  float frame_rate = 0;
+  float duration = 0;
+};
+
+struct BakedAnimation {
+  int joints = 0, width = 0, height = 0, layers = 0;
+  bool half = false;
+  std::vector<float> texels;     // layers x height x width x 4, full precision (what the GPU gets when !half)
+  std::vector<uint16_t> halves;  // the same as IEEE half floats, when half
+  std::vector<BakedClipInfo> clips;
+  double max_half_error =
+      0;  // largest |half - float| of any matrix entry, translation entries in model units
+  size_t bytes() const { return half ? halves.size() * 2 : texels.size() * 4; }
+  double bytes_per_joint_second() const;
+};
+
+// Samples each clip at `frame_rate` (0: each fixed-rate clip's own rate, else 30) through the runtime jobs.
+Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_rate = 0, bool half = false);
+
+// Writes OUT.bin (raw texels, little-endian float32 or float16) and OUT.json (layout and clip table).
+Result<bool> write_baked_animation(const BakedAnimation& baked, const std::string& out_prefix);
+
+uint16_t float_to_half(float f);
+float half_to_float(uint16_t h);
+
+}  // namespace ossa

@@ -1,0 +1,33 @@
+// ossa/render/image.h — RGBA8 images: PNG and animated GIF output, contact sheets, pixel comparison.
+//
+// Rows run top to bottom. GIFs use one fixed 256-colour palette (a 6x6x6 colour cube plus 40 greys) with 4x4
+// ordered dithering, so they are deterministic and need no per-frame palette search.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ossa/core/result.h"
+
+namespace ossa {
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgba;  // width * height * 4, top row first
+};
+
+Result<bool> write_png(const Image& image, const std::string& path);
+Result<Image> read_png(const std::string& path);
+// delay in hundredths of a second per frame; loops forever.
+Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std::string& path);
+// Frames side by side, `columns` per row.
+Image contact_sheet(const std::vector<Image>& frames, int columns);
+
+struct ImageDifference {
+  double fraction_over = 0;  // fraction of pixels whose largest channel difference exceeds the threshold
+  int max_difference = 0;    // largest channel difference (0-255)
+};
+ImageDifference compare_images(const Image& a, const Image& b, int threshold);
+
+}  // namespace ossa

@@ -1,0 +1,143 @@
+#include "ossa/render/baked_animation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/sample_job.h"
+
+namespace ossa {
+
+uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000;
+  int exponent = static_cast<int>((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff)
+    return static_cast<uint16_t>(sign | 0x7c00 | (mantissa ? 0x200 : 0));  // inf/nan
+  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7c00);         // overflow
+  if (exponent <= 0) {                                                     // subnormal half or zero
+    if (exponent < -10) return static_cast<uint16_t>(sign);
+    mantissa |= 0x800000;
+    const int shift = 14 - exponent;
+    uint32_t half = mantissa >> shift;
+    if ((mantissa >> (shift - 1)) & 1) ++half;  // round half up
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
+  if (mantissa & 0x1000) ++half;  // round to nearest (carry into the exponent is correct rounding)
+  return static_cast<uint16_t>(half);
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff, x;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      x = sign;
+    } else {  // subnormal: normalise
+      exponent = 127 - 15 + 1;
+      while (!(mantissa & 0x400)) mantissa <<= 1, --exponent;
+      x = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
+    }
+  } else if (exponent == 31) {
+    x = sign | 0x7f800000 | (mantissa << 13);
+  } else {
+    x = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+double BakedAnimation::bytes_per_joint_second() const {
+  double joint_seconds = 0;
+  for (const BakedClipInfo& c : clips) joint_seconds += std::max(c.duration, 1e-6f) * joints;
+  return joint_seconds > 0 ? static_cast<double>(bytes()) / joint_seconds : 0;
+}
+
+Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_rate, bool half) {
+  BakedAnimation b;
+  b.joints = asset.skeleton.joint_count();
+  b.half = half;
+  b.width = 3 * b.joints;
+  b.layers = static_cast<int>(asset.clips.size());
+  if (b.layers == 0) return Result<BakedAnimation>::failure("nothing to bake: no clips");
+  if (b.width > 16384)
+    return Result<BakedAnimation>::failure("too many joints to bake (" + std::to_string(b.joints) + ")");
+  for (size_t c = 0; c < asset.clips.size(); ++c) {
+    const Clip& clip = asset.clips[c];
+    float rate = frame_rate > 0                              ? frame_rate
+                 : clip.layout() == Clip::Layout::kFixedRate ? clip.frame_rate()
+                                                             : 30.f;
+    int frames = std::max(1, static_cast<int>(std::ceil(clip.duration() * rate - 1e-3)) + 1);
+    b.clips.push_back({clip.name(), static_cast<int>(c), frames, rate, clip.duration()});
+    b.height = std::max(b.height, frames);
+  }
+  if (b.height > 16384)
+    return Result<BakedAnimation>::failure("a clip has too many frames to bake at this rate");
+  b.texels.assign(static_cast<size_t>(b.layers) * b.height * b.width * 4, 0.f);
+  std::vector<JointPose> locals(b.joints);
+  std::vector<Mat4> model(b.joints);
+  SamplingCache cache;
+  for (const BakedClipInfo& info : b.clips) {
+    const Clip& clip = asset.clips[info.layer];
+    for (int f = 0; f < b.height; ++f) {
+      int frame = std::min(f, info.frame_count - 1);  // shorter clips repeat their last frame
+      float t =
+          frame == info.frame_count - 1 ? info.duration : std::min(info.duration, frame / info.frame_rate);
+      SampleJob{&clip, t, &cache, locals}.run();
+      LocalToModelJob{&asset.skeleton, locals, model}.run();
+      float* row = &b.texels[(static_cast<size_t>(info.layer) * b.height + f) * b.width * 4];
+      for (int j = 0; j < b.joints; ++j)
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 4; ++c) row[(j * 3 + r) * 4 + c] = model[j].at(r, c);
+    }
+  }
+  if (half) {
+    b.halves.resize(b.texels.size());
+    for (size_t i = 0; i < b.texels.size(); ++i) {
+      b.halves[i] = float_to_half(b.texels[i]);
+      b.max_half_error =
+          std::max<double>(b.max_half_error, std::fabs(half_to_float(b.halves[i]) - b.texels[i]));
+    }
+  }
+  return b;
+}
+
+Result<bool> write_baked_animation(const BakedAnimation& b, const std::string& prefix) {
+  std::ofstream bin(prefix + ".bin", std::ios::binary);
+  if (!bin) return Result<bool>::failure(prefix + ".bin: cannot open for writing");
+  if (b.half)
+    bin.write(reinterpret_cast<const char*>(b.halves.data()),
+              static_cast<std::streamsize>(b.halves.size() * 2));
+  else
+    bin.write(reinterpret_cast<const char*>(b.texels.data()),
+              static_cast<std::streamsize>(b.texels.size() * 4));
+  if (!bin) return Result<bool>::failure(prefix + ".bin: write failed");
+  nlohmann::ordered_json j;
+  j["format"] = b.half ? "RGBA16F" : "RGBA32F";
+  j["layout"] =
+      "texture array: layer = clip, row = frame, texels 3j..3j+2 = rows 0-2 of joint j's model matrix";
+  j["width"] = b.width;
+  j["height"] = b.height;
+  j["layers"] = b.layers;
+  j["joints"] = b.joints;
+  j["bytes"] = b.bytes();
+  j["bytes_per_joint_second"] = b.bytes_per_joint_second();
+  if (b.half) j["max_half_error"] = b.max_half_error;
+  for (const BakedClipInfo& c : b.clips)
+    j["clips"].push_back({{"name", c.name},
+                          {"layer", c.layer},
+                          {"frames", c.frame_count},
+                          {"frame_rate", c.frame_rate},
+                          {"duration", c.duration}});
+  std::ofstream(prefix + ".json") << j.dump(2) << "\n";
+  return true;
+}
+
+}  // namespace ossa

@@ -1,0 +1,167 @@
+// Internal: GLSL 4.50 sources of the character pipeline (one vertex shader for the three skinning paths, one
+// fragment shader for the five lighting modes) and of the line pipeline (grid, skeleton).
+#pragma once
+
+namespace ossa::detail {
+
+// Vertex attribute locations and uniform-block bindings shared with gl_renderer.cpp.
+enum : int {
+  kAttrPosition = 0,
+  kAttrNormal = 1,
+  kAttrTangent = 2,
+  kAttrUv = 3,
+  kAttrJoints = 4,
+  kAttrWeights = 5,
+  kAttrWorld0 = 6,  // 6..9: per-instance world matrix columns
+  kAttrAnim = 10,   // per instance: clip, time, speed, clip2
+  kAttrBlend = 11,  // per instance: weight of clip2
+};
+enum : int { kBindPalette = 0, kBindMeshBind = 1, kBindClips = 2 };
+enum : int { kUnitDiffuse = 0, kUnitNormal = 1, kUnitBaked = 2 };
+enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2 };
+
+inline const char* kCharacterVertexShader = R"(#version 450 core
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec4 a_tangent;
+layout(location = 3) in vec2 a_uv;
+layout(location = 4) in uvec4 a_joints;
+layout(location = 5) in vec4 a_weights;
+layout(location = 6) in vec4 i_world0;
+layout(location = 7) in vec4 i_world1;
+layout(location = 8) in vec4 i_world2;
+layout(location = 9) in vec4 i_world3;
+layout(location = 10) in vec4 i_anim;   // clip, time, speed, clip2 (-1: none)
+layout(location = 11) in float i_blend; // weight of clip2
+
+layout(std140, binding = 0) uniform Palette { mat4 u_palette[256]; };
+layout(std140, binding = 1) uniform MeshBind { mat4 u_inverse_bind[256]; ivec4 u_remap[64]; };
+layout(std140, binding = 2) uniform Clips { vec4 u_clip[64]; };  // frames, frame rate, duration, layer
+layout(binding = 2) uniform sampler2DArray u_baked;
+
+uniform int u_mode;  // 0: palette, 1: static (CPU-skinned), 2: baked instanced
+uniform mat4 u_world;
+uniform mat4 u_view_proj;
+uniform float u_time;
+
+out vec3 v_position;
+out vec3 v_normal;
+out vec4 v_tangent;
+out vec2 v_uv;
+
+mat4 baked_matrix(int joint, int frame, int layer) {
+  vec4 r0 = texelFetch(u_baked, ivec3(joint * 3 + 0, frame, layer), 0);
+  vec4 r1 = texelFetch(u_baked, ivec3(joint * 3 + 1, frame, layer), 0);
+  vec4 r2 = texelFetch(u_baked, ivec3(joint * 3 + 2, frame, layer), 0);
+  return transpose(mat4(r0, r1, r2, vec4(0, 0, 0, 1)));
+}
+
+mat4 lerp_matrix(mat4 a, mat4 b, float t) { return a + (b - a) * t; }
+
+// Model matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
+mat4 baked_model(int joint, int clip, float t) {
+  vec4 info = u_clip[clip];
+  int frames = int(info.x);
+  float rate = info.y, duration = info.z;
+  int layer = int(info.w);
+  t = duration > 0.0 ? mod(t, duration) : 0.0;
+  float f = t * rate;
+  int f0 = min(int(floor(f)), frames - 1);
+  int f1 = min(f0 + 1, frames - 1);
+  float a = f - float(f0);
+  if (f0 == frames - 2) {  // the last frame sits at the clip's end, possibly closer than a full frame
+    float start = float(f0) / rate;
+    a = duration > start ? clamp((t - start) / (duration - start), 0.0, 1.0) : 0.0;
+  }
+  if (f0 >= frames - 1) a = 0.0;
+  return lerp_matrix(baked_matrix(joint, f0, layer), baked_matrix(joint, f1, layer), a);
+}
+
+void main() {
+  mat4 skin = mat4(1.0);
+  mat4 world = u_world;
+  if (u_mode == 0) {
+    skin = a_weights.x * u_palette[a_joints.x] + a_weights.y * u_palette[a_joints.y] +
+           a_weights.z * u_palette[a_joints.z] + a_weights.w * u_palette[a_joints.w];
+  } else if (u_mode == 2) {
+    world = mat4(i_world0, i_world1, i_world2, i_world3);
+    int clip = int(i_anim.x), clip2 = int(i_anim.w);
+    float t = i_anim.y + u_time * i_anim.z;
+    skin = mat4(0.0);
+    for (int i = 0; i < 4; ++i) {
+      float w = a_weights[i];
+      if (w == 0.0) continue;
+      uint slot = a_joints[i];
+      int joint = u_remap[slot / 4u][slot % 4u];
+      mat4 model = baked_model(joint, clip, t);
+      if (clip2 >= 0 && i_blend > 0.0) model = lerp_matrix(model, baked_model(joint, clip2, t), i_blend);
+      skin += w * (model * u_inverse_bind[slot]);
+    }
+  }
+  mat4 m = world * skin;
+  vec4 p = m * vec4(a_position, 1.0);
+  v_position = p.xyz;
+  v_normal = mat3(m) * a_normal;
+  v_tangent = vec4(mat3(m) * a_tangent.xyz, a_tangent.w);
+  v_uv = a_uv;
+  gl_Position = u_view_proj * p;
+}
+)";
+
+inline const char* kCharacterFragmentShader = R"(#version 450 core
+in vec3 v_position;
+in vec3 v_normal;
+in vec4 v_tangent;
+in vec2 v_uv;
+out vec4 o_color;
+
+layout(binding = 0) uniform sampler2D u_diffuse;
+layout(binding = 1) uniform sampler2D u_normal_map;
+uniform int u_lighting;  // 0 Phong, 1 Blinn-Phong, 2 Lambert, 3 unlit, 4 texture-only
+uniform vec4 u_base_color;
+uniform bool u_has_diffuse;
+uniform bool u_has_normal_map;
+uniform bool u_has_tangents;
+uniform vec3 u_eye;
+
+const vec3 kLightDirection = normalize(vec3(0.4, 1.0, 0.6));  // towards the light
+const float kAmbient = 0.25;
+
+void main() {
+  vec4 texel = u_has_diffuse ? texture(u_diffuse, v_uv) : vec4(1.0);
+  if (u_lighting == 4) { o_color = vec4(u_has_diffuse ? texel.rgb : u_base_color.rgb, 1.0); return; }
+  vec3 albedo = u_base_color.rgb * texel.rgb;
+  if (u_lighting == 3) { o_color = vec4(albedo, 1.0); return; }
+  vec3 n = normalize(v_normal);
+  if (u_has_normal_map && u_has_tangents) {
+    vec3 t = normalize(v_tangent.xyz - n * dot(n, v_tangent.xyz));
+    vec3 b = cross(n, t) * v_tangent.w;
+    vec3 m = texture(u_normal_map, v_uv).xyz * 2.0 - 1.0;
+    n = normalize(mat3(t, b, n) * m);
+  }
+  vec3 v = normalize(u_eye - v_position);
+  if (dot(n, v) < 0.0) n = -n;  // two-sided: capes and thin props are seen from both sides
+  float diffuse = max(dot(n, kLightDirection), 0.0);
+  float specular = 0.0;
+  if (u_lighting == 0) specular = pow(max(dot(reflect(-kLightDirection, n), v), 0.0), 24.0) * 0.35;
+  if (u_lighting == 1) specular = pow(max(dot(n, normalize(kLightDirection + v)), 0.0), 64.0) * 0.35;
+  if (diffuse == 0.0) specular = 0.0;
+  o_color = vec4(albedo * (kAmbient + (1.0 - kAmbient) * diffuse) + vec3(specular), 1.0);
+}
+)";
+
+inline const char* kLineVertexShader = R"(#version 450 core
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_color;
+uniform mat4 u_view_proj;
+out vec3 v_color;
+void main() { v_color = a_color; gl_Position = u_view_proj * vec4(a_position, 1.0); }
+)";
+
+inline const char* kLineFragmentShader = R"(#version 450 core
+in vec3 v_color;
+out vec4 o_color;
+void main() { o_color = vec4(v_color, 1.0); }
+)";
+
+}  // namespace ossa::detail
