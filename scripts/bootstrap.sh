@@ -13,6 +13,8 @@ packages=(
   nlohmann-json3-dev     # JSON output and sidecar files
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev       # benchmarks
+  libepoxy-dev libegl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL 4.5, headless (llvmpipe)
+  libstb-dev libgif-dev  # PNG / GIF output
 )
 
 missing=()

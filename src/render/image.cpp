@@ -65,6 +65,7 @@ Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std
   int error = 0;
   GifFileType* gif = EGifOpenFileName(path.c_str(), false, &error);
   if (!gif) return Result<bool>::failure(path + ": cannot open for writing (" + GifErrorString(error) + ")");
+  EGifSetGifVersion(gif, true);  // GIF89a: frame delays and looping need its extensions
   std::vector<GifColorType> colors = fixed_palette();
   ColorMapObject* map = GifMakeMapObject(256, colors.data());
   auto fail = [&](const char* what) {

@@ -34,7 +34,7 @@ struct BakedAnimation {
   double max_half_error =
       0;  // largest |half - float| of any matrix entry, translation entries in model units
   size_t bytes() const { return half ? halves.size() * 2 : texels.size() * 4; }
-  double bytes_per_joint_second() const;
+  double bytes_per_joint_second() const;  // whole texture (padding rows included) / (joints x clip seconds)
 };
 
 // Samples each clip at `frame_rate` (0: each fixed-rate clip's own rate, else 30) through the runtime jobs.

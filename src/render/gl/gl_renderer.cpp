@@ -83,6 +83,7 @@ Mat4 perspective(float fov_y, float aspect, float near_plane, float far_plane) {
 }
 
 std::mutex g_errors_mutex;
+int g_live_contexts = 0;  // EGL displays are shared per process: terminate only when the last context goes
 std::vector<std::string>* g_errors = nullptr;
 
 void GLAPIENTRY debug_callback(GLenum, GLenum type, GLuint, GLenum severity, GLsizei, const GLchar* message,
@@ -150,8 +151,8 @@ Result<std::shared_ptr<GlContext>> GlContext::create_headless(int major, int min
                         return std::string(b);
                       }() +
                       ")");
+  // On failure the display is left initialised: eglTerminate would also end other live contexts.
   if (!eglBindAPI(EGL_OPENGL_API)) {
-    eglTerminate(display);
     return R::failure("cannot create a headless " + want + " context: EGL cannot bind the OpenGL API");
   }
   const EGLint attributes[] = {EGL_CONTEXT_MAJOR_VERSION,
@@ -165,13 +166,11 @@ Result<std::shared_ptr<GlContext>> GlContext::create_headless(int major, int min
                                EGL_NONE};
   EGLContext context = eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attributes);
   if (context == EGL_NO_CONTEXT) {
-    eglTerminate(display);
     return R::failure("cannot create a headless " + want + " context: the driver refused it (Ossa needs " +
                       "OpenGL 4.5; Mesa's llvmpipe provides it without a GPU)");
   }
   if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
     eglDestroyContext(display, context);
-    eglTerminate(display);
     return R::failure("cannot make the " + want + " context current (EGL_KHR_surfaceless_context missing?)");
   }
   std::shared_ptr<GlContext> gl(new GlContext());
@@ -180,6 +179,7 @@ Result<std::shared_ptr<GlContext>> GlContext::create_headless(int major, int min
   {
     std::lock_guard<std::mutex> lock(g_errors_mutex);
     g_errors = &g_error_storage;
+    ++g_live_contexts;
   }
   glEnable(GL_DEBUG_OUTPUT);
   glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
@@ -188,13 +188,15 @@ Result<std::shared_ptr<GlContext>> GlContext::create_headless(int major, int min
 }
 
 GlContext::~GlContext() {
+  bool last = false;
   {
     std::lock_guard<std::mutex> lock(g_errors_mutex);
-    g_errors = nullptr;
+    last = --g_live_contexts == 0;
+    if (last) g_errors = nullptr;
   }
   eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(display_, context_);
-  eglTerminate(display_);
+  if (last) eglTerminate(display_);
 }
 
 std::string GlContext::renderer_name() const {

@@ -1,0 +1,248 @@
+// Rendering on llvmpipe (headless EGL): GPU palette skinning against CPU skinning through the same pipeline,
+// baked instancing against GPU palette skinning, golden images of each lighting mode, no GL errors.
+// Bounds (fraction of pixels whose largest channel difference exceeds 8/255):
+//   GPU palette vs CPU skinning, any time: <= 1 %;  baked vs palette at frame times: <= 1 %;
+//   baked vs palette between frames (matrices lerped in the shader, poses nlerped on the CPU): <= 3 %.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gltf_builder.h"
+#include "oracle_compare.h"
+#include "ossa/import/import.h"
+#include "ossa/render/gl_renderer.h"
+#include "ossa/runtime/crowd.h"
+
+namespace ossa {
+namespace {
+namespace fs = std::filesystem;
+
+std::shared_ptr<GlContext> context() {
+  static std::shared_ptr<GlContext> gl = [] {
+    auto created = GlContext::create_headless();
+    return created ? *created : std::shared_ptr<GlContext>();
+  }();
+  return gl;
+}
+
+#define REQUIRE_GL()                                                                          \
+  do {                                                                                        \
+    if (!context()) GTEST_SKIP() << "no headless OpenGL 4.5 context (EGL/Mesa missing here)"; \
+  } while (0)
+
+struct Loaded {
+  ImportedScene scene;
+  std::unique_ptr<CharacterAsset> asset;
+  std::unique_ptr<CharacterRenderer> renderer;
+};
+
+std::unique_ptr<Loaded> load(const std::string& path) {
+  auto scene = import_file(path);
+  if (!scene) return nullptr;
+  auto out = std::make_unique<Loaded>();
+  out->scene = std::move(scene).value();
+  auto asset = CharacterAsset::build(out->scene);
+  if (!asset) return nullptr;
+  out->asset = std::make_unique<CharacterAsset>(std::move(asset).value());
+  auto renderer = CharacterRenderer::create(*out->asset, out->scene);
+  if (!renderer) {
+    ADD_FAILURE() << renderer.error();
+    return nullptr;
+  }
+  out->renderer = std::move(renderer).value();
+  return out;
+}
+
+std::vector<std::string> models() {
+  std::vector<std::string> files = {test::source_dir() + "/assets/sample/ossa_sample.fbx",
+                                    test::source_dir() + "/assets/sample/ossa_sample.glb"};
+  if (std::string shared = test::shared_dir(); !shared.empty())
+    for (const char* f : {"CesiumMan.glb", "Fox.glb", "SimpleSkin.gltf", "animation_with_skeleton.fbx",
+                          "blender_279_sausage_7400_binary.fbx", "huesitos.fbx",
+                          "maya_game_sausage_7500_binary_combined.fbx"})
+      files.push_back(shared + "/models/" + f);
+  return files;
+}
+
+// A camera that frames the character's bind pose (the same for every path compared).
+FrameSettings frame_for(const CharacterAsset& asset, int size, LightingMode lighting) {
+  Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+  for (const SkinnedMesh& m : asset.meshes)
+    for (size_t i = 0; i + 2 < m.positions().size(); i += 3) {
+      Vec3 p{m.positions()[i], m.positions()[i + 1], m.positions()[i + 2]};
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+    }
+  Vec3 margin = (hi - lo) * 0.3f;  // animated poses reach a little outside the bind pose
+  FrameSettings f;
+  f.width = f.height = size;
+  f.lighting = lighting;
+  f.camera = frame_bounds(lo - margin, hi + margin, 1);
+  return f;
+}
+
+std::vector<Mat4> pose(const CharacterAsset& asset, int clip, float t) {
+  CharacterInstance c;
+  c.init(asset.skeleton, &asset.clips[clip], t);
+  update_character(asset.skeleton, c, 0);
+  return c.model;
+}
+
+TEST(Render, ClearErrorWhenTheGlVersionIsUnavailable) {
+  REQUIRE_GL();
+  auto impossible = GlContext::create_headless(9, 9);
+  ASSERT_FALSE(impossible);
+  EXPECT_NE(impossible.error().find("OpenGL 9.9"), std::string::npos) << impossible.error();
+}
+
+TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
+  REQUIRE_GL();
+  int compared = 0;
+  for (const std::string& path : models()) {
+    if (!fs::exists(path)) continue;
+    auto m = load(path);
+    ASSERT_TRUE(m) << path;
+    FrameSettings frame = frame_for(*m->asset, 160, LightingMode::kLambert);
+    for (size_t c = 0; c < m->asset->clips.size(); ++c) {
+      for (float fraction : {0.f, 0.37f, 0.71f}) {
+        float t = m->asset->clips[c].duration() * fraction;
+        auto model = pose(*m->asset, static_cast<int>(c), t);
+        m->renderer->begin_frame(frame);
+        m->renderer->draw_palette(Mat4{}, model);
+        Image gpu = m->renderer->end_frame();
+        m->renderer->begin_frame(frame);
+        m->renderer->draw_cpu(Mat4{}, model);
+        Image cpu = m->renderer->end_frame();
+        ImageDifference d = compare_images(gpu, cpu, 8);
+        EXPECT_LE(d.fraction_over, 0.01)
+            << path << " clip " << c << " t=" << t << " max diff " << d.max_difference;
+        ++compared;
+      }
+    }
+    auto errors = context()->take_errors();
+    EXPECT_TRUE(errors.empty()) << path << ": " << (errors.empty() ? "" : errors[0]);
+  }
+  std::printf("  %d frames compared (GPU palette vs CPU skinning)\n", compared);
+  EXPECT_GT(compared, 0);
+}
+
+TEST(Render, BakedInstancingMatchesPaletteSkinning) {
+  REQUIRE_GL();
+  int compared = 0;
+  double worst_at_frames = 0, worst_between = 0;
+  for (const std::string& path : models()) {
+    if (!fs::exists(path)) continue;
+    auto m = load(path);
+    ASSERT_TRUE(m) << path;
+    auto baked = bake_animation(*m->asset);
+    ASSERT_TRUE(baked) << baked.error();
+    m->renderer->set_baked(*baked);
+    FrameSettings frame = frame_for(*m->asset, 160, LightingMode::kLambert);
+    for (size_t c = 0; c < m->asset->clips.size(); ++c) {
+      const BakedClipInfo& info = baked->clips[c];
+      for (float step : {0.f, 0.5f}) {  // a frame time, then halfway to the next frame
+        int f = info.frame_count / 3;
+        float t = std::min(info.duration, (f + step) / info.frame_rate);
+        m->renderer->begin_frame(frame);
+        m->renderer->draw_palette(Mat4{}, pose(*m->asset, static_cast<int>(c), t));
+        Image palette = m->renderer->end_frame();
+        BakedInstance instance;
+        instance.clip = static_cast<int>(c);
+        instance.time = t;
+        instance.speed = 0;
+        m->renderer->begin_frame(frame);
+        m->renderer->draw_baked(std::span(&instance, 1), 0);
+        Image instanced = m->renderer->end_frame();
+        ImageDifference d = compare_images(palette, instanced, 8);
+        double& worst = step == 0 ? worst_at_frames : worst_between;
+        worst = std::max(worst, d.fraction_over);
+        EXPECT_LE(d.fraction_over, step == 0 ? 0.01 : 0.03) << path << " clip " << c << " t=" << t;
+        ++compared;
+      }
+    }
+    auto errors = context()->take_errors();
+    EXPECT_TRUE(errors.empty()) << path << ": " << (errors.empty() ? "" : errors[0]);
+  }
+  std::printf(
+      "  %d frames compared; worst fraction of pixels over 8/255: %.4f at frame times, %.4f between\n",
+      compared, worst_at_frames, worst_between);
+}
+
+// Golden images of the five lighting modes (Mesa 22.3.6's llvmpipe renders them identically run to run).
+// OSSA_UPDATE_GOLDENS=1 rewrites them.
+TEST(Render, LightingModesMatchGoldenImages) {
+  REQUIRE_GL();
+  // The FBX: its skin material has base colour 0.8 and a texture, so unlit and texture-only differ too.
+  auto m = load(test::source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(m);
+  const int wave = m->asset->find_clip("Armature|Wave");
+  ASSERT_GE(wave, 0);
+  const bool update = std::getenv("OSSA_UPDATE_GOLDENS") != nullptr;
+  for (LightingMode mode : {LightingMode::kPhong, LightingMode::kBlinnPhong, LightingMode::kLambert,
+                            LightingMode::kUnlit, LightingMode::kTextureOnly}) {
+    FrameSettings frame = frame_for(*m->asset, 128, mode);
+    frame.grid = false;
+    frame.camera.eye = frame.camera.target + (frame.camera.eye - frame.camera.target) * 0.6f;  // closer
+    m->renderer->begin_frame(frame);
+    m->renderer->draw_palette(Mat4{}, pose(*m->asset, wave, 0.6f));
+    Image image = m->renderer->end_frame();
+    const std::string golden =
+        test::source_dir() + "/tests/golden/render/lighting_" + std::string(to_string(mode)) + ".png";
+    if (update) {
+      ASSERT_TRUE(write_png(image, golden));
+    }
+    auto expected = read_png(golden);
+    ASSERT_TRUE(expected) << expected.error() << " (run with OSSA_UPDATE_GOLDENS=1 to create it)";
+    ImageDifference d = compare_images(image, *expected, 2);
+    EXPECT_LE(d.fraction_over, 0.002) << to_string(mode) << ": max difference " << d.max_difference;
+  }
+  // The modes differ from each other (a shader ignoring u_lighting would pass the goldens only if made so).
+  auto phong = read_png(test::source_dir() + "/tests/golden/render/lighting_phong.png");
+  auto unlit = read_png(test::source_dir() + "/tests/golden/render/lighting_unlit.png");
+  ASSERT_TRUE(phong && unlit);
+  auto texture_only = read_png(test::source_dir() + "/tests/golden/render/lighting_texture-only.png");
+  ASSERT_TRUE(texture_only);
+  EXPECT_GT(compare_images(*phong, *unlit, 8).fraction_over, 0.01);
+  EXPECT_GT(compare_images(*unlit, *texture_only, 8).fraction_over, 0.01);
+  EXPECT_TRUE(context()->take_errors().empty());
+}
+
+TEST(Render, HalfPrecisionBakeReportsItsError) {
+  auto scene = import_file(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  ASSERT_TRUE(scene);
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset);
+  auto full = bake_animation(*asset, 30, false);
+  auto half = bake_animation(*asset, 30, true);
+  ASSERT_TRUE(full && half);
+  EXPECT_EQ(half->bytes() * 2, full->bytes());
+  EXPECT_GT(half->max_half_error, 0);
+  EXPECT_LT(half->max_half_error, 2e-3);  // 11-bit mantissa on model-space values of a 2.5 m character
+  // 48 bytes per joint per frame at 30 fps, plus the rows that pad shorter clips to the longest one.
+  EXPECT_GE(full->bytes_per_joint_second(), 48 * 30);
+  EXPECT_LT(full->bytes_per_joint_second(), 48 * 30 * 1.6);
+  for (float v : {0.f, 1.f, -2.5f, 1e-5f, 65504.f, 0.333f})
+    EXPECT_NEAR(half_to_float(float_to_half(v)), v, std::fabs(v) * 1e-3f + 1e-7f);
+}
+
+TEST(Render, GifAndPngFilesAreWritten) {
+  Image a{4, 2, std::vector<uint8_t>(32, 200)}, b{4, 2, std::vector<uint8_t>(32, 20)};
+  std::string dir = test::temp_dir("images");
+  ASSERT_TRUE(write_gif({a, b}, 10, dir + "/x.gif"));
+  std::ifstream gif(dir + "/x.gif", std::ios::binary);
+  char magic[6] = {};
+  gif.read(magic, 6);
+  EXPECT_EQ(std::string(magic, 6), "GIF89a");
+  ASSERT_TRUE(write_png(contact_sheet({a, b}, 2), dir + "/x.png"));
+  auto back = read_png(dir + "/x.png");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->width, 8);
+  EXPECT_EQ(back->rgba[0], 200);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ossa
