@@ -93,9 +93,11 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
       SampleJob{&clip, t, &cache, locals}.run();
       LocalToModelJob{&asset.skeleton, locals, model}.run();
       float* row = &b.texels[(static_cast<size_t>(info.layer) * b.height + f) * b.width * 4];
-      for (int j = 0; j < b.joints; ++j)
+      for (int j = 0; j < b.joints; ++j) {
+        const Mat4 skinning = model[j] * asset.skeleton.inverse_binds()[j];
         for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 4; ++c) row[(j * 3 + r) * 4 + c] = model[j].at(r, c);
+          for (int c = 0; c < 4; ++c) row[(j * 3 + r) * 4 + c] = skinning.at(r, c);
+      }
     }
   }
   if (half) {

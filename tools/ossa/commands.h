@@ -32,8 +32,10 @@ struct BenchArgs {
   bool json = false;
   bool keyed = false;    // measure the keyed layout instead of fixed rate
   float frame_rate = 0;  // fixed-rate layout: 0 = picked from the keys
+  bool render = false;   // measure GPU drawing instead (palette vs baked instancing)
 };
 int run_bench(const BenchArgs& args);
+int run_render_bench(const BenchArgs& args);
 
 struct PlayArgs {
   std::string file, clip, notifies, loop = "repeat", dt_file;

@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--fps", bench.frame_rate, "Fixed-rate resampling rate (default: from the keys)")
       ->check(CLI::Range(0.0, 10000.0));
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object (the documented contract)");
+#ifdef OSSA_HAVE_RENDER
+  bench_cmd->add_flag("--render", bench.render, "Measure drawing: palette skinning vs baked instancing");
+#endif
 
   ossa::cli::PlayArgs play;
   CLI::App* play_cmd = app.add_subcommand("play", "Play a clip step by step and print the events it fires");
@@ -111,6 +114,9 @@ int main(int argc, char** argv) {
   }
   if (*info_cmd) return ossa::cli::run_info(info);
   if (*eval_cmd) return ossa::cli::run_eval(eval);
+#ifdef OSSA_HAVE_RENDER
+  if (*bench_cmd && bench.render) return ossa::cli::run_render_bench(bench);
+#endif
   if (*bench_cmd) return ossa::cli::run_bench(bench);
   if (*play_cmd) return ossa::cli::run_play(play);
 #ifdef OSSA_HAVE_RENDER

@@ -1,7 +1,9 @@
 // `ossa render`, `ossa bake`, `ossa demo`: headless OpenGL output of a character (PNG, GIF, contact sheets).
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "commands.h"
@@ -313,6 +315,79 @@ int run_demo(const DemoArgs& args) {
               png.c_str(), crowd.size(), baked->width, baked->height, baked->layers);
   for (const std::string& e : s.gl->take_errors()) std::fprintf(stderr, "ossa: GL error: %s\n", e.c_str());
   std::printf("renderer: %s\n", s.gl->renderer_name().c_str());
+  return 0;
+}
+
+}  // namespace ossa::cli
+
+namespace ossa::cli {
+
+// `ossa bench --render`: ms per frame for N characters drawn with palette skinning (one draw per character
+// and mesh, palettes computed on the CPU) and with baked instancing (one instanced draw per mesh).
+int run_render_bench(const BenchArgs& args) {
+  auto session = open_session(args.file);
+  if (!session) return 1;
+  Session& s = *session;
+  if (s.asset->clips.empty()) return std::fprintf(stderr, "ossa: %s: no clips\n", args.file.c_str()), 1;
+  auto baked = bake_animation(*s.asset);
+  if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), 1;
+  s.renderer->set_baked(*baked);
+  Vec3 lo, hi;
+  animated_bounds(*s.asset, &s.asset->clips[0], {0.f}, lo, hi);
+  const float spacing = std::max(hi.x - lo.x, hi.z - lo.z) * 1.3f + 1e-3f;
+  nlohmann::ordered_json out;
+  out["model"] = args.file;
+  out["size"] = "512x512";
+  out["renderer"] = s.gl->renderer_name();
+  using Clock = std::chrono::steady_clock;
+  for (int n : {1, 100, 1000}) {
+    std::vector<BakedInstance> crowd = crowd_instances(*s.asset, n, spacing);
+    Vec3 clo = lo, chi = hi;
+    for (const BakedInstance& b : crowd) {
+      Vec3 p = b.world.translation();
+      clo = {std::min(clo.x, p.x + lo.x), clo.y, std::min(clo.z, p.z + lo.z)};
+      chi = {std::max(chi.x, p.x + hi.x), chi.y, std::max(chi.z, p.z + hi.z)};
+    }
+    FrameSettings frame;
+    frame.camera = frame_bounds(clo, chi, 1);
+    std::vector<CharacterInstance> characters(n);
+    for (int i = 0; i < n; ++i)
+      characters[i].init(s.asset->skeleton, &s.asset->clips[crowd[i].clip], crowd[i].time);
+    const int frames = n >= 1000 ? 2 : 4;
+    double palette_ms = 0, palette_cpu_ns = 0, baked_ms = 0;
+    for (int f = 0; f <= frames; ++f) {  // frame 0 warms up (shader compilation, uploads)
+      auto t0 = Clock::now();
+      for (auto& c : characters) update_character(s.asset->skeleton, c, 1.f / 30);
+      auto t1 = Clock::now();
+      s.renderer->begin_frame(frame);
+      for (int i = 0; i < n; ++i) s.renderer->draw_palette(crowd[i].world, characters[i].model);
+      s.renderer->end_frame();
+      auto t2 = Clock::now();
+      s.renderer->begin_frame(frame);
+      s.renderer->draw_baked(crowd, f / 30.f);
+      s.renderer->end_frame();
+      auto t3 = Clock::now();
+      if (f == 0) continue;
+      palette_cpu_ns += std::chrono::duration<double, std::nano>(t1 - t0).count() / n;
+      palette_ms += std::chrono::duration<double, std::milli>(t2 - t0).count();
+      baked_ms += std::chrono::duration<double, std::milli>(t3 - t2).count();
+    }
+    palette_ms /= frames, baked_ms /= frames, palette_cpu_ns /= frames;
+    out["instances"][std::to_string(n)] = {{"palette_ms", palette_ms},
+                                           {"baked_ms", baked_ms},
+                                           {"baked_speedup", palette_ms / baked_ms},
+                                           {"cpu_update_ns_per_character", palette_cpu_ns}};
+    if (!args.json)
+      std::printf(
+          "%5d characters: palette skinning %9.1f ms/frame (CPU update %.0f ns/character), baked instancing "
+          "%8.1f ms/frame: %.1fx\n",
+          n, palette_ms, palette_cpu_ns, baked_ms, palette_ms / baked_ms);
+  }
+  if (args.json)
+    std::printf("%s\n", out.dump().c_str());
+  else
+    std::printf("(%s, 512x512, llvmpipe: absolute times are slow; the ratio is what counts)\n",
+                s.gl->renderer_name().c_str());
   return 0;
 }
 

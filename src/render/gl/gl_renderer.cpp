@@ -625,13 +625,22 @@ void CharacterRenderer::draw_baked(std::span<const BakedInstance> instances, flo
   glUniform1f(s.loc("u_time"), global_time);
   std::vector<uint8_t> bind(256 * 64 + 64 * 16, 0);
   for (Impl::GpuMesh& g : s.meshes) {
-    // The mesh's inverse binds and palette-slot -> joint map, read by the shader (std140: ivec4 remap[64]).
+    // Palette-slot -> joint map (std140: ivec4 remap[64]) and, where the mesh was bound at another pose than
+    // the skeleton, per-slot corrections from the skeleton's inverse bind to the mesh's.
     const SkinnedMesh& mesh = *g.mesh;
     std::fill(bind.begin(), bind.end(), 0);
-    std::memcpy(bind.data(), mesh.inverse_binds().data(), mesh.inverse_binds().size() * 64);
+    bool corrected = false;
+    Mat4* corrections = reinterpret_cast<Mat4*>(bind.data());
+    for (size_t k = 0; k < mesh.joint_remap().size(); ++k) {
+      const Mat4& skeleton_bind = s.asset->skeleton.inverse_binds()[mesh.joint_remap()[k]];
+      corrections[k] = inverse(skeleton_bind) * mesh.inverse_binds()[k];
+      for (int e = 0; e < 16; ++e)
+        corrected = corrected || std::fabs(corrections[k].m[e] - Mat4{}.m[e]) > 1e-5f;
+    }
     int32_t* remap = reinterpret_cast<int32_t*>(bind.data() + 256 * 64);
     for (size_t k = 0; k < mesh.joint_remap().size(); ++k) remap[k] = mesh.joint_remap()[k];
     glNamedBufferSubData(s.mesh_bind_ubo, 0, static_cast<GLsizeiptr>(bind.size()), bind.data());
+    glUniform1i(s.loc("u_corrected"), corrected);
     glVertexArrayVertexBuffer(g.vao, 2, s.instance_vbo, 0, 24 * 4);
     s.draw_mesh(g, static_cast<GLsizei>(instances.size()));
     glVertexArrayVertexBuffer(g.vao, 2, s.dummy_instance_vbo, 0, 24 * 4);

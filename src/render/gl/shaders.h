@@ -35,7 +35,7 @@ layout(location = 10) in vec4 i_anim;   // clip, time, speed, clip2 (-1: none)
 layout(location = 11) in float i_blend; // weight of clip2
 
 layout(std140, binding = 0) uniform Palette { mat4 u_palette[256]; };
-layout(std140, binding = 1) uniform MeshBind { mat4 u_inverse_bind[256]; ivec4 u_remap[64]; };
+layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec4 u_remap[64]; };
 layout(std140, binding = 2) uniform Clips { vec4 u_clip[64]; };  // frames, frame rate, duration, layer
 layout(binding = 2) uniform sampler2DArray u_baked;
 
@@ -43,6 +43,7 @@ uniform int u_mode;  // 0: palette, 1: static (CPU-skinned), 2: baked instanced
 uniform mat4 u_world;
 uniform mat4 u_view_proj;
 uniform float u_time;
+uniform bool u_corrected;  // the mesh's inverse binds differ from the skeleton's: apply u_bind_correction
 
 out vec3 v_position;
 out vec3 v_normal;
@@ -58,7 +59,7 @@ mat4 baked_matrix(int joint, int frame, int layer) {
 
 mat4 lerp_matrix(mat4 a, mat4 b, float t) { return a + (b - a) * t; }
 
-// Model matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
+// Skinning matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
 mat4 baked_model(int joint, int clip, float t) {
   vec4 info = u_clip[clip];
   int frames = int(info.x);
@@ -95,7 +96,7 @@ void main() {
       int joint = u_remap[slot / 4u][slot % 4u];
       mat4 model = baked_model(joint, clip, t);
       if (clip2 >= 0 && i_blend > 0.0) model = lerp_matrix(model, baked_model(joint, clip2, t), i_blend);
-      skin += w * (model * u_inverse_bind[slot]);
+      skin += w * (u_corrected ? model * u_bind_correction[slot] : model);
     }
   }
   mat4 m = world * skin;
