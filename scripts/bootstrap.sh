@@ -11,6 +11,7 @@ packages=(
   libassimp-dev          # import: FBX / glTF / COLLADA
   libcli11-dev           # CLI parsing
   nlohmann-json3-dev     # JSON output and sidecar files
+  libxxhash-dev          # .ossa section checksums
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev       # benchmarks
   libepoxy-dev libegl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL 4.5, headless (llvmpipe)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "ossa/reference/reference_eval.h"
 
@@ -214,12 +215,122 @@ Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> ref
 
 size_t Clip::memory_bytes() const {
   return sizeof(Clip) + frames_.size() * sizeof(JointPose) + channel_first_.size() * sizeof(uint32_t) +
-         key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size();
+         key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size() +
+         constant_pose_.size() * sizeof(JointPose) + channels_.size() * sizeof(QuantizedChannel) +
+         packed_.size();
 }
 
 void SamplingCache::reset(const Clip* c) {
   clip = c;
   cursor.assign(c && c->layout() == Clip::Layout::kKeyed ? c->channel_first().size() - 1 : 0, 0);
+  decoded.assign(c && c->layout() == Clip::Layout::kQuantized ? 2 * static_cast<size_t>(c->joint_count()) : 0,
+                 JointPose{});
+  decoded_frame[0] = decoded_frame[1] = -1;
+}
+
+Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
+                             std::vector<uint32_t> channel_first, std::vector<float> key_times,
+                             std::vector<float> key_values) {
+  auto fail = [&](const std::string& e) { return Result<Clip>::failure("clip '" + name + "': " + e); };
+  if (joint_count <= 0 || channel_first.size() != static_cast<size_t>(joint_count) * 3 + 1)
+    return fail("channel table does not match " + std::to_string(joint_count) + " joints");
+  if (key_values.size() != key_times.size() * 4) return fail("key values do not match the key times");
+  if (!(duration >= 0) || !std::isfinite(duration)) return fail("invalid duration");
+  if (channel_first.front() != 0 || channel_first.back() != key_times.size())
+    return fail("channel table does not cover the keys");
+  for (size_t c = 0; c + 1 < channel_first.size(); ++c) {
+    if (channel_first[c + 1] <= channel_first[c]) return fail("a channel has no keys");
+    for (uint32_t k = channel_first[c]; k < channel_first[c + 1]; ++k) {
+      if (!std::isfinite(key_times[k]) || (k > channel_first[c] && key_times[k] < key_times[k - 1]))
+        return fail("key times must be finite and ascending");
+    }
+  }
+  for (float v : key_values)
+    if (!std::isfinite(v)) return fail("a key value is not finite");
+  Clip c;
+  c.name_ = std::move(name);
+  c.duration_ = duration;
+  c.joint_count_ = joint_count;
+  c.layout_ = Layout::kKeyed;
+  c.channel_first_ = std::move(channel_first);
+  c.key_times_ = std::move(key_times);
+  c.key_values_ = std::move(key_values);
+  return c;
+}
+
+Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_rate, int joint_count,
+                                  int frame_count, std::vector<JointPose> constant_pose,
+                                  std::vector<QuantizedChannel> channels, uint32_t frame_stride,
+                                  std::vector<uint8_t> packed) {
+  auto fail = [&](const std::string& e) { return Result<Clip>::failure("clip '" + name + "': " + e); };
+  if (joint_count <= 0 || constant_pose.size() != static_cast<size_t>(joint_count))
+    return fail("bad constant pose");
+  if (frame_count <= 0 || !(frame_rate > 0) || !(duration >= 0) || !std::isfinite(duration))
+    return fail("invalid frame count, rate or duration");
+  if (packed.size() != static_cast<size_t>(frame_count) * frame_stride)
+    return fail("packed frames have the wrong size");
+  for (const QuantizedChannel& ch : channels) {
+    if (ch.joint >= joint_count || ch.kind > 3) return fail("a channel targets a missing joint or kind");
+    if (ch.bits != 8 && ch.bits != 16 && ch.bits != 32) return fail("a channel has an unsupported bit rate");
+    if (ch.kind == 3 && ch.bits != 32) return fail("a four-float rotation channel must be 32-bit");
+    if (static_cast<uint64_t>(ch.offset) + (ch.kind == 3 ? 16 : 3 * (ch.bits / 8)) > frame_stride)
+      return fail("a channel lies outside its frame");
+    for (int i = 0; i < 3; ++i)
+      if (!std::isfinite(ch.min[i]) || !std::isfinite(ch.extent[i]) || ch.extent[i] < 0)
+        return fail("a channel has an invalid range");
+  }
+  for (const JointPose& p : constant_pose)
+    for (int i = 0; i < 4; ++i)
+      if (!std::isfinite(p.translation[i]) || !std::isfinite(p.rotation[i]) || !std::isfinite(p.scale[i]))
+        return fail("the constant pose is not finite");
+  Clip c;
+  c.name_ = std::move(name);
+  c.duration_ = duration;
+  c.joint_count_ = joint_count;
+  c.layout_ = Layout::kQuantized;
+  c.frame_rate_ = frame_rate;
+  c.frame_count_ = frame_count;
+  c.constant_pose_ = std::move(constant_pose);
+  c.channels_ = std::move(channels);
+  c.frame_stride_ = frame_stride;
+  c.packed_ = std::move(packed);
+  return c;
+}
+
+void Clip::decode_frame(int frame, JointPose* out) const {
+  std::copy(constant_pose_.begin(), constant_pose_.end(), out);
+  const uint8_t* data = packed_.data() + static_cast<size_t>(frame) * frame_stride_;
+  for (const QuantizedChannel& ch : channels_) {
+    float v[3];
+    const uint8_t* p = data + ch.offset;
+    if (ch.kind == 3) {
+      std::memcpy(out[ch.joint].rotation, p, 16);
+      continue;
+    }
+    for (int i = 0; i < 3; ++i) {
+      float q;
+      if (ch.bits == 8) {
+        q = p[i] * (1.f / 255.f);
+      } else if (ch.bits == 16) {
+        uint16_t u;
+        std::memcpy(&u, p + 2 * i, 2);
+        q = u * (1.f / 65535.f);
+      } else {
+        std::memcpy(&v[i], p + 4 * i, 4);
+        continue;
+      }
+      v[i] = ch.min[i] + ch.extent[i] * q;
+    }
+    JointPose& pose = out[ch.joint];
+    if (ch.kind == 1) {
+      float w2 = 1.f - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      pose.rotation[0] = v[0], pose.rotation[1] = v[1], pose.rotation[2] = v[2];
+      pose.rotation[3] = w2 > 0 ? std::sqrt(w2) : 0.f;
+    } else {
+      float* dst = ch.kind == 0 ? pose.translation : pose.scale;
+      dst[0] = v[0], dst[1] = v[1], dst[2] = v[2];
+    }
+  }
 }
 
 }  // namespace ossa

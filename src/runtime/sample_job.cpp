@@ -55,6 +55,48 @@ void sample_keyed(const Clip& clip, float t, uint32_t* cursor, JointPose* out) {
   }
 }
 
+// Frame index and blend factor of time t in a clip of frames at f / rate, the last at the clip's end.
+void frame_span(const Clip& clip, float t, int& i, float& alpha) {
+  const int n = clip.frame_count();
+  float f = t * clip.frame_rate();
+  i = static_cast<int>(f);
+  alpha = f - static_cast<float>(i);
+  if (i >= n - 1) {
+    i = n - 1;
+    alpha = 0;
+  } else if (i == n - 2) {  // the last interval ends at the clip's end, which may be less than a frame away
+    float start = static_cast<float>(i) / clip.frame_rate(), span = clip.duration() - start;
+    alpha = span > 0 ? std::min((t - start) / span, 1.f) : 0.f;
+  }
+}
+
+// Quantized: the two frames around t, decoded once into the instance's cache, then blended.
+void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose* out) {
+  int i;
+  float alpha;
+  frame_span(clip, t, i, alpha);
+  const int j = std::min(i + 1, clip.frame_count() - 1), joints = clip.joint_count();
+  JointPose* slots[2] = {cache.decoded.data(), cache.decoded.data() + joints};
+  auto slot_of = [&](int frame) {
+    for (int s = 0; s < 2; ++s)
+      if (cache.decoded_frame[s] == frame) return s;
+    return -1;
+  };
+  int a = slot_of(i);
+  if (a < 0) {
+    a = slot_of(j) == 0 ? 1 : 0;
+    clip.decode_frame(i, slots[a]);
+    cache.decoded_frame[a] = i;
+  }
+  int b = slot_of(j);
+  if (b < 0) {
+    b = 1 - a;
+    clip.decode_frame(j, slots[b]);
+    cache.decoded_frame[b] = j;
+  }
+  detail::active_kernels().blend_poses(slots[a], slots[b], alpha, joints, /*shortest=*/true, out);
+}
+
 void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
   const int n = clip.frame_count(), joints = clip.joint_count();
   const JointPose* frames = clip.frames().data();
@@ -85,7 +127,7 @@ void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
 bool SampleJob::validate() const {
   if (!clip || !std::isfinite(time)) return false;
   if (output.size() < static_cast<size_t>(clip->joint_count())) return false;
-  if (clip->layout() == Clip::Layout::kKeyed && !cache) return false;
+  if (clip->layout() != Clip::Layout::kFixedRate && !cache) return false;
   if (clip->layout() == Clip::Layout::kFixedRate && clip->frame_count() < 1) return false;
   return true;
 }
@@ -95,6 +137,9 @@ bool SampleJob::run() const {
   const float t = std::clamp(time, 0.f, clip->duration());
   if (clip->layout() == Clip::Layout::kFixedRate) {
     sample_fixed_rate(*clip, t, output.data());
+  } else if (clip->layout() == Clip::Layout::kQuantized) {
+    if (cache->clip != clip) cache->reset(clip);
+    sample_quantized(*clip, t, *cache, output.data());
   } else {
     if (cache->clip != clip) cache->reset(clip);
     sample_keyed(*clip, t, cache->cursor.data(), output.data());

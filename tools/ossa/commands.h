@@ -46,6 +46,15 @@ struct PlayArgs {
 };
 int run_play(const PlayArgs& args);
 
+struct ConvertArgs {
+  std::vector<std::string> inputs;
+  std::string output, notifies, clips;
+  bool compress = false, left_handed = false, root_motion = false;
+  double tolerance_mm = 0.1;  // 0.01 cm, ACL's default
+  float fps = 0;
+};
+int run_convert(const ConvertArgs& args);
+
 struct RenderArgs {
   std::string file, clip, output = "ossa-render.png", lighting = "blinn-phong", skinning = "gpu";
   double time = 0;

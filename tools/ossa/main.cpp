@@ -66,6 +66,22 @@ int main(int argc, char** argv) {
   dt_file->excludes(steps);
   play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
 
+  ossa::cli::ConvertArgs convert;
+  CLI::App* convert_cmd = app.add_subcommand("convert", "Convert model files to the .ossa runtime format");
+  convert_cmd->add_option("inputs", convert.inputs, "Model files (.fbx .glb .gltf .dae)")->required();
+  convert_cmd->add_option("-o,--output", convert.output, "OUT.ossa, or a folder for several inputs")
+      ->required();
+  convert_cmd->add_option("--notifies", convert.notifies, "Notify sidecar (default: MODEL.notifies.json)");
+  convert_cmd->add_flag("--compress", convert.compress, "Compress clips within --tolerance");
+  convert_cmd
+      ->add_option("--tolerance", convert.tolerance_mm, "Virtual-vertex error bound in millimetres (0.1)")
+      ->check(CLI::Range(1e-6, 1000.0));
+  convert_cmd->add_option("--fps", convert.fps, "Store clips resampled at this rate (default: exact keys)")
+      ->check(CLI::Range(0.0, 1000.0));
+  convert_cmd->add_option("--clips", convert.clips, "Only these clips, comma-separated");
+  convert_cmd->add_flag("--left-handed", convert.left_handed, "Convert to left-handed (z mirrored)");
+  convert_cmd->add_flag("--root-motion", convert.root_motion, "Extract root motion: clips in place + tracks");
+
 #ifdef OSSA_HAVE_RENDER
   ossa::cli::RenderArgs render;
   std::string size = "512x512";
@@ -119,6 +135,7 @@ int main(int argc, char** argv) {
 #endif
   if (*bench_cmd) return ossa::cli::run_bench(bench);
   if (*play_cmd) return ossa::cli::run_play(play);
+  if (*convert_cmd) return ossa::cli::run_convert(convert);
 #ifdef OSSA_HAVE_RENDER
   if (*render_cmd) {
     if (std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2 || render.width < 1 ||

@@ -29,7 +29,20 @@ namespace ossa {
 
 class Clip {
  public:
-  enum class Layout { kFixedRate, kKeyed };
+  enum class Layout { kFixedRate, kKeyed, kQuantized };
+
+  // One animated channel of a quantized clip: `bits` per component (8, 16 or 32 = float) at `offset` bytes
+  // into each frame; value = min + extent * q / (2^bits - 1). kind: 0 translation, 1 rotation (x, y, z; w >=
+  // 0 rebuilt), 2 scale, 3 rotation as four floats (near-180-degree turns, where rebuilding w loses
+  // precision).
+  struct QuantizedChannel {
+    uint16_t joint = 0;
+    uint8_t kind = 0;
+    uint8_t bits = 16;
+    uint32_t offset = 0;
+    float min[3] = {0, 0, 0};
+    float extent[3] = {0, 0, 0};
+  };
 
   // frame_rate 0 picks the rate from the key times.
   static Result<Clip> build_fixed_rate(const RawClip& raw, const Skeleton& skeleton, float frame_rate = 0);
@@ -38,6 +51,15 @@ class Clip {
   // `duration`).
   static Result<Clip> from_frames(std::string name, float duration, float frame_rate, int joint_count,
                                   std::vector<JointPose> frames);
+  // A keyed clip from its arrays (see key_times()); validated: channel ranges, ascending finite times.
+  static Result<Clip> from_keys(std::string name, float duration, int joint_count,
+                                std::vector<uint32_t> channel_first, std::vector<float> key_times,
+                                std::vector<float> key_values);
+  // A quantized clip from its parts; validated: channel joints and offsets inside the frame, sizes.
+  static Result<Clip> from_quantized(std::string name, float duration, float frame_rate, int joint_count,
+                                     int frame_count, std::vector<JointPose> constant_pose,
+                                     std::vector<QuantizedChannel> channels, uint32_t frame_stride,
+                                     std::vector<uint8_t> packed);
 
   const std::string& name() const { return name_; }
   float duration() const { return duration_; }
@@ -56,6 +78,13 @@ class Clip {
   std::span<const float> key_times() const { return key_times_; }
   std::span<const float> key_values() const { return key_values_; }  // 4 floats per key
 
+  // Quantized.
+  std::span<const JointPose> constant_pose() const { return constant_pose_; }
+  std::span<const QuantizedChannel> quantized_channels() const { return channels_; }
+  uint32_t frame_stride() const { return frame_stride_; }  // bytes per frame
+  std::span<const uint8_t> packed() const { return packed_; }
+  void decode_frame(int frame, JointPose* out) const;  // all joints of one frame
+
  private:
   void resample(const RawClip& raw, const Skeleton& skeleton);
 
@@ -69,6 +98,10 @@ class Clip {
   std::vector<uint32_t> channel_first_;
   std::vector<float> key_times_;
   std::vector<float> key_values_;
+  std::vector<JointPose> constant_pose_;
+  std::vector<QuantizedChannel> channels_;
+  uint32_t frame_stride_ = 0;
+  std::vector<uint8_t> packed_;
 };
 
 // The clip as deltas from `reference` (one pose per joint, e.g. the clip's first frame or the rest pose), for
@@ -81,6 +114,9 @@ struct SamplingCache {
   void reset(const Clip* clip);
   const Clip* clip = nullptr;
   std::vector<uint32_t> cursor;  // per channel: index of the key at or before the last time sampled
+  // Quantized clips: two decoded frames (slot 0 and 1) and which frame each holds (-1: none).
+  std::vector<JointPose> decoded;
+  int decoded_frame[2] = {-1, -1};
 };
 
 }  // namespace ossa

@@ -1,0 +1,41 @@
+// ossa/asset/compression.h — lossy clip compression within an error bound measured the way ACL measures it.
+//
+// The error of a compressed clip is the displacement of virtual vertices: points at `shell_distance` along
+// each joint's three local axes, carried to model space through the whole hierarchy, compared with the
+// uncompressed clip at every frame. compress_clip() guarantees max error <= tolerance (defaults: 3 cm shell,
+// 0.01 cm tolerance, ACL's defaults). Technique: channels that do not change are stored once; the others are
+// range-reduced and quantized per component to 8 or 16 bits, or kept as floats; bit rates start low and rise
+// on the channels that carry the worst joints' error (their own or an ancestor's) until the bound holds.
+// Between frames the decoded frames are interpolated like the uncompressed ones, so the bound carries over up
+// to interpolation rounding.
+#pragma once
+
+#include <cstddef>
+
+#include "ossa/asset/clip.h"
+
+namespace ossa {
+
+struct CompressionSettings {
+  float tolerance = 1e-4f;       // metres (model units): 0.01 cm
+  float shell_distance = 0.03f;  // metres: 3 cm
+};
+
+struct CompressionStats {
+  size_t raw_bytes = 0;                 // float32 translation, rotation, scale per joint per frame (40 bytes)
+  size_t compressed_bytes = 0;          // packed frames + channel table + constant pose
+  double max_error = 0, p99_error = 0;  // virtual-vertex displacement, model units
+  int constant_channels = 0, channels_8 = 0, channels_16 = 0, channels_32 = 0;
+  double ratio() const { return compressed_bytes ? static_cast<double>(raw_bytes) / compressed_bytes : 0; }
+};
+
+// `clip` must be fixed-rate (Clip::build_fixed_rate). Errors of the result against it go into `stats`.
+Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton,
+                           const CompressionSettings& settings = {}, CompressionStats* stats = nullptr);
+
+// Virtual-vertex error of `candidate` against `reference` (same skeleton and frame grid), per joint and
+// frame.
+std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& candidate,
+                                         const Skeleton& skeleton, float shell_distance);
+
+}  // namespace ossa

@@ -1,0 +1,59 @@
+// ossa/serialize/ossa_file.h — the `.ossa` runtime format: what `ossa convert` writes and games load.
+//
+// Layout (little-endian, every section 16-byte aligned):
+//   header   32 bytes  magic "OSSA\r\n\x1a\n", u32 version (1), u32 byte-order mark 0x01020304, u32 section
+//   count,
+//                      u32 flags (0), u64 file size
+//   table    32 bytes per section: u32 type, u32 index, u64 offset, u64 size, u64 XXH3-64 checksum of the
+//   section sections SKELETON (joints: parent, rest pose, inverse bind, name), MESH (one per mesh: streams,
+//   influences,
+//            palette map, inverse binds), CLIP (one per clip: keyed, fixed-rate or quantized), MATERIALS
+//            (materials and textures, embedded images included), NOTIFIES (the sidecar JSON), ROOT_MOTION
+//            (one per clip that has a track)
+// Any subset is valid: an animation-only file holds a skeleton (for joint names) and clips, which
+// retarget_clip() maps onto another skeleton by joint names.
+// Reading checks the magic, version, byte order, the table against the file size, each section's checksum,
+// and every count and offset before use; a damaged or hostile file gives an error naming the file and the
+// problem. Loading is a bounds-checked copy of arrays into the runtime objects: no parsing beyond the section
+// headers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ossa/asset/character.h"
+#include "ossa/asset/notifies.h"
+#include "ossa/asset/root_motion.h"
+#include "ossa/import/imported_scene.h"
+
+namespace ossa {
+
+constexpr uint32_t kOssaFormatVersion = 1;
+
+struct OssaFile {
+  std::optional<Skeleton> skeleton;
+  std::vector<SkinnedMesh> meshes;
+  std::vector<Clip> clips;
+  std::vector<Material> materials;
+  std::vector<Texture> textures;
+  std::string notifies_json;                                // empty when none
+  std::vector<std::optional<RootMotionTrack>> root_motion;  // parallel to clips
+
+  // Skeleton, clips and meshes as one CharacterAsset (fails without a skeleton).
+  Result<CharacterAsset> character() &&;
+};
+
+Result<bool> write_ossa(const OssaFile& file, const std::string& path);
+std::vector<uint8_t> encode_ossa(const OssaFile& file);
+Result<OssaFile> read_ossa(const std::string& path);
+Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& name);
+
+// Maps a clip made for `source` onto `target` by joint names. Joints of the target the source lacks keep
+// their rest pose; `unmatched` receives the source joints the target lacks. Keyed and fixed-rate clips.
+Result<Clip> retarget_clip(const Clip& clip, const Skeleton& source, const Skeleton& target,
+                           std::vector<std::string>* unmatched = nullptr);
+
+}  // namespace ossa

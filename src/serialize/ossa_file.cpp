@@ -1,0 +1,563 @@
+#include "ossa/serialize/ossa_file.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <type_traits>
+
+namespace ossa {
+namespace {
+
+constexpr char kMagic[8] = {'O', 'S', 'S', 'A', '\r', '\n', '\x1a', '\n'};
+constexpr uint32_t kByteOrder = 0x01020304;
+constexpr size_t kHeaderSize = 32, kEntrySize = 32;
+enum SectionType : uint32_t {
+  kSkeleton = 1,
+  kMesh = 2,
+  kClip = 3,
+  kMaterials = 4,
+  kNotifies = 5,
+  kRootMotion = 6
+};
+
+// ----------------------------------------------------------------------------------------------- writing
+
+class Writer {
+ public:
+  template <class T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const uint8_t*>(&v);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  template <class T>
+  void put_array(std::span<const T> values) {
+    put(static_cast<uint64_t>(values.size()));
+    const auto* p = reinterpret_cast<const uint8_t*>(values.data());
+    bytes.insert(bytes.end(), p, p + values.size_bytes());
+  }
+  void put_string(const std::string& s) { put_array(std::span<const char>(s.data(), s.size())); }
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<uint8_t> encode_skeleton(const Skeleton& s) {
+  Writer w;
+  w.put(static_cast<uint32_t>(s.joint_count()));
+  for (int j = 0; j < s.joint_count(); ++j) {
+    w.put(static_cast<int32_t>(s.parents()[j]));
+    w.put(s.rest_pose()[j]);
+    w.put(s.inverse_binds()[j]);
+    w.put_string(s.name(j));
+  }
+  return w.bytes;
+}
+
+std::vector<uint8_t> encode_mesh(const SkinnedMesh& m) {
+  Writer w;
+  w.put_string(m.name());
+  w.put(static_cast<int32_t>(m.material()));
+  w.put(static_cast<uint32_t>(m.influences()));
+  w.put_array(m.positions());
+  w.put_array(m.normals());
+  w.put_array(m.tangents());
+  w.put_array(m.uvs());
+  w.put_array(m.indices());
+  w.put_array(m.joint_indices());
+  w.put_array(m.joint_weights());
+  w.put_array(m.joint_remap());
+  w.put_array(m.inverse_binds());
+  return w.bytes;
+}
+
+std::vector<uint8_t> encode_clip(const Clip& c) {
+  Writer w;
+  w.put_string(c.name());
+  w.put(static_cast<uint32_t>(c.layout()));
+  w.put(c.duration());
+  w.put(static_cast<uint32_t>(c.joint_count()));
+  switch (c.layout()) {
+    case Clip::Layout::kKeyed:
+      w.put_array(c.channel_first());
+      w.put_array(c.key_times());
+      w.put_array(c.key_values());
+      break;
+    case Clip::Layout::kFixedRate:
+      w.put(c.frame_rate());
+      w.put(static_cast<uint32_t>(c.frame_count()));
+      w.put_array(c.frames());
+      break;
+    case Clip::Layout::kQuantized:
+      w.put(c.frame_rate());
+      w.put(static_cast<uint32_t>(c.frame_count()));
+      w.put_array(c.constant_pose());
+      w.put_array(c.quantized_channels());
+      w.put(c.frame_stride());
+      w.put_array(c.packed());
+      break;
+  }
+  return w.bytes;
+}
+
+std::vector<uint8_t> encode_materials(const std::vector<Material>& materials,
+                                      const std::vector<Texture>& textures) {
+  Writer w;
+  w.put(static_cast<uint32_t>(materials.size()));
+  for (const Material& m : materials) {
+    w.put_string(m.name);
+    w.put(m.base_color);
+    w.put(static_cast<int32_t>(m.diffuse_texture));
+    w.put(static_cast<int32_t>(m.normal_texture));
+    w.put(static_cast<int32_t>(m.specular_texture));
+  }
+  w.put(static_cast<uint32_t>(textures.size()));
+  for (const Texture& t : textures) {
+    w.put_string(t.path);
+    w.put_string(t.resolved_path);
+    w.put(static_cast<uint8_t>(t.embedded));
+    w.put_string(t.format_hint);
+    w.put_array(std::span<const uint8_t>(t.data));
+  }
+  return w.bytes;
+}
+
+std::vector<uint8_t> encode_root_motion(const RootMotionTrack& t) {
+  Writer w;
+  w.put(static_cast<int32_t>(t.joint));
+  w.put(t.frame_rate);
+  w.put(t.duration);
+  w.put_array(std::span<const RootDelta>(t.frames));
+  return w.bytes;
+}
+
+// ----------------------------------------------------------------------------------------------- reading
+
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> bytes, std::string where) : bytes_(bytes), where_(std::move(where)) {}
+  template <class T>
+  bool get(T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (bytes_.size() - pos_ < sizeof(T)) return fail("ends early");
+    std::memcpy(&v, bytes_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return true;
+  }
+  template <class T>
+  bool get_array(std::vector<T>& out) {
+    uint64_t count = 0;
+    if (!get(count)) return false;
+    if (count > (bytes_.size() - pos_) / sizeof(T))
+      return fail("an array count (" + std::to_string(count) + ") exceeds the section");
+    out.resize(count);
+    if (count) std::memcpy(out.data(), bytes_.data() + pos_, count * sizeof(T));
+    pos_ += count * sizeof(T);
+    return true;
+  }
+  bool get_string(std::string& s) {
+    std::vector<char> chars;
+    if (!get_array(chars)) return false;
+    s.assign(chars.begin(), chars.end());
+    return true;
+  }
+  bool fail(const std::string& what) {
+    if (error.empty()) error = where_ + ": " + what;
+    return false;
+  }
+  bool at_end() const { return pos_ == bytes_.size(); }
+  std::string error;
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t pos_ = 0;
+  std::string where_;
+};
+
+bool finite(const JointPose& p) {
+  for (int i = 0; i < 4; ++i)
+    if (!std::isfinite(p.translation[i]) || !std::isfinite(p.rotation[i]) || !std::isfinite(p.scale[i]))
+      return false;
+  return true;
+}
+
+template <class T>
+bool all_finite(const std::vector<T>& v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+  } else if constexpr (std::is_same_v<T, JointPose>) {
+    return std::all_of(v.begin(), v.end(), [](const JointPose& p) { return finite(p); });
+  } else if constexpr (std::is_same_v<T, Mat4>) {
+    return std::all_of(v.begin(), v.end(), [](const Mat4& m) { return is_finite(m); });
+  } else {
+    return true;
+  }
+}
+
+std::string decode_skeleton(Reader& r, std::optional<Skeleton>& out) {
+  uint32_t count = 0;
+  if (!r.get(count)) return r.error;
+  if (count == 0 || count > 65535) return "skeleton: joint count " + std::to_string(count) + " out of range";
+  RawSkeleton raw;
+  raw.joints.resize(count);
+  for (uint32_t j = 0; j < count; ++j) {
+    int32_t parent = -1;
+    JointPose rest;
+    Mat4 inverse_bind;
+    if (!r.get(parent) || !r.get(rest) || !r.get(inverse_bind) || !r.get_string(raw.joints[j].name))
+      return r.error;
+    if (!finite(rest) || !is_finite(inverse_bind))
+      return "skeleton: joint " + std::to_string(j) + " is not finite";
+    raw.joints[j].parent = parent;
+    raw.joints[j].rest = to_transform(rest);
+    raw.joints[j].inverse_bind = inverse_bind;
+    raw.joints[j].has_file_bind = true;
+  }
+  if (!r.at_end()) return "skeleton: trailing bytes";
+  auto built = Skeleton::build(raw);
+  if (!built) return "skeleton: " + built.error();
+  out = std::move(built).value();
+  return {};
+}
+
+std::string decode_mesh(Reader& r, const Skeleton* skeleton, std::vector<SkinnedMesh>& out) {
+  if (!skeleton) return "a mesh section needs a skeleton section before it";
+  RawMesh raw;
+  int32_t material = -1;
+  uint32_t influences = 0;
+  std::vector<float> positions, normals, tangents, uvs, weights;
+  std::vector<uint16_t> joints, remap;
+  if (!r.get_string(raw.name) || !r.get(material) || !r.get(influences) || !r.get_array(positions) ||
+      !r.get_array(normals) || !r.get_array(tangents) || !r.get_array(uvs) || !r.get_array(raw.indices) ||
+      !r.get_array(joints) || !r.get_array(weights) || !r.get_array(remap) || !r.get_array(raw.inverse_binds))
+    return r.error;
+  if (!r.at_end()) return "mesh '" + raw.name + "': trailing bytes";
+  const std::string where = "mesh '" + raw.name + "'";
+  const size_t n = positions.size() / 3;
+  if (positions.size() % 3 || (!normals.empty() && normals.size() != n * 3) ||
+      (!tangents.empty() && tangents.size() != n * 4) || (!uvs.empty() && uvs.size() != n * 2))
+    return where + ": vertex streams differ in length";
+  if (influences < 1 || influences > 4 || joints.size() != n * influences || weights.size() != n * influences)
+    return where + ": influence streams do not match the vertices";
+  if (remap.size() != raw.inverse_binds.size())
+    return where + ": palette map and inverse binds differ in length";
+  if (!all_finite(positions) || !all_finite(normals) || !all_finite(tangents) || !all_finite(uvs) ||
+      !all_finite(weights) || !all_finite(raw.inverse_binds))
+    return where + ": a value is not finite";
+  for (uint32_t i : raw.indices)
+    if (i >= n) return where + ": an index points past the vertices";
+  for (uint16_t j : remap)
+    if (j >= skeleton->joint_count()) return where + ": the palette map points past the skeleton";
+  raw.material = material;
+  raw.influences_per_vertex = static_cast<int>(influences);
+  raw.skinned = true;
+  for (size_t v = 0; v < n; ++v)
+    raw.positions.push_back({positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]});
+  for (size_t v = 0; v < normals.size() / 3; ++v)
+    raw.normals.push_back({normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]});
+  for (size_t v = 0; v < tangents.size() / 4; ++v)
+    raw.tangents.push_back({tangents[4 * v], tangents[4 * v + 1], tangents[4 * v + 2], tangents[4 * v + 3]});
+  for (size_t v = 0; v < uvs.size() / 2; ++v) raw.uvs.push_back({uvs[2 * v], uvs[2 * v + 1]});
+  raw.influence_joints = std::move(joints);
+  raw.influence_weights = std::move(weights);
+  raw.joint_remap.assign(remap.begin(), remap.end());
+  auto mesh = SkinnedMesh::build(raw, *skeleton);
+  if (!mesh) return mesh.error();
+  out.push_back(std::move(mesh).value());
+  return {};
+}
+
+std::string decode_clip(Reader& r, const Skeleton* skeleton, std::vector<Clip>& out) {
+  std::string name;
+  uint32_t layout = 0, joints = 0;
+  float duration = 0;
+  if (!r.get_string(name) || !r.get(layout) || !r.get(duration) || !r.get(joints)) return r.error;
+  if (skeleton && joints != static_cast<uint32_t>(skeleton->joint_count()))
+    return "clip '" + name + "': made for " + std::to_string(joints) + " joints, the skeleton has " +
+           std::to_string(skeleton->joint_count());
+  if (joints == 0 || joints > 65535) return "clip '" + name + "': joint count out of range";
+  Result<Clip> clip = Result<Clip>::failure("clip '" + name + "': unknown layout " + std::to_string(layout));
+  if (layout == static_cast<uint32_t>(Clip::Layout::kKeyed)) {
+    std::vector<uint32_t> first;
+    std::vector<float> times, values;
+    if (!r.get_array(first) || !r.get_array(times) || !r.get_array(values)) return r.error;
+    clip = Clip::from_keys(name, duration, static_cast<int>(joints), std::move(first), std::move(times),
+                           std::move(values));
+  } else if (layout == static_cast<uint32_t>(Clip::Layout::kFixedRate)) {
+    float rate = 0;
+    uint32_t frames = 0;
+    std::vector<JointPose> data;
+    if (!r.get(rate) || !r.get(frames) || !r.get_array(data)) return r.error;
+    if (data.size() != static_cast<size_t>(frames) * joints)
+      return "clip '" + name + "': frame data has the wrong size";
+    if (!all_finite(data)) return "clip '" + name + "': a frame is not finite";
+    clip = Clip::from_frames(name, duration, rate, static_cast<int>(joints), std::move(data));
+  } else if (layout == static_cast<uint32_t>(Clip::Layout::kQuantized)) {
+    float rate = 0;
+    uint32_t frames = 0, stride = 0;
+    std::vector<JointPose> constant;
+    std::vector<Clip::QuantizedChannel> channels;
+    std::vector<uint8_t> packed;
+    if (!r.get(rate) || !r.get(frames) || !r.get_array(constant) || !r.get_array(channels) ||
+        !r.get(stride) || !r.get_array(packed))
+      return r.error;
+    if (frames > (1u << 24)) return "clip '" + name + "': frame count out of range";
+    clip = Clip::from_quantized(name, duration, rate, static_cast<int>(joints), static_cast<int>(frames),
+                                std::move(constant), std::move(channels), stride, std::move(packed));
+  }
+  if (!clip) return clip.error();
+  if (!r.at_end()) return "clip '" + name + "': trailing bytes";
+  out.push_back(std::move(clip).value());
+  return {};
+}
+
+std::string decode_materials(Reader& r, OssaFile& file) {
+  uint32_t count = 0;
+  if (!r.get(count)) return r.error;
+  if (count > 100000) return "materials: count out of range";
+  for (uint32_t i = 0; i < count; ++i) {
+    Material m;
+    int32_t d = -1, n = -1, s = -1;
+    if (!r.get_string(m.name) || !r.get(m.base_color) || !r.get(d) || !r.get(n) || !r.get(s)) return r.error;
+    m.diffuse_texture = d, m.normal_texture = n, m.specular_texture = s;
+    file.materials.push_back(std::move(m));
+  }
+  if (!r.get(count)) return r.error;
+  if (count > 100000) return "textures: count out of range";
+  for (uint32_t i = 0; i < count; ++i) {
+    Texture t;
+    uint8_t embedded = 0;
+    if (!r.get_string(t.path) || !r.get_string(t.resolved_path) || !r.get(embedded) ||
+        !r.get_string(t.format_hint) || !r.get_array(t.data))
+      return r.error;
+    t.embedded = embedded != 0;
+    file.textures.push_back(std::move(t));
+  }
+  for (const Material& m : file.materials)
+    for (int tex : {m.diffuse_texture, m.normal_texture, m.specular_texture})
+      if (tex < -1 || tex >= static_cast<int>(file.textures.size()))
+        return "materials: a texture index is out of range";
+  return r.at_end() ? "" : "materials: trailing bytes";
+}
+
+std::string decode_root_motion(Reader& r, RootMotionTrack& t) {
+  int32_t joint = -1;
+  if (!r.get(joint) || !r.get(t.frame_rate) || !r.get(t.duration) || !r.get_array(t.frames)) return r.error;
+  t.joint = joint;
+  if (!(t.frame_rate > 0) || !std::isfinite(t.duration) || t.frames.empty())
+    return "root motion: invalid track";
+  for (const RootDelta& d : t.frames)
+    if (!std::isfinite(d.x) || !std::isfinite(d.z) || !std::isfinite(d.yaw)) return "root motion: not finite";
+  return r.at_end() ? "" : "root motion: trailing bytes";
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_ossa(const OssaFile& file) {
+  struct Section {
+    uint32_t type, index;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Section> sections;
+  if (file.skeleton) sections.push_back({kSkeleton, 0, encode_skeleton(*file.skeleton)});
+  for (size_t i = 0; i < file.meshes.size(); ++i)
+    sections.push_back({kMesh, static_cast<uint32_t>(i), encode_mesh(file.meshes[i])});
+  for (size_t i = 0; i < file.clips.size(); ++i)
+    sections.push_back({kClip, static_cast<uint32_t>(i), encode_clip(file.clips[i])});
+  if (!file.materials.empty() || !file.textures.empty())
+    sections.push_back({kMaterials, 0, encode_materials(file.materials, file.textures)});
+  if (!file.notifies_json.empty())
+    sections.push_back(
+        {kNotifies, 0, std::vector<uint8_t>(file.notifies_json.begin(), file.notifies_json.end())});
+  for (size_t i = 0; i < file.root_motion.size(); ++i)
+    if (file.root_motion[i])
+      sections.push_back({kRootMotion, static_cast<uint32_t>(i), encode_root_motion(*file.root_motion[i])});
+
+  auto align = [](uint64_t v) { return (v + 15) & ~uint64_t{15}; };
+  uint64_t offset = align(kHeaderSize + kEntrySize * sections.size());
+  std::vector<uint64_t> offsets;
+  for (const Section& s : sections) {
+    offsets.push_back(offset);
+    offset = align(offset + s.bytes.size());
+  }
+  std::vector<uint8_t> out(offset, 0);
+  auto put = [&](size_t at, const auto& v) { std::memcpy(out.data() + at, &v, sizeof v); };
+  std::memcpy(out.data(), kMagic, 8);
+  put(8, kOssaFormatVersion);
+  put(12, kByteOrder);
+  put(16, static_cast<uint32_t>(sections.size()));
+  put(20, uint32_t{0});
+  put(24, static_cast<uint64_t>(out.size()));
+  for (size_t i = 0; i < sections.size(); ++i) {
+    const size_t entry = kHeaderSize + kEntrySize * i;
+    put(entry, sections[i].type);
+    put(entry + 4, sections[i].index);
+    put(entry + 8, offsets[i]);
+    put(entry + 16, static_cast<uint64_t>(sections[i].bytes.size()));
+    put(entry + 24, static_cast<uint64_t>(XXH3_64bits(sections[i].bytes.data(), sections[i].bytes.size())));
+    std::memcpy(out.data() + offsets[i], sections[i].bytes.data(), sections[i].bytes.size());
+  }
+  return out;
+}
+
+Result<bool> write_ossa(const OssaFile& file, const std::string& path) {
+  std::vector<uint8_t> bytes = encode_ossa(file);
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return Result<bool>::failure(path + ": cannot open for writing");
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) return Result<bool>::failure(path + ": write failed");
+  return true;
+}
+
+Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& name) {
+  auto fail = [&](const std::string& what) { return Result<OssaFile>::failure(name + ": " + what); };
+  if (bytes.size() < kHeaderSize) return fail("not an .ossa file (too short for the header)");
+  if (std::memcmp(bytes.data(), kMagic, 8) != 0) return fail("not an .ossa file (bad magic)");
+  uint32_t version, order, count;
+  uint64_t size;
+  std::memcpy(&version, bytes.data() + 8, 4);
+  std::memcpy(&order, bytes.data() + 12, 4);
+  std::memcpy(&count, bytes.data() + 16, 4);
+  std::memcpy(&size, bytes.data() + 24, 8);
+  if (order != kByteOrder) return fail("written with the other byte order (not supported)");
+  if (version != kOssaFormatVersion)
+    return fail("unsupported version " + std::to_string(version) + " (this build reads version " +
+                std::to_string(kOssaFormatVersion) + ")");
+  if (size != bytes.size())
+    return fail("truncated or padded: the header says " + std::to_string(size) + " bytes, the file has " +
+                std::to_string(bytes.size()));
+  if (count > (bytes.size() - kHeaderSize) / kEntrySize)
+    return fail("the section table does not fit the file");
+
+  OssaFile file;
+  std::vector<std::pair<uint32_t, uint32_t>> seen;
+  std::string notifies;
+  // Sections are decoded in table order; meshes and clips need the skeleton first (the writer puts it first).
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t* entry = bytes.data() + kHeaderSize + kEntrySize * i;
+    uint32_t type, index;
+    uint64_t offset, length, checksum;
+    std::memcpy(&type, entry, 4);
+    std::memcpy(&index, entry + 4, 4);
+    std::memcpy(&offset, entry + 8, 8);
+    std::memcpy(&length, entry + 16, 8);
+    std::memcpy(&checksum, entry + 24, 8);
+    const std::string where = "section " + std::to_string(i);
+    if (offset > bytes.size() || length > bytes.size() - offset)
+      return fail(where + " lies outside the file");
+    if (offset < kHeaderSize + kEntrySize * count) return fail(where + " overlaps the section table");
+    std::span<const uint8_t> payload = bytes.subspan(offset, length);
+    if (XXH3_64bits(payload.data(), payload.size()) != checksum)
+      return fail(where + ": checksum mismatch (damaged)");
+    Reader r(payload, where);
+    std::string error;
+    switch (type) {
+      case kSkeleton:
+        if (file.skeleton) return fail("two skeleton sections");
+        error = decode_skeleton(r, file.skeleton);
+        break;
+      case kMesh:
+        error = decode_mesh(r, file.skeleton ? &*file.skeleton : nullptr, file.meshes);
+        break;
+      case kClip:
+        error = decode_clip(r, file.skeleton ? &*file.skeleton : nullptr, file.clips);
+        break;
+      case kMaterials:
+        error = decode_materials(r, file);
+        break;
+      case kNotifies:
+        file.notifies_json.assign(payload.begin(), payload.end());
+        break;
+      case kRootMotion: {
+        RootMotionTrack track;
+        error = decode_root_motion(r, track);
+        if (error.empty()) {
+          if (index >= file.clips.size()) return fail(where + ": root motion for a missing clip");
+          file.root_motion.resize(file.clips.size());
+          file.root_motion[index] = std::move(track);
+        }
+        break;
+      }
+      default:
+        break;  // unknown sections (from newer writers) are skipped
+    }
+    if (!error.empty()) return fail(error);
+  }
+  file.root_motion.resize(file.clips.size());
+  for (const SkinnedMesh& m : file.meshes)
+    if (m.material() >= static_cast<int>(file.materials.size()))
+      return fail("mesh '" + m.name() + "': material out of range");
+  if (!file.notifies_json.empty()) {
+    std::vector<ClipTiming> timings;
+    for (const Clip& c : file.clips) timings.push_back({c.name(), c.duration()});
+    auto parsed = parse_notifies(file.notifies_json, name + " (notifies)", timings);
+    if (!parsed) return Result<OssaFile>::failure(parsed.error());
+  }
+  return file;
+}
+
+Result<OssaFile> read_ossa(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return Result<OssaFile>::failure(path + ": cannot open");
+  std::streamsize size = in.tellg();
+  if (size < 0) return Result<OssaFile>::failure(path + ": cannot read");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    return Result<OssaFile>::failure(path + ": cannot read");
+  return decode_ossa(bytes, path);
+}
+
+Result<CharacterAsset> OssaFile::character() && {
+  if (!skeleton) return Result<CharacterAsset>::failure("the file has no skeleton");
+  return CharacterAsset{std::move(*skeleton), std::move(clips), std::move(meshes)};
+}
+
+Result<Clip> retarget_clip(const Clip& clip, const Skeleton& source, const Skeleton& target,
+                           std::vector<std::string>* unmatched) {
+  if (clip.joint_count() != source.joint_count())
+    return Result<Clip>::failure("clip '" + clip.name() + "' was not made for the source skeleton");
+  std::vector<int> from(target.joint_count(), -1);
+  for (int j = 0; j < target.joint_count(); ++j) from[j] = source.find(target.name(j));
+  if (unmatched)
+    for (int j = 0; j < source.joint_count(); ++j)
+      if (target.find(source.name(j)) < 0) unmatched->push_back(source.name(j));
+  const int tj = target.joint_count(), sj = source.joint_count();
+  if (clip.layout() == Clip::Layout::kFixedRate) {
+    std::vector<JointPose> frames(static_cast<size_t>(clip.frame_count()) * tj);
+    for (int f = 0; f < clip.frame_count(); ++f)
+      for (int j = 0; j < tj; ++j)
+        frames[static_cast<size_t>(f) * tj + j] =
+            from[j] >= 0 ? clip.frames()[static_cast<size_t>(f) * sj + from[j]] : target.rest_pose()[j];
+    return Clip::from_frames(clip.name(), clip.duration(), clip.frame_rate(), tj, std::move(frames));
+  }
+  if (clip.layout() == Clip::Layout::kKeyed) {
+    std::vector<uint32_t> first;
+    std::vector<float> times, values;
+    for (int j = 0; j < tj; ++j)
+      for (int channel = 0; channel < 3; ++channel) {
+        first.push_back(static_cast<uint32_t>(times.size()));
+        if (from[j] >= 0) {
+          const int c = from[j] * 3 + channel;
+          for (uint32_t k = clip.channel_first()[c]; k < clip.channel_first()[c + 1]; ++k) {
+            times.push_back(clip.key_times()[k]);
+            values.insert(values.end(), clip.key_values().begin() + 4 * k,
+                          clip.key_values().begin() + 4 * k + 4);
+          }
+        } else {
+          const JointPose& rest = target.rest_pose()[j];
+          const float* v = channel == 0 ? rest.translation : channel == 1 ? rest.rotation : rest.scale;
+          times.push_back(0);
+          values.insert(values.end(), v, v + 4);
+        }
+      }
+    first.push_back(static_cast<uint32_t>(times.size()));
+    return Clip::from_keys(clip.name(), clip.duration(), tj, std::move(first), std::move(times),
+                           std::move(values));
+  }
+  return Result<Clip>::failure("clip '" + clip.name() +
+                               "': quantized clips are retargeted before compression");
+}
+
+}  // namespace ossa

@@ -1,0 +1,176 @@
+// `ossa convert`: model files -> .ossa (exact keys, fixed-rate frames, or compressed within an error bound).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "commands.h"
+#include "ossa/asset/compression.h"
+#include "ossa/serialize/ossa_file.h"
+
+namespace ossa::cli {
+namespace {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct FileReport {
+  size_t bytes_in = 0, bytes_out = 0, raw_clip_bytes = 0, clip_bytes = 0;
+  double worst_error = 0, worst_p99 = 0, load_ms = 0, read_ms = 0;
+};
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input, const std::string& output) {
+  using R = Result<FileReport>;
+  FileReport report;
+  std::error_code ec;
+  report.bytes_in = fs::file_size(input, ec);
+  ImportOptions options;
+  options.left_handed = args.left_handed;
+  auto scene = import_file(input, options);
+  if (!scene) return R::failure(scene.error());
+  if (!args.clips.empty()) {  // keep only the named clips
+    std::vector<std::string> names;
+    for (const RawClip& c : scene->clips) names.push_back(c.name);
+    std::vector<RawClip> kept;
+    for (const std::string& want : split(args.clips)) {
+      int i = match_clip_name(names, want);
+      if (i < 0) return R::failure(input + ": no clip '" + want + "'");
+      kept.push_back(scene->clips[i]);
+    }
+    scene->clips = std::move(kept);
+  }
+  const bool fixed = args.compress || args.fps > 0 || args.root_motion;
+  auto asset =
+      CharacterAsset::build(*scene, {fixed ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, args.fps});
+  if (!asset) return R::failure(asset.error());
+
+  OssaFile file;
+  file.materials = scene->materials;
+  file.textures = scene->textures;
+  for (Texture& t : file.textures) {  // external images are embedded, so the .ossa stands alone
+    if (t.embedded || t.resolved_path.empty()) continue;
+    std::ifstream image(t.resolved_path, std::ios::binary);
+    t.data.assign(std::istreambuf_iterator<char>(image), std::istreambuf_iterator<char>());
+    t.embedded = !t.data.empty();
+    t.format_hint = fs::path(t.resolved_path).extension().string().substr(1);
+  }
+  file.root_motion.resize(asset->clips.size());
+  for (size_t c = 0; c < asset->clips.size(); ++c) {
+    Clip clip = std::move(asset->clips[c]);
+    if (args.root_motion) {
+      auto in_place = extract_root_motion(clip, asset->skeleton);
+      if (!in_place) return R::failure(input + ": " + in_place.error());
+      clip = std::move(in_place->clip);
+      file.root_motion[c] = std::move(in_place->track);
+    }
+    report.raw_clip_bytes += static_cast<size_t>(std::max(clip.frame_count(), 1)) * clip.joint_count() * 40;
+    if (args.compress) {
+      CompressionSettings settings;
+      settings.tolerance = static_cast<float>(args.tolerance_mm / 1000.0);
+      CompressionStats stats;
+      auto compressed = compress_clip(clip, asset->skeleton, settings, &stats);
+      if (!compressed) return R::failure(input + ": " + compressed.error());
+      clip = std::move(compressed).value();
+      report.worst_error = std::max(report.worst_error, stats.max_error);
+      report.worst_p99 = std::max(report.worst_p99, stats.p99_error);
+      report.clip_bytes += stats.compressed_bytes;
+    } else {
+      report.clip_bytes += clip.memory_bytes();
+    }
+    file.clips.push_back(std::move(clip));
+  }
+  file.skeleton = std::move(asset->skeleton);
+  file.meshes = std::move(asset->meshes);
+
+  std::string notify_path = args.notifies;
+  if (notify_path.empty()) {
+    fs::path sidecar = fs::path(input).replace_extension(".notifies.json");
+    if (fs::exists(sidecar)) notify_path = sidecar.string();
+  }
+  if (!notify_path.empty()) {
+    std::ifstream in(notify_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<ClipTiming> timings;
+    for (const Clip& c : file.clips) timings.push_back({c.name(), c.duration()});
+    auto parsed = parse_notifies(text.str(), notify_path, timings);
+    if (!parsed) return R::failure(parsed.error());
+    file.notifies_json = text.str();
+  }
+  auto written = write_ossa(file, output);
+  if (!written) return R::failure(written.error());
+  report.bytes_out = fs::file_size(output, ec);
+
+  // Load speed against just reading the bytes.
+  auto t0 = Clock::now();
+  std::ifstream raw(output, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
+  auto t1 = Clock::now();
+  auto loaded = read_ossa(output);
+  auto t2 = Clock::now();
+  if (!loaded) return R::failure("re-reading " + output + ": " + loaded.error());
+  report.read_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  report.load_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  return report;
+}
+}  // namespace
+
+int run_convert(const ConvertArgs& args) {
+  if (args.inputs.empty()) return std::fprintf(stderr, "ossa convert: no input files\n"), 2;
+  const bool batch = args.inputs.size() > 1 || fs::is_directory(args.output);
+  if (batch) fs::create_directories(args.output);
+  if (batch && !args.notifies.empty())
+    return std::fprintf(stderr,
+                        "ossa convert: --notifies takes one input (batches use each MODEL.notifies.json)\n"),
+           2;
+  size_t done = 0, failed = 0, bytes_in = 0, bytes_out = 0;
+  double worst = 0;
+  auto start = Clock::now();
+  for (const std::string& input : args.inputs) {
+    std::string output =
+        batch ? (fs::path(args.output) / fs::path(input).filename().replace_extension(".ossa")).string()
+              : args.output;
+    auto report = convert_one(args, input, output);
+    ++done;
+    if (batch) {  // progress bar on stderr
+      const int width = 30, filled = static_cast<int>(width * done / args.inputs.size());
+      std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu %s", filled, "##############################", width - filled,
+                   "", done, args.inputs.size(), fs::path(input).filename().c_str());
+      std::fprintf(stderr, "\n");
+    }
+    if (!report) {
+      ++failed;
+      std::fprintf(stderr, "ossa: %s\n", report.error().c_str());
+      continue;
+    }
+    bytes_in += report->bytes_in;
+    bytes_out += report->bytes_out;
+    worst = std::max(worst, report->worst_error);
+    std::printf("%s -> %s: %zu -> %zu bytes", input.c_str(), output.c_str(), report->bytes_in,
+                report->bytes_out);
+    if (args.compress)
+      std::printf("; clips %zu raw -> %zu compressed (%.1f:1), error max %.4f mm, p99 %.4f mm",
+                  report->raw_clip_bytes, report->clip_bytes,
+                  report->clip_bytes ? double(report->raw_clip_bytes) / report->clip_bytes : 0.0,
+                  report->worst_error * 1000, report->worst_p99 * 1000);
+    std::printf("; load %.2f ms (reading the bytes: %.2f ms)\n", report->load_ms, report->read_ms);
+  }
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("%zu file%s converted, %zu failed, %.2f s, %zu bytes in, %zu bytes out", done - failed,
+              done - failed == 1 ? "" : "s", failed, seconds, bytes_in, bytes_out);
+  if (args.compress)
+    std::printf(", worst error %.4f mm (tolerance %.4f mm)", worst * 1000, args.tolerance_mm);
+  std::printf("\n");
+  return failed ? 1 : 0;
+}
+
+}  // namespace ossa::cli
