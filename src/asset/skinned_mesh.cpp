@@ -48,8 +48,9 @@ Result<SkinnedMesh> SkinnedMesh::build(const RawMesh& raw, const Skeleton& skele
         return Result<SkinnedMesh>::failure(where + ": vertex " + std::to_string(v) +
                                             " uses a missing joint slot");
       m.joint_indices_[v * k + i] = slot;
-      m.joint_weights_[v * k + i] =
-          sum > 0 ? raw.influence_weights[v * raw_k + i] / sum : (i == 0 ? 1.f : 0.f);
+      // Renormalise only what was cut: weights that already sum to 1 are kept bit for bit.
+      const float w = raw.influence_weights[v * raw_k + i];
+      m.joint_weights_[v * k + i] = raw_k <= 4 ? w : sum > 0 ? w / sum : (i == 0 ? 1.f : 0.f);
     }
   }
   return m;

@@ -387,7 +387,7 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
   put(8, kOssaFormatVersion);
   put(12, kByteOrder);
   put(16, static_cast<uint32_t>(sections.size()));
-  put(20, uint32_t{0});
+  put(20, static_cast<uint32_t>(file.left_handed ? 1 : 0));
   put(24, static_cast<uint64_t>(out.size()));
   for (size_t i = 0; i < sections.size(); ++i) {
     const size_t entry = kHeaderSize + kEntrySize * i;
@@ -414,11 +414,12 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
   auto fail = [&](const std::string& what) { return Result<OssaFile>::failure(name + ": " + what); };
   if (bytes.size() < kHeaderSize) return fail("not an .ossa file (too short for the header)");
   if (std::memcmp(bytes.data(), kMagic, 8) != 0) return fail("not an .ossa file (bad magic)");
-  uint32_t version, order, count;
+  uint32_t version, order, count, flags;
   uint64_t size;
   std::memcpy(&version, bytes.data() + 8, 4);
   std::memcpy(&order, bytes.data() + 12, 4);
   std::memcpy(&count, bytes.data() + 16, 4);
+  std::memcpy(&flags, bytes.data() + 20, 4);
   std::memcpy(&size, bytes.data() + 24, 8);
   if (order != kByteOrder) return fail("written with the other byte order (not supported)");
   if (version != kOssaFormatVersion)
@@ -431,8 +432,7 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
     return fail("the section table does not fit the file");
 
   OssaFile file;
-  std::vector<std::pair<uint32_t, uint32_t>> seen;
-  std::string notifies;
+  file.left_handed = (flags & 1) != 0;
   // Sections are decoded in table order; meshes and clips need the skeleton first (the writer puts it first).
   for (uint32_t i = 0; i < count; ++i) {
     const uint8_t* entry = bytes.data() + kHeaderSize + kEntrySize * i;

@@ -102,6 +102,10 @@ inline std::optional<ImportedScene> load_model(const std::string& file, int max_
   return std::move(scene).value();
 }
 
+inline bool is_ossa_file(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".ossa") == 0;
+}
+
 // A clip given by name, or by index when no clip has that name. -1 (and a message) when neither.
 int find_clip_arg(const ImportedScene& scene, const std::string& arg);
 

@@ -54,6 +54,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   if (!asset) return R::failure(asset.error());
 
   OssaFile file;
+  file.left_handed = args.left_handed;
   file.materials = scene->materials;
   file.textures = scene->textures;
   for (Texture& t : file.textures) {  // external images are embedded, so the .ossa stands alone

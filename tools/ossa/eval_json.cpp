@@ -5,6 +5,11 @@
 
 #include "commands.h"
 #include "ossa/reference/reference_eval.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/skinning_job.h"
+#include "ossa/serialize/ossa_file.h"
 
 namespace ossa::cli {
 namespace {
@@ -64,7 +69,92 @@ int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
   return -1;
 }
 
+// .ossa files hold runtime assets: evaluate them through the runtime jobs (the same numbers a game gets).
+int run_eval_ossa(const EvalArgs& args) {
+  auto file = read_ossa(args.file);
+  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), 1;
+  const bool left_handed = file->left_handed;
+  auto asset = std::move(*file).character();
+  if (!asset) return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), asset.error().c_str()), 1;
+  const Skeleton& skeleton = asset->skeleton;
+  int clip_index = -1;
+  if (!args.clip.empty()) {
+    std::vector<std::string> names;
+    for (const Clip& c : asset->clips) names.push_back(c.name());
+    clip_index = match_clip_name(names, args.clip);
+    char* end = nullptr;
+    long n = std::strtol(args.clip.c_str(), &end, 10);
+    if (clip_index < 0 && end && *end == '\0' && n >= 0 && n < static_cast<long>(names.size()))
+      clip_index = static_cast<int>(n);
+    if (clip_index < 0)
+      return std::fprintf(stderr, "ossa: %s: no clip '%s'\n", args.file.c_str(), args.clip.c_str()), 1;
+  } else if (!asset->clips.empty()) {
+    clip_index = 0;
+  }
+  const Clip* clip = clip_index >= 0 ? &asset->clips[clip_index] : nullptr;
+  std::vector<double> times = args.times;
+  if (times.empty()) {
+    double d = clip ? clip->duration() : 0.0;
+    times = {0.0, 0.25 * d, 0.5 * d, 0.75 * d};
+  }
+  ordered_json out;
+  out["space"] = {{"up", "+Y"}, {"handedness", left_handed ? "left" : "right"}, {"units", "m"}};
+  out["clip"] = clip ? ordered_json{{"name", clip->name()},
+                                    {"index", clip_index},
+                                    {"duration", round7(clip->duration())}}
+                     : ordered_json(nullptr);
+  std::vector<Mat4> model(skeleton.joint_count());
+  auto joints = [&]() {
+    ordered_json j = ordered_json::object();
+    for (int i = 0; i < skeleton.joint_count(); ++i) j[skeleton.name(i)] = vec_json(model[i].translation());
+    return j;
+  };
+  auto meshes = [&](bool skin) {
+    ordered_json j = ordered_json::object();
+    for (const SkinnedMesh& mesh : asset->meshes) {
+      std::vector<float> out_p(mesh.positions().begin(), mesh.positions().end());
+      if (skin) {
+        std::vector<Mat4> palette(mesh.inverse_binds().size());
+        PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
+        SkinningJob job;
+        job.vertex_count = mesh.vertex_count();
+        job.influences = mesh.influences();
+        job.joint_indices = mesh.joint_indices();
+        job.joint_weights = mesh.joint_weights();
+        job.palette = palette;
+        job.in_positions = mesh.positions().data();
+        job.out_positions = out_p.data();
+        job.run();
+      }
+      ordered_json verts = ordered_json::array();
+      for (size_t v = 0; v + 2 < out_p.size(); v += 3)
+        verts.push_back(vec_json({out_p[v], out_p[v + 1], out_p[v + 2]}));
+      j[mesh.name()] = std::move(verts);
+    }
+    return j;
+  };
+  for (int i = 0; i < skeleton.joint_count(); ++i) model[i] = inverse(skeleton.inverse_binds()[i]);
+  out["rest"]["joints"] = joints();
+  if (args.vertices) out["rest"]["meshes"] = meshes(false);
+  ordered_json samples = ordered_json::array();
+  std::vector<JointPose> locals(skeleton.rest_pose().begin(), skeleton.rest_pose().end());
+  SamplingCache cache;
+  for (double t : times) {
+    if (clip) SampleJob{clip, static_cast<float>(t), &cache, locals}.run();
+    LocalToModelJob{&skeleton, locals, model}.run();
+    ordered_json sample;
+    sample["time"] = t;
+    sample["joints"] = joints();
+    if (args.vertices) sample["meshes"] = meshes(true);
+    samples.push_back(std::move(sample));
+  }
+  out["samples"] = std::move(samples);
+  std::printf("%s\n", out.dump(args.json ? -1 : 2).c_str());
+  return 0;
+}
+
 int run_eval(const EvalArgs& args) {
+  if (is_ossa_file(args.file)) return run_eval_ossa(args);
   auto scene = load_model(args.file, args.max_influences, args.left_handed);
   if (!scene) return 1;
   const RawSkeleton& skeleton = scene->skeleton;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "ossa/serialize/ossa_file.h"
 
 namespace ossa::cli {
 namespace {
@@ -140,7 +141,64 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
 }
 }  // namespace
 
+// An .ossa file: what its sections hold.
+int run_info_ossa(const InfoArgs& args) {
+  auto file = read_ossa(args.file);
+  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), 1;
+  ordered_json out;
+  out["file"] = args.file;
+  out["format"] = "ossa";
+  out["format_version"] = kOssaFormatVersion;
+  ordered_json joints = ordered_json::array();
+  if (file->skeleton)
+    for (int j = 0; j < file->skeleton->joint_count(); ++j)
+      joints.push_back({{"name", file->skeleton->name(j)}, {"parent", file->skeleton->parents()[j]}});
+  out["joints"] = joints;
+  out["meshes"] = ordered_json::array();
+  for (const SkinnedMesh& m : file->meshes)
+    out["meshes"].push_back({{"name", m.name()},
+                             {"vertices", m.vertex_count()},
+                             {"triangles", m.indices().size() / 3},
+                             {"influences_per_vertex", m.influences()},
+                             {"joints_used", m.joint_remap().size()}});
+  out["clips"] = ordered_json::array();
+  for (size_t c = 0; c < file->clips.size(); ++c) {
+    const Clip& clip = file->clips[c];
+    const char* layout = clip.layout() == Clip::Layout::kKeyed       ? "keyed"
+                         : clip.layout() == Clip::Layout::kFixedRate ? "fixed_rate"
+                                                                     : "quantized";
+    out["clips"].push_back({{"name", clip.name()},
+                            {"duration", clip.duration()},
+                            {"layout", layout},
+                            {"frame_rate", clip.frame_rate()},
+                            {"bytes", clip.memory_bytes()},
+                            {"root_motion", file->root_motion[c].has_value()}});
+  }
+  out["materials"] = file->materials.size();
+  out["textures"] = file->textures.size();
+  out["notifies"] = !file->notifies_json.empty();
+  if (args.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
+  std::printf("skeleton: %zu joints\n", joints.size());
+  for (const auto& m : out["meshes"])
+    std::printf("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",
+                m["name"].get<std::string>().c_str(), m["vertices"].get<int>(), m["triangles"].get<size_t>(),
+                m["influences_per_vertex"].get<int>(), m["joints_used"].get<size_t>());
+  for (const auto& c : out["clips"])
+    std::printf("clip  %-24s %8.4f s  %-10s %6.1f fps  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
+                c["duration"].get<double>(), c["layout"].get<std::string>().c_str(),
+                c["frame_rate"].get<double>(), c["bytes"].get<size_t>(),
+                c["root_motion"].get<bool>() ? "  root motion" : "");
+  std::printf("materials %zu, textures %zu, notifies %s\n", file->materials.size(), file->textures.size(),
+              file->notifies_json.empty() ? "no" : "yes");
+  return 0;
+}
+
 int run_info(const InfoArgs& args) {
+  if (is_ossa_file(args.file)) return run_info_ossa(args);
   auto scene = load_model(args.file, args.max_influences, args.left_handed);
   if (!scene) return 1;
   ordered_json info = build_info(*scene);

@@ -3,7 +3,7 @@
 // Layout (little-endian, every section 16-byte aligned):
 //   header   32 bytes  magic "OSSA\r\n\x1a\n", u32 version (1), u32 byte-order mark 0x01020304, u32 section
 //   count,
-//                      u32 flags (0), u64 file size
+//                      u32 flags (bit 0: left-handed data), u64 file size
 //   table    32 bytes per section: u32 type, u32 index, u64 offset, u64 size, u64 XXH3-64 checksum of the
 //   section sections SKELETON (joints: parent, rest pose, inverse bind, name), MESH (one per mesh: streams,
 //   influences,
@@ -34,6 +34,7 @@ namespace ossa {
 constexpr uint32_t kOssaFormatVersion = 1;
 
 struct OssaFile {
+  bool left_handed = false;  // the space the data was converted to (+Y up, metres either way)
   std::optional<Skeleton> skeleton;
   std::vector<SkinnedMesh> meshes;
   std::vector<Clip> clips;

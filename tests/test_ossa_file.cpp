@@ -1,0 +1,253 @@
+// The .ossa format: exact round trips, compressed round trips within the error bound, and damaged files
+// (truncated, bit-flipped, oversized counts, wrong version) that must each give a clear error.
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "oracle_compare.h"
+#include "ossa/asset/compression.h"
+#include "ossa/import/import.h"
+#include "ossa/reference/reference_eval.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/serialize/ossa_file.h"
+
+namespace ossa {
+namespace {
+namespace fs = std::filesystem;
+
+std::vector<std::string> models() {
+  std::vector<std::string> files = {test::source_dir() + "/assets/sample/ossa_sample.fbx",
+                                    test::source_dir() + "/assets/sample/ossa_sample.glb",
+                                    test::source_dir() + "/assets/bench/ossa_humanoid70.glb"};
+  if (std::string shared = test::shared_dir(); !shared.empty())
+    for (const char* f : {"CesiumMan.glb", "Fox.glb", "SimpleSkin.gltf", "animation_with_skeleton.fbx",
+                          "blender_279_sausage_7400_binary.fbx", "huesitos.fbx",
+                          "maya_game_sausage_7500_binary_combined.fbx"})
+      files.push_back(shared + "/models/" + f);
+  return files;
+}
+
+OssaFile make_file(const ImportedScene& scene, Clip::Layout layout) {
+  auto asset = CharacterAsset::build(scene, {layout, 0});
+  EXPECT_TRUE(asset) << asset.error();
+  OssaFile file;
+  file.materials = scene.materials;
+  file.textures = scene.textures;
+  file.clips = std::move(asset->clips);
+  file.meshes = std::move(asset->meshes);
+  file.skeleton = std::move(asset->skeleton);
+  file.root_motion.resize(file.clips.size());
+  return file;
+}
+
+// Model matrices of a clip at time t through the runtime jobs.
+std::vector<Mat4> evaluate(const Skeleton& skeleton, const Clip& clip, float t) {
+  std::vector<JointPose> locals(skeleton.joint_count());
+  std::vector<Mat4> model(skeleton.joint_count());
+  SamplingCache cache;
+  SampleJob{&clip, t, &cache, locals}.run();
+  LocalToModelJob{&skeleton, locals, model}.run();
+  return model;
+}
+
+TEST(OssaFile, RoundTripIsExact) {
+  int clips_checked = 0;
+  for (const std::string& path : models()) {
+    if (!fs::exists(path)) continue;
+    auto scene = import_file(path);
+    ASSERT_TRUE(scene) << scene.error();
+    OssaFile original = make_file(*scene, Clip::Layout::kKeyed);
+    std::vector<uint8_t> bytes = encode_ossa(original);
+    auto decoded = decode_ossa(bytes, path);
+    ASSERT_TRUE(decoded) << decoded.error();
+    // Same bytes when written again: nothing lost or reordered.
+    EXPECT_EQ(encode_ossa(*decoded), bytes) << path;
+    ASSERT_EQ(decoded->clips.size(), original.clips.size());
+    ASSERT_EQ(decoded->meshes.size(), original.meshes.size());
+    for (int j = 0; j < original.skeleton->joint_count(); ++j) {
+      EXPECT_EQ(decoded->skeleton->name(j), original.skeleton->name(j));
+      EXPECT_EQ(decoded->skeleton->parents()[j], original.skeleton->parents()[j]);
+    }
+    for (size_t c = 0; c < original.clips.size(); ++c) {
+      const Clip& a = original.clips[c];
+      const Clip& b = decoded->clips[c];
+      for (float f : {0.f, 0.3f, 0.77f, 1.f}) {
+        auto ma = evaluate(*original.skeleton, a, a.duration() * f);
+        auto mb = evaluate(*decoded->skeleton, b, b.duration() * f);
+        for (size_t j = 0; j < ma.size(); ++j)
+          ASSERT_EQ(std::memcmp(ma[j].m, mb[j].m, sizeof ma[j].m), 0) << path << " clip " << a.name();
+      }
+      // And the exact keys reproduce the reference evaluator of the imported file.
+      auto reference = reference::local_to_model(
+          scene->skeleton, reference::sample_clip(scene->skeleton, scene->clips[c], b.duration() / 3));
+      auto ours = evaluate(*decoded->skeleton, b, b.duration() / 3);
+      for (size_t j = 0; j < ours.size(); ++j)
+        EXPECT_LT(length(ours[j].translation() - reference[j].translation()),
+                  1e-5f * (1 + length(reference[j].translation())));
+      ++clips_checked;
+    }
+  }
+  EXPECT_GT(clips_checked, 4);
+}
+
+TEST(OssaFile, CompressedRoundTripStaysWithinTheBound) {
+  const CompressionSettings settings;  // 0.01 cm at 3 cm
+  for (const std::string& path : models()) {
+    if (!fs::exists(path)) continue;
+    auto scene = import_file(path);
+    ASSERT_TRUE(scene);
+    OssaFile fixed = make_file(*scene, Clip::Layout::kFixedRate);
+    OssaFile compressed = make_file(*scene, Clip::Layout::kFixedRate);
+    for (Clip& c : compressed.clips) {
+      CompressionStats stats;
+      auto q = compress_clip(c, *compressed.skeleton, settings, &stats);
+      ASSERT_TRUE(q) << q.error();
+      EXPECT_LE(stats.max_error, settings.tolerance);
+      EXPECT_LT(stats.compressed_bytes, stats.raw_bytes);
+      c = std::move(q).value();
+    }
+    auto decoded = decode_ossa(encode_ossa(compressed), path);
+    ASSERT_TRUE(decoded) << decoded.error();
+    for (size_t c = 0; c < fixed.clips.size(); ++c) {
+      auto errors = virtual_vertex_errors(fixed.clips[c], decoded->clips[c], *decoded->skeleton,
+                                          settings.shell_distance);
+      float worst = *std::max_element(errors.begin(), errors.end());
+      EXPECT_LE(worst, settings.tolerance) << path << " " << fixed.clips[c].name();
+      // Between frames too, through the sampler: joints within the bound plus float rounding.
+      for (float f : {0.13f, 0.51f, 0.88f}) {
+        float t = fixed.clips[c].duration() * f;
+        auto a = evaluate(*fixed.skeleton, fixed.clips[c], t),
+             b = evaluate(*decoded->skeleton, decoded->clips[c], t);
+        for (size_t j = 0; j < a.size(); ++j)
+          EXPECT_LT(length(a[j].translation() - b[j].translation()),
+                    2 * settings.tolerance + 1e-6f * length(a[j].translation()))
+              << path << " " << fixed.clips[c].name() << " joint " << j;
+      }
+    }
+  }
+}
+
+std::vector<uint8_t> sample_bytes() {
+  auto scene = import_file(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  EXPECT_TRUE(scene);
+  OssaFile file = make_file(*scene, Clip::Layout::kKeyed);
+  file.notifies_json = R"({"clips": {"Walk": [{"name": "FootL", "time": 0.0}]}})";
+  return encode_ossa(file);
+}
+
+TEST(OssaFile, TruncatedFilesAreRejected) {
+  std::vector<uint8_t> bytes = sample_bytes();
+  for (size_t cut :
+       {size_t{0}, size_t{7}, size_t{31}, size_t{32}, size_t{100}, bytes.size() / 3, bytes.size() - 1}) {
+    auto r = decode_ossa(std::span(bytes.data(), cut), "cut.ossa");
+    ASSERT_FALSE(r) << cut;
+    EXPECT_NE(r.error().find("cut.ossa"), std::string::npos) << r.error();
+  }
+}
+
+TEST(OssaFile, BitFlipsAreCaughtOrHarmless) {
+  std::vector<uint8_t> bytes = sample_bytes();
+  std::mt19937 rng(3);
+  int rejected = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::vector<uint8_t> damaged = bytes;
+    size_t at = std::uniform_int_distribution<size_t>(0, damaged.size() - 1)(rng);
+    damaged[at] ^= static_cast<uint8_t>(1 << std::uniform_int_distribution<int>(0, 7)(rng));
+    auto r = decode_ossa(damaged, "flip.ossa");
+    if (!r) {
+      ++rejected;
+      continue;
+    }
+    // Accepted: the flip hit alignment padding, and the content is exactly the original.
+    EXPECT_EQ(encode_ossa(*r), bytes) << "a flip at byte " << at << " changed the content silently";
+  }
+  EXPECT_GT(rejected, 350);
+}
+
+// Edits a section's bytes and fixes its checksum, so that only the loader's own validation stands between
+// the edit and the runtime.
+void patch_section(std::vector<uint8_t>& bytes, uint32_t type, size_t offset_in_section, uint64_t value) {
+  uint32_t count;
+  std::memcpy(&count, bytes.data() + 16, 4);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t* entry = bytes.data() + 32 + 32 * i;
+    uint32_t t;
+    uint64_t offset, size;
+    std::memcpy(&t, entry, 4);
+    std::memcpy(&offset, entry + 8, 8);
+    std::memcpy(&size, entry + 16, 8);
+    if (t != type) continue;
+    std::memcpy(bytes.data() + offset + offset_in_section, &value, sizeof value);
+    uint64_t checksum = XXH3_64bits(bytes.data() + offset, size);
+    std::memcpy(entry + 24, &checksum, 8);
+    return;
+  }
+  FAIL() << "no section of type " << type;
+}
+
+TEST(OssaFile, OversizedCountsAndWrongVersionsAreClearErrors) {
+  std::vector<uint8_t> bytes = sample_bytes();
+  // Skeleton section: u32 joint count first.
+  std::vector<uint8_t> huge_joints = bytes;
+  patch_section(huge_joints, 1, 0, 0x00FFFFFFu | (uint64_t{0xAB} << 32));
+  auto r1 = decode_ossa(huge_joints, "joints.ossa");
+  ASSERT_FALSE(r1);
+  EXPECT_NE(r1.error().find("joint count"), std::string::npos) << r1.error();
+  // Clip section: u64 name length first, made enormous.
+  std::vector<uint8_t> huge_name = bytes;
+  patch_section(huge_name, 3, 0, uint64_t{1} << 60);
+  auto r2 = decode_ossa(huge_name, "count.ossa");
+  ASSERT_FALSE(r2);
+  EXPECT_NE(r2.error().find("exceeds the section"), std::string::npos) << r2.error();
+  // Version 2.
+  std::vector<uint8_t> v2 = bytes;
+  v2[8] = 2;
+  auto r3 = decode_ossa(v2, "v2.ossa");
+  ASSERT_FALSE(r3);
+  EXPECT_NE(r3.error().find("unsupported version 2"), std::string::npos) << r3.error();
+  // Not an .ossa file at all.
+  std::vector<uint8_t> text(64, 'x');
+  auto r4 = decode_ossa(text, "text.ossa");
+  ASSERT_FALSE(r4);
+  EXPECT_NE(r4.error().find("bad magic"), std::string::npos) << r4.error();
+}
+
+TEST(OssaFile, AnimationOnlyFilesRetargetByJointNames) {
+  auto sample = import_file(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  auto humanoid = import_file(test::source_dir() + "/assets/bench/ossa_humanoid70.glb");
+  ASSERT_TRUE(sample && humanoid);
+  OssaFile animation = make_file(*sample, Clip::Layout::kKeyed);
+  animation.meshes.clear();
+  animation.materials.clear();
+  animation.textures.clear();
+  auto decoded = decode_ossa(encode_ossa(animation), "walk_only.ossa");
+  ASSERT_TRUE(decoded) << decoded.error();
+  EXPECT_TRUE(decoded->meshes.empty());
+  auto target = Skeleton::build(humanoid->skeleton);
+  ASSERT_TRUE(target);
+  std::vector<std::string> unmatched;
+  const Clip& walk = decoded->clips[2];
+  auto retargeted = retarget_clip(walk, *decoded->skeleton, *target, &unmatched);
+  ASSERT_TRUE(retargeted) << retargeted.error();
+  EXPECT_FALSE(unmatched.empty());  // the sample's index_l/thumb_l have other names in the humanoid
+  // Joints both skeletons have move exactly as in the source.
+  std::vector<JointPose> src(decoded->skeleton->joint_count()), dst(target->joint_count());
+  SamplingCache a, b;
+  SampleJob{&walk, 0.4f, &a, src}.run();
+  SampleJob{&*retargeted, 0.4f, &b, dst}.run();
+  int matched = 0;
+  for (int j = 0; j < target->joint_count(); ++j) {
+    int s = decoded->skeleton->find(target->name(j));
+    if (s < 0) continue;
+    ++matched;
+    for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(dst[j].rotation[i], src[s].rotation[i]) << target->name(j);
+  }
+  EXPECT_GT(matched, 20);
+}
+
+}  // namespace
+}  // namespace ossa
