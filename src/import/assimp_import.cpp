@@ -28,6 +28,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 #include "ossa/import/import.h"
@@ -126,25 +127,18 @@ bool read_meta_number(const aiScene* scene, const char* key, double& out) {
 
 // Checks the FBX header ourselves so that old versions get a precise message (assimp says "FBX-DOM
 // unsupported, old format version" without the number).
-std::string check_fbx_version(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[27] = {};
-  in.read(head, sizeof head);
-  if (in.gcount() < 27) return {};
-  if (std::memcmp(head, "Kaydara FBX Binary", 18) == 0) {
+std::string check_fbx_version(std::span<const uint8_t> head) {
+  if (head.size() < 27) return {};
+  if (std::memcmp(head.data(), "Kaydara FBX Binary", 18) == 0) {
     uint32_t version = 0;
-    std::memcpy(&version, head + 23, 4);  // little-endian on every platform we build for
+    std::memcpy(&version, head.data() + 23, 4);  // little-endian on every platform we build for
     if (version < 7100)
       return "FBX version " + std::to_string(version) +
-             " is not supported (binary FBX 7100-7700 is; re-export "
-             "as FBX 2011 or newer)";
+             " is not supported (binary FBX 7100-7700 is; re-export as FBX 2011 or newer)";
     return {};
   }
   // ASCII FBX: "FBXVersion: 6100" near the top.
-  std::string text(4096, '\0');
-  in.seekg(0);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
+  std::string text(reinterpret_cast<const char*>(head.data()), std::min<size_t>(head.size(), 4096));
   size_t at = text.find("FBXVersion:");
   if (at != std::string::npos) {
     int version = std::atoi(text.c_str() + at + 11);
@@ -152,6 +146,14 @@ std::string check_fbx_version(const std::string& path) {
       return "FBX version " + std::to_string(version) + " is not supported (FBX 7100-7700 is)";
   }
   return {};
+}
+
+std::vector<uint8_t> read_head(const std::string& path, size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> head(bytes);
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(bytes));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head;
 }
 
 struct NodeInfo {
@@ -165,6 +167,9 @@ struct NodeInfo {
 class Importer {
  public:
   Importer(std::string path, const ImportOptions& options) : path_(std::move(path)), options_(options) {}
+  // Reads `memory` instead of the file; `path_` names it (its extension tells the format).
+  Importer(std::span<const uint8_t> memory, std::string name, const ImportOptions& options)
+      : path_(std::move(name)), options_(options), memory_(memory), from_memory_(true) {}
 
   Result<ImportedScene> run();
 
@@ -187,6 +192,8 @@ class Importer {
 
   std::string path_;
   ImportOptions options_;
+  std::span<const uint8_t> memory_;
+  bool from_memory_ = false;
   const aiScene* scene_ = nullptr;
   ImportedScene out_;
   std::vector<NodeInfo> nodes_;
@@ -706,12 +713,16 @@ void Importer::choose_space() {
 }
 
 Result<ImportedScene> Importer::run() {
-  std::error_code ec;
-  if (!fs::exists(path_, ec)) return fail("no such file");
-  if (!fs::is_regular_file(path_, ec)) return fail("not a regular file");
-  auto size = fs::file_size(path_, ec);
-  if (ec) return fail("cannot read the file size (" + ec.message() + ")");
-  if (size == 0) return fail("empty file");
+  if (!from_memory_) {
+    std::error_code ec;
+    if (!fs::exists(path_, ec)) return fail("no such file");
+    if (!fs::is_regular_file(path_, ec)) return fail("not a regular file");
+    auto size = fs::file_size(path_, ec);
+    if (ec) return fail("cannot read the file size (" + ec.message() + ")");
+    if (size == 0) return fail("empty file");
+  } else if (memory_.empty()) {
+    return fail("empty file");
+  }
   if (options_.max_influences < 1 || options_.max_influences > 8)
     return fail("max_influences must be 1-8 (got " + std::to_string(options_.max_influences) + ")");
 
@@ -723,7 +734,9 @@ Result<ImportedScene> Importer::run() {
                 : ext.empty()                       ? "unknown"
                                                     : ext.substr(1);
   if (out_.format == "fbx") {
-    std::string version_error = check_fbx_version(path_);
+    std::string version_error = from_memory_
+                                    ? check_fbx_version(memory_.first(std::min<size_t>(memory_.size(), 4096)))
+                                    : check_fbx_version(read_head(path_, 4096));
     if (!version_error.empty()) return fail(version_error);
   }
 
@@ -734,7 +747,9 @@ Result<ImportedScene> Importer::run() {
   const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                          aiProcess_GenSmoothNormals | aiProcess_CalcTangentSpace |
                          aiProcess_ValidateDataStructure;
-  scene_ = importer.ReadFile(path_, flags);
+  scene_ = from_memory_ ? importer.ReadFileFromMemory(memory_.data(), memory_.size(), flags,
+                                                      ext.empty() ? "" : ext.substr(1).c_str())
+                        : importer.ReadFile(path_, flags);
   if (!scene_) {
     std::string why = importer.GetErrorString();
     if (why.empty()) why = "unreadable";
@@ -813,8 +828,31 @@ int ImportedScene::find_clip(const std::string& name) const {
   return -1;
 }
 
+namespace {
+// No exception crosses the public API: a hostile file that makes assimp (or us) run out of memory is an
+// error.
+template <class Run>
+Result<ImportedScene> guarded(const std::string& name, Run&& run) {
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    return Result<ImportedScene>::failure(name +
+                                          ": out of memory while importing (damaged or hostile file?)");
+  } catch (const std::exception& e) {
+    return Result<ImportedScene>::failure(name + ": import failed: " + e.what());
+  } catch (...) {
+    return Result<ImportedScene>::failure(name + ": import failed");
+  }
+}
+}  // namespace
+
 Result<ImportedScene> import_file(const std::string& path, const ImportOptions& options) {
-  return Importer(path, options).run();
+  return guarded(path, [&] { return Importer(path, options).run(); });
+}
+
+Result<ImportedScene> import_memory(std::span<const uint8_t> bytes, const std::string& name,
+                                    const ImportOptions& options) {
+  return guarded(name, [&] { return Importer(bytes, name, options).run(); });
 }
 
 }  // namespace ossa

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.h"
@@ -102,10 +103,22 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     std::stringstream text;
     text << in.rdbuf();
     std::vector<ClipTiming> timings;
-    for (const Clip& c : file.clips) timings.push_back({c.name(), c.duration()});
-    auto parsed = parse_notifies(text.str(), notify_path, timings);
+    std::vector<std::string> names;
+    for (const Clip& c : file.clips) timings.push_back({c.name(), c.duration()}), names.push_back(c.name());
+    std::string json = text.str();
+    if (!args.clips.empty()) {  // notifies of clips left out by --clips are left out too
+      auto doc = nlohmann::json::parse(json, nullptr, false);
+      if (doc.is_object() && doc.contains("clips") && doc["clips"].is_object()) {
+        nlohmann::json kept = nlohmann::json::object();
+        for (auto& [name, list] : doc["clips"].items())
+          if (match_clip_name(names, name) >= 0) kept[name] = list;
+        doc["clips"] = kept;
+        json = doc.dump();
+      }
+    }
+    auto parsed = parse_notifies(json, notify_path, timings);
     if (!parsed) return R::failure(parsed.error());
-    file.notifies_json = text.str();
+    file.notifies_json = json;
   }
   auto written = write_ossa(file, output);
   if (!written) return R::failure(written.error());

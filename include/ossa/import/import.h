@@ -11,6 +11,8 @@
 // NaN keys, absurd durations, too many joints) fails with a message naming the file and the problem.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 
 #include "ossa/core/result.h"
@@ -24,6 +26,9 @@ struct ImportOptions {
 };
 
 Result<ImportedScene> import_file(const std::string& path, const ImportOptions& options = {});
+// The same from bytes in memory; `name`'s extension tells the format (external textures are not resolved).
+Result<ImportedScene> import_memory(std::span<const uint8_t> bytes, const std::string& name,
+                                    const ImportOptions& options = {});
 
 // The FBX time modes (GlobalSettings TimeMode) as frames per second; 0 for "default"/"custom"/unknown.
 double fbx_time_mode_fps(int time_mode);
