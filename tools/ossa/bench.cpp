@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "commands.h"
 #include "ossa/asset/character.h"
+#include "ossa/asset/compression.h"
 #include "ossa/baseline/naive_animator.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
@@ -241,7 +243,17 @@ int run_bench(const BenchArgs& args) {
     std::fprintf(stderr, "ossa: %s\n", (!fixed ? fixed.error() : keyed.error()).c_str());
     return 1;
   }
-  const CharacterAsset& asset = args.keyed ? *keyed : *fixed;
+  std::optional<CharacterAsset> compressed;
+  if (args.compress) {  // the fixed-rate clips compressed within the default bound (0.01 cm at 3 cm)
+    auto copy = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, args.frame_rate});
+    for (Clip& c : copy->clips) {
+      auto q = compress_clip(c, copy->skeleton);
+      if (!q) return std::fprintf(stderr, "ossa: %s\n", q.error().c_str()), 1;
+      c = std::move(q).value();
+    }
+    compressed = std::move(copy).value();
+  }
+  const CharacterAsset& asset = compressed ? *compressed : args.keyed ? *keyed : *fixed;
   const Clip& clip = asset.clips[clip_index];
   const int joints = asset.skeleton.joint_count();
   const int count = std::max(1, args.characters);
@@ -272,7 +284,7 @@ int run_bench(const BenchArgs& args) {
   for (auto& [n, rate] : threads) per_thread[std::to_string(n)] = rate;
   out["threads"] = per_thread;
   out["characters"] = count;
-  out["layout"] = args.keyed ? "keyed" : "fixed_rate";
+  out["layout"] = args.compress ? "quantized" : args.keyed ? "keyed" : "fixed_rate";
   out["frame_rate"] = fixed->clips[clip_index].frame_rate();
   out["keyed_update_ns"] = keyed_stages.update;
   out["ns_per_joint"] = stages.update / joints;
@@ -288,6 +300,7 @@ int run_bench(const BenchArgs& args) {
   }
   std::printf("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(),
               joints, to_string(simd_level()), fixed->clips[clip_index].frame_rate());
+  if (args.compress) std::printf("  clips compressed within 0.01 cm (quantized layout)\n");
   std::printf("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
               stages.update, stages.update / joints);
   std::printf("    sample %8.1f ns   local-to-model %8.1f ns   palette %8.1f ns\n", stages.sample,

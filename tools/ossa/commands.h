@@ -33,6 +33,7 @@ struct BenchArgs {
   bool keyed = false;    // measure the keyed layout instead of fixed rate
   float frame_rate = 0;  // fixed-rate layout: 0 = picked from the keys
   bool render = false;   // measure GPU drawing instead (palette vs baked instancing)
+  bool compress = false;  // measure compressed (quantized) clips
 };
 int run_bench(const BenchArgs& args);
 int run_render_bench(const BenchArgs& args);

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--characters", bench.characters, "Characters for the thread-scaling run")
       ->check(CLI::Range(1, 1000000));
   bench_cmd->add_flag("--keyed", bench.keyed, "Measure keyed clips instead of fixed-rate ones");
+  bench_cmd->add_flag("--compress", bench.compress, "Measure clips compressed within 0.01 cm");
   bench_cmd->add_option("--fps", bench.frame_rate, "Fixed-rate resampling rate (default: from the keys)")
       ->check(CLI::Range(0.0, 10000.0));
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object (the documented contract)");
