@@ -24,13 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<ossa::Mat4> palette(mesh.inverse_binds().size());
     ossa::PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
     std::vector<float> out(mesh.positions().size());
-    ossa::SkinningJob job;
-    job.vertex_count = mesh.vertex_count();
-    job.influences = mesh.influences();
-    job.joint_indices = mesh.joint_indices();
-    job.joint_weights = mesh.joint_weights();
-    job.palette = palette;
-    job.in_positions = mesh.positions().data();
+    ossa::SkinningJob job = ossa::SkinningJob::for_mesh(mesh, palette);
     job.out_positions = out.data();
     job.run();
   }

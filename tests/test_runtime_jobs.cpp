@@ -84,13 +84,7 @@ Errors run_against_reference(const ImportedScene& scene, const CharacterAsset& a
       std::vector<Mat4> palette(mesh.inverse_binds().size());
       EXPECT_TRUE((PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
       std::vector<float> out(mesh.positions().size());
-      SkinningJob skin;
-      skin.vertex_count = mesh.vertex_count();
-      skin.influences = mesh.influences();
-      skin.joint_indices = mesh.joint_indices();
-      skin.joint_weights = mesh.joint_weights();
-      skin.palette = palette;
-      skin.in_positions = mesh.positions().data();
+      SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
       skin.out_positions = out.data();
       EXPECT_TRUE(skin.run());
       auto expected = reference::skin_mesh(scene.meshes[m], ref).positions;

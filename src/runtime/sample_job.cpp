@@ -100,16 +100,9 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
 void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
   const int n = clip.frame_count(), joints = clip.joint_count();
   const JointPose* frames = clip.frames().data();
-  float f = t * clip.frame_rate();
-  int i = static_cast<int>(f);
-  float alpha = f - static_cast<float>(i);
-  if (i >= n - 1) {
-    i = n - 1;
-    alpha = 0;
-  } else if (i == n - 2) {  // the last interval ends at the clip's end, which may be less than a frame away
-    float start = static_cast<float>(i) / clip.frame_rate(), span = clip.duration() - start;
-    alpha = span > 0 ? std::min((t - start) / span, 1.f) : 0.f;
-  }
+  int i;
+  float alpha;
+  frame_span(clip, t, i, alpha);
   const JointPose* a = frames + static_cast<size_t>(i) * joints;
   const JointPose* b = i + 1 < n ? a + joints : a;
   detail::active_kernels().blend_poses(a, b, alpha, joints, /*shortest=*/false, out);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/kernels.h"
+#include "ossa/asset/skinned_mesh.h"
 #include "ossa/runtime/simd.h"
 
 namespace ossa {
@@ -19,6 +20,17 @@ bool SkinningJob::validate() const {
   uint16_t highest = 0;
   for (size_t i = 0; i < slots; ++i) highest = std::max(highest, joint_indices[i]);
   return slots == 0 || highest < palette.size();
+}
+
+SkinningJob SkinningJob::for_mesh(const SkinnedMesh& mesh, std::span<const Mat4> palette) {
+  SkinningJob job;
+  job.vertex_count = mesh.vertex_count();
+  job.influences = mesh.influences();
+  job.joint_indices = mesh.joint_indices();
+  job.joint_weights = mesh.joint_weights();
+  job.palette = palette;
+  job.in_positions = mesh.positions().data();
+  return job;
 }
 
 bool SkinningJob::run() const {

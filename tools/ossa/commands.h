@@ -30,9 +30,9 @@ struct BenchArgs {
   std::string clip;  // name or index; empty = the first
   int characters = 1000;
   bool json = false;
-  bool keyed = false;    // measure the keyed layout instead of fixed rate
-  float frame_rate = 0;  // fixed-rate layout: 0 = picked from the keys
-  bool render = false;   // measure GPU drawing instead (palette vs baked instancing)
+  bool keyed = false;     // measure the keyed layout instead of fixed rate
+  float frame_rate = 0;   // fixed-rate layout: 0 = picked from the keys
+  bool render = false;    // measure GPU drawing instead (palette vs baked instancing)
   bool compress = false;  // measure compressed (quantized) clips
 };
 int run_bench(const BenchArgs& args);

@@ -116,13 +116,7 @@ int run_eval_ossa(const EvalArgs& args) {
       if (skin) {
         std::vector<Mat4> palette(mesh.inverse_binds().size());
         PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
-        SkinningJob job;
-        job.vertex_count = mesh.vertex_count();
-        job.influences = mesh.influences();
-        job.joint_indices = mesh.joint_indices();
-        job.joint_weights = mesh.joint_weights();
-        job.palette = palette;
-        job.in_positions = mesh.positions().data();
+        SkinningJob job = SkinningJob::for_mesh(mesh, palette);
         job.out_positions = out_p.data();
         job.run();
       }

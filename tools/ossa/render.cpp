@@ -47,13 +47,7 @@ void animated_bounds(const CharacterAsset& asset, const Clip* clip, const std::v
       std::vector<Mat4> palette(mesh.inverse_binds().size());
       PaletteJob{c.model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
       std::vector<float> out(mesh.positions().size());
-      SkinningJob job;
-      job.vertex_count = mesh.vertex_count();
-      job.influences = mesh.influences();
-      job.joint_indices = mesh.joint_indices();
-      job.joint_weights = mesh.joint_weights();
-      job.palette = palette;
-      job.in_positions = mesh.positions().data();
+      SkinningJob job = SkinningJob::for_mesh(mesh, palette);
       job.out_positions = out.data();
       job.run();
       for (size_t v = 0; v + 2 < out.size(); v += 3) grow({out[v], out[v + 1], out[v + 2]});

@@ -16,6 +16,8 @@
 
 namespace ossa {
 
+class SkinnedMesh;
+
 struct SkinningJob {
   int vertex_count = 0;
   int influences = 4;                       // 1-4 slots per vertex
@@ -39,6 +41,10 @@ struct SkinningJob {
 
   bool validate() const;
   bool run() const;
+
+  // A job over `mesh` (its vertex count, influences and bind-time positions) with `palette`, the output of a
+  // PaletteJob on the mesh's joint map. Set the outputs (and normals/tangents if wanted) before run().
+  static SkinningJob for_mesh(const SkinnedMesh& mesh, std::span<const Mat4> palette);
 };
 
 }  // namespace ossa

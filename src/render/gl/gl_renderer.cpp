@@ -571,13 +571,7 @@ void CharacterRenderer::draw_cpu(const Mat4& world, std::span<const Mat4> model)
       for (int v = 0; v < n; ++v) tangents[v * 4] = 1, tangents[v * 4 + 3] = 1;
       in_tangents = tangents.data();
     }
-    SkinningJob job;
-    job.vertex_count = n;
-    job.influences = mesh.influences();
-    job.joint_indices = mesh.joint_indices();
-    job.joint_weights = mesh.joint_weights();
-    job.palette = s.palette;
-    job.in_positions = mesh.positions().data();
+    SkinningJob job = SkinningJob::for_mesh(mesh, s.palette);
     job.in_normals = in_normals;
     job.in_tangents = in_tangents;
     job.out_positions = s.skinned.data();
