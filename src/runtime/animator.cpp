@@ -237,15 +237,27 @@ bool Animator::update(float dt) {
     fading_ = false;
   }
 
-  // Sample and blend the base.
-  std::array<BlendLayer, 2> base_layers;
-  size_t base_count = 0;
-  for (Track* t : {&old, &cur})
-    if (t->clip >= 0 && (t == &cur || fading_) && sample_track(*t))
-      base_layers[base_count++] = BlendLayer{t->pose, t->weight, {}};
+  // Sample and blend the base: a crossfade of fixed-rate clips in one pass, anything else clip by clip.
   const auto rest = asset_->skeleton.rest_pose();
   const size_t n = rest.size();
-  BlendJob{std::span(base_layers.data(), base_count), {}, rest, locals_}.run();
+  size_t base_count = 0;
+  const bool one_pass = fading_ && old.clip >= 0 && cur.clip >= 0 &&
+                        CrossfadeSampleJob{&asset_->clips[old.clip],
+                                           old.playhead.time(),
+                                           &asset_->clips[cur.clip],
+                                           cur.playhead.time(),
+                                           cur.weight / (old.weight + cur.weight),
+                                           locals_}
+                            .run();
+  if (one_pass) {
+    base_count = 2;
+  } else {
+    std::array<BlendLayer, 2> base_layers;
+    for (Track* t : {&old, &cur})
+      if (t->clip >= 0 && (t == &cur || fading_) && sample_track(*t))
+        base_layers[base_count++] = BlendLayer{t->pose, t->weight, {}};
+    BlendJob{std::span(base_layers.data(), base_count), {}, rest, locals_}.run();
+  }
 
   // Layers in order: override layers replace the pose where their mask says, additive ones add on top.
   for (Layer& l : layers_) {

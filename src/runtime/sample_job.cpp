@@ -117,6 +117,33 @@ void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
 
 }  // namespace
 
+bool CrossfadeSampleJob::validate() const {
+  if (!clip_a || !clip_b || clip_a->layout() != Clip::Layout::kFixedRate ||
+      clip_b->layout() != Clip::Layout::kFixedRate)
+    return false;
+  if (clip_a->joint_count() != clip_b->joint_count() || clip_a->frame_count() < 1 ||
+      clip_b->frame_count() < 1)
+    return false;
+  if (!std::isfinite(time_a) || !std::isfinite(time_b) || !std::isfinite(weight)) return false;
+  return output.size() >= static_cast<size_t>(clip_a->joint_count());
+}
+
+bool CrossfadeSampleJob::run() const {
+  if (!validate()) return false;
+  int ia, ib;
+  float alpha, beta;
+  frame_span(*clip_a, std::clamp(time_a, 0.f, clip_a->duration()), ia, alpha);
+  frame_span(*clip_b, std::clamp(time_b, 0.f, clip_b->duration()), ib, beta);
+  const int joints = clip_a->joint_count();
+  const JointPose* a0 = clip_a->frames().data() + static_cast<size_t>(ia) * joints;
+  const JointPose* b0 = clip_b->frames().data() + static_cast<size_t>(ib) * joints;
+  const JointPose* a1 = ia + 1 < clip_a->frame_count() ? a0 + joints : a0;
+  const JointPose* b1 = ib + 1 < clip_b->frame_count() ? b0 + joints : b0;
+  detail::active_kernels().sample_blend2(a0, a1, alpha, b0, b1, beta, std::clamp(weight, 0.f, 1.f), joints,
+                                         output.data());
+  return true;
+}
+
 bool SampleJob::validate() const {
   if (!clip || !std::isfinite(time)) return false;
   if (output.size() < static_cast<size_t>(clip->joint_count())) return false;

@@ -22,6 +22,10 @@ struct Kernels {
   // out[k] = model[remap ? remap[k] : k] * inverse_binds[k].
   void (*palette)(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out);
   void (*skin)(const SkinningJob& job);
+  // Two clips sampled and blended in one pass: out = nlerp(lerp(a0, a1, alpha), lerp(b0, b1, beta), weight)
+  // per channel (the two clips' rotations are not normalised on their own: one normalisation at the end).
+  void (*sample_blend2)(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
+                        const JointPose* b1, float beta, float weight, int count, JointPose* out);
 };
 
 extern const Kernels kScalarKernels;

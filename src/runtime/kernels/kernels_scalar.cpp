@@ -87,6 +87,34 @@ void skin(const SkinningJob& job) {
 
 }  // namespace
 
-const Kernels kScalarKernels = {blend_poses, local_to_model, palette, skin};
+void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
+                   const JointPose* b1, float beta, float weight, int count, JointPose* out) {
+  for (int j = 0; j < count; ++j) {
+    float ra[4], rb[4], d = 0;
+    for (int i = 0; i < 4; ++i) {
+      ra[i] = a0[j].rotation[i] + (a1[j].rotation[i] - a0[j].rotation[i]) * alpha;
+      rb[i] = b0[j].rotation[i] + (b1[j].rotation[i] - b0[j].rotation[i]) * beta;
+      d += ra[i] * rb[i];
+    }
+    const float sign = d < 0 ? -1.f : 1.f;
+    float q[4], len2 = 0;
+    for (int i = 0; i < 4; ++i) {
+      q[i] = ra[i] + (sign * rb[i] - ra[i]) * weight;
+      len2 += q[i] * q[i];
+    }
+    const float inv = 1.f / std::sqrt(len2);
+    for (int i = 0; i < 4; ++i) {
+      out[j].rotation[i] = q[i] * inv;
+      const float ta = a0[j].translation[i] + (a1[j].translation[i] - a0[j].translation[i]) * alpha;
+      const float tb = b0[j].translation[i] + (b1[j].translation[i] - b0[j].translation[i]) * beta;
+      out[j].translation[i] = ta + (tb - ta) * weight;
+      const float sa = a0[j].scale[i] + (a1[j].scale[i] - a0[j].scale[i]) * alpha;
+      const float sb = b0[j].scale[i] + (b1[j].scale[i] - b0[j].scale[i]) * beta;
+      out[j].scale[i] = sa + (sb - sa) * weight;
+    }
+  }
+}
+
+const Kernels kScalarKernels = {blend_poses, local_to_model, palette, skin, sample_blend2};
 
 }  // namespace ossa::detail

@@ -55,6 +55,28 @@ void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count,
   }
 }
 
+void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
+                   const JointPose* b1, float beta, float weight, int count, JointPose* out) {
+  const __m128 ta_ = _mm_set1_ps(alpha), tb_ = _mm_set1_ps(beta), w = _mm_set1_ps(weight);
+  const __m128 sign_bit = _mm_set1_ps(-0.f);
+  for (int j = 0; j < count; ++j) {
+    __m128 a0r = _mm_load_ps(a0[j].rotation), b0r = _mm_load_ps(b0[j].rotation);
+    __m128 ra = madd(_mm_sub_ps(_mm_load_ps(a1[j].rotation), a0r), ta_, a0r);
+    __m128 rb = madd(_mm_sub_ps(_mm_load_ps(b1[j].rotation), b0r), tb_, b0r);
+    rb = _mm_xor_ps(rb, _mm_and_ps(dot4(ra, rb), sign_bit));
+    __m128 r = madd(_mm_sub_ps(rb, ra), w, ra);
+    _mm_store_ps(out[j].rotation, _mm_mul_ps(r, rsqrt_nr(dot4_all(r))));
+    __m128 a0t = _mm_load_ps(a0[j].translation), b0t = _mm_load_ps(b0[j].translation);
+    __m128 ta = madd(_mm_sub_ps(_mm_load_ps(a1[j].translation), a0t), ta_, a0t);
+    __m128 tb = madd(_mm_sub_ps(_mm_load_ps(b1[j].translation), b0t), tb_, b0t);
+    _mm_store_ps(out[j].translation, madd(_mm_sub_ps(tb, ta), w, ta));
+    __m128 a0s = _mm_load_ps(a0[j].scale), b0s = _mm_load_ps(b0[j].scale);
+    __m128 sa = madd(_mm_sub_ps(_mm_load_ps(a1[j].scale), a0s), ta_, a0s);
+    __m128 sb = madd(_mm_sub_ps(_mm_load_ps(b1[j].scale), b0s), tb_, b0s);
+    _mm_store_ps(out[j].scale, madd(_mm_sub_ps(sb, sa), w, sa));
+  }
+}
+
 struct Columns {
   __m128 c[4];
 };
@@ -324,6 +346,7 @@ void skin(const SkinningJob& job) {
 }  // namespace OSSA_KERNEL_NS
 
 const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses, OSSA_KERNEL_NS::local_to_model,
-                                   OSSA_KERNEL_NS::palette, OSSA_KERNEL_NS::skin};
+                                   OSSA_KERNEL_NS::palette, OSSA_KERNEL_NS::skin,
+                                   OSSA_KERNEL_NS::sample_blend2};
 
 }  // namespace ossa::detail
