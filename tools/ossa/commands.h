@@ -63,6 +63,7 @@ struct RenderArgs {
   float fps = 15;
   int width = 512, height = 512, instances = 1;
   bool skeleton = false;
+  std::vector<float> camera;  // eye x, y, z, target x, y, z (default: framed from the animated bounds)
 };
 int run_render(const RenderArgs& args);
 

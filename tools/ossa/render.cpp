@@ -195,6 +195,13 @@ int run_render(const RenderArgs& args) {
     }
   }
   frame.camera = frame_bounds(lo, hi, static_cast<float>(args.width) / args.height);
+  if (args.camera.size() == 6) {
+    frame.camera.eye = {args.camera[0], args.camera[1], args.camera[2]};
+    frame.camera.target = {args.camera[3], args.camera[4], args.camera[5]};
+    float distance = length(frame.camera.eye - frame.camera.target);
+    frame.camera.near_plane = std::max(distance * 0.01f, 1e-3f);
+    frame.camera.far_plane = distance * 10 + length(hi - lo) * 4;
+  }
   std::vector<Image> images;
   for (float t : times) {
     if (!crowd.empty()) {
