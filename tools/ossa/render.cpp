@@ -306,7 +306,13 @@ int run_demo(const DemoArgs& args) {
   }
   FrameSettings crowd_frame = frame;
   crowd_frame.width = args.size * 2;
-  crowd_frame.camera = frame_bounds(clo, chi, 2);
+  // Looking down the rows from the front, close enough that the front row fills the frame's width.
+  const Vec3 center = (clo + chi) * 0.5f;
+  const float width = chi.x - clo.x;
+  crowd_frame.camera.target = {center.x, (lo.y + hi.y) * 0.5f, center.z};
+  crowd_frame.camera.eye = crowd_frame.camera.target + normalize(Vec3{0, 0.55f, 1}) * (width * 0.95f);
+  crowd_frame.camera.near_plane = width * 0.05f;
+  crowd_frame.camera.far_plane = width * 4;
   s.renderer->begin_frame(crowd_frame);
   s.renderer->draw_baked(crowd, 0.4f);
   const std::string png = (fs::path(args.output_dir) / "crowd.png").string();
