@@ -254,7 +254,8 @@ void skin_loop(const SkinningJob& job) {
 
 #ifdef __AVX2__
 // AVX2: the blend works on column pairs (c0|c1, c2|c3) in 256-bit registers, halving its multiply-adds;
-// the transform then sums the two halves.
+// the transform then sums the two halves. Palette matrices are 16-byte aligned, not 32: unaligned 256-bit loads
+// (no slower on aligned data; an aligned load on a 16-byte boundary would fault).
 template <int K, bool kNormals, bool kTangents>
 void skin_loop_avx2(const SkinningJob& job) {
   const uint16_t* indices = job.joint_indices.data();
@@ -272,13 +273,13 @@ void skin_loop_avx2(const SkinningJob& job) {
     std::memcpy(&packed, indices, sizeof(uint16_t) * K);
     const float* m0 = palette[packed & 0xffff].m;
     __m256 w = _mm256_broadcast_ss(weights);
-    __m256 c01 = _mm256_mul_ps(_mm256_load_ps(m0), w);
-    __m256 c23 = _mm256_mul_ps(_mm256_load_ps(m0 + 8), w);
+    __m256 c01 = _mm256_mul_ps(_mm256_loadu_ps(m0), w);
+    __m256 c23 = _mm256_mul_ps(_mm256_loadu_ps(m0 + 8), w);
     for (int i = 1; i < K; ++i) {
       const float* m = palette[(packed >> (16 * i)) & 0xffff].m;
       w = _mm256_broadcast_ss(weights + i);
-      c01 = _mm256_fmadd_ps(_mm256_load_ps(m), w, c01);
-      c23 = _mm256_fmadd_ps(_mm256_load_ps(m + 8), w, c23);
+      c01 = _mm256_fmadd_ps(_mm256_loadu_ps(m), w, c01);
+      c23 = _mm256_fmadd_ps(_mm256_loadu_ps(m + 8), w, c23);
     }
     const float* p = reinterpret_cast<const float*>(in_p);
     // (c0 * x | c1 * y) + (c2 * z | c3 * 1), then low + high.
