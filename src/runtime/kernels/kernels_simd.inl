@@ -39,20 +39,50 @@ inline __m128 dot4(__m128 a, __m128 b) {  // a.b in every lane
   return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
 }
 
+// Normalises four quaternions at once: transposed so that each lane is one quaternion (structure of arrays),
+// one rsqrt for the four, transposed back. Saves the per-joint horizontal sums of dot4_all.
+inline void normalize4(__m128& q0, __m128& q1, __m128& q2, __m128& q3) {
+  __m128 x = q0, y = q1, z = q2, w = q3;
+  _MM_TRANSPOSE4_PS(x, y, z, w);
+  __m128 len2 = madd(x, x, madd(y, y, madd(z, z, _mm_mul_ps(w, w))));
+  __m128 inv = rsqrt_nr(len2);
+  x = _mm_mul_ps(x, inv), y = _mm_mul_ps(y, inv), z = _mm_mul_ps(z, inv), w = _mm_mul_ps(w, inv);
+  _MM_TRANSPOSE4_PS(x, y, z, w);
+  q0 = x, q1 = y, q2 = z, q3 = w;
+}
+
+template <bool kShortest>
+void blend_poses_t(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+  const __m128 t = _mm_set1_ps(alpha);
+  auto lerp_joint = [&](int j) {  // translation and scale stored, the rotation returned unnormalised
+    __m128 ta = _mm_load_ps(a[j].translation), sa = _mm_load_ps(a[j].scale);
+    _mm_store_ps(out[j].translation, madd(_mm_sub_ps(_mm_load_ps(b[j].translation), ta), t, ta));
+    _mm_store_ps(out[j].scale, madd(_mm_sub_ps(_mm_load_ps(b[j].scale), sa), t, sa));
+    __m128 ra = _mm_load_ps(a[j].rotation), rb = _mm_load_ps(b[j].rotation);
+    if constexpr (kShortest) rb = _mm_xor_ps(rb, _mm_and_ps(dot4(ra, rb), _mm_set1_ps(-0.f)));
+    return madd(_mm_sub_ps(rb, ra), t, ra);
+  };
+  int j = 0;
+  for (; j + 4 <= count; j += 4) {
+    __m128 r0 = lerp_joint(j), r1 = lerp_joint(j + 1), r2 = lerp_joint(j + 2), r3 = lerp_joint(j + 3);
+    normalize4(r0, r1, r2, r3);
+    _mm_store_ps(out[j].rotation, r0);
+    _mm_store_ps(out[j + 1].rotation, r1);
+    _mm_store_ps(out[j + 2].rotation, r2);
+    _mm_store_ps(out[j + 3].rotation, r3);
+  }
+  for (; j < count; ++j) {
+    __m128 r = lerp_joint(j);
+    _mm_store_ps(out[j].rotation, _mm_mul_ps(r, rsqrt_nr(dot4_all(r))));
+  }
+}
+
 void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, bool shortest,
                  JointPose* out) {
-  const __m128 t = _mm_set1_ps(alpha);
-  const __m128 sign_bit = _mm_set1_ps(shortest ? -0.f : 0.f);
-  for (int j = 0; j < count; ++j) {
-    __m128 ta = _mm_load_ps(a[j].translation), ra = _mm_load_ps(a[j].rotation), sa = _mm_load_ps(a[j].scale);
-    __m128 tb = _mm_load_ps(b[j].translation), rb = _mm_load_ps(b[j].rotation), sb = _mm_load_ps(b[j].scale);
-    // Shortest path: flip b's sign where a.b < 0 (the dot's sign bit, masked by `shortest`).
-    rb = _mm_xor_ps(rb, _mm_and_ps(dot4(ra, rb), sign_bit));
-    __m128 r = madd(_mm_sub_ps(rb, ra), t, ra);
-    _mm_store_ps(out[j].translation, madd(_mm_sub_ps(tb, ta), t, ta));
-    _mm_store_ps(out[j].rotation, _mm_mul_ps(r, rsqrt_nr(dot4_all(r))));
-    _mm_store_ps(out[j].scale, madd(_mm_sub_ps(sb, sa), t, sa));
-  }
+  if (shortest)
+    blend_poses_t<true>(a, b, alpha, count, out);
+  else
+    blend_poses_t<false>(a, b, alpha, count, out);
 }
 
 void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
@@ -254,8 +284,8 @@ void skin_loop(const SkinningJob& job) {
 
 #ifdef __AVX2__
 // AVX2: the blend works on column pairs (c0|c1, c2|c3) in 256-bit registers, halving its multiply-adds;
-// the transform then sums the two halves. Palette matrices are 16-byte aligned, not 32: unaligned 256-bit loads
-// (no slower on aligned data; an aligned load on a 16-byte boundary would fault).
+// the transform then sums the two halves. Palette matrices are 16-byte aligned, not 32: unaligned 256-bit
+// loads (no slower on aligned data; an aligned load on a 16-byte boundary would fault).
 template <int K, bool kNormals, bool kTangents>
 void skin_loop_avx2(const SkinningJob& job) {
   const uint16_t* indices = job.joint_indices.data();
