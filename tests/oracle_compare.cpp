@@ -64,6 +64,18 @@ std::string source_dir() {
   return OSSA_SOURCE_DIR;
 }
 
+std::vector<std::string> animated_models() {
+  std::vector<std::string> files = {source_dir() + "/assets/sample/ossa_sample.fbx",
+                                    source_dir() + "/assets/sample/ossa_sample.glb",
+                                    source_dir() + "/assets/bench/ossa_humanoid70.glb"};
+  if (std::string shared = shared_dir(); !shared.empty())
+    for (const char* f : {"CesiumMan.glb", "Fox.glb", "SimpleSkin.gltf", "animation_with_skeleton.fbx",
+                          "blender_279_sausage_7400_binary.fbx", "huesitos.fbx",
+                          "maya_game_sausage_7500_binary_combined.fbx"})
+      files.push_back(shared + "/models/" + f);
+  return files;
+}
+
 OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path,
                                  int max_influences, const OracleTolerance& tolerance) {
   OracleReport report;

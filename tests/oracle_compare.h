@@ -36,5 +36,8 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
 std::string shared_dir();
 // The repository root (for assets/ and tests/golden/).
 std::string source_dir();
+// Every animated model the runtime tests run on: the bundled sample (FBX, GLB), the 71-joint humanoid, and
+// the readable files of ../shared/models when present.
+std::vector<std::string> animated_models();
 
 }  // namespace ossa::test

@@ -19,18 +19,6 @@ namespace ossa {
 namespace {
 namespace fs = std::filesystem;
 
-std::vector<std::string> models() {
-  std::vector<std::string> files = {test::source_dir() + "/assets/sample/ossa_sample.fbx",
-                                    test::source_dir() + "/assets/sample/ossa_sample.glb",
-                                    test::source_dir() + "/assets/bench/ossa_humanoid70.glb"};
-  if (std::string shared = test::shared_dir(); !shared.empty())
-    for (const char* f : {"CesiumMan.glb", "Fox.glb", "SimpleSkin.gltf", "animation_with_skeleton.fbx",
-                          "blender_279_sausage_7400_binary.fbx", "huesitos.fbx",
-                          "maya_game_sausage_7500_binary_combined.fbx"})
-      files.push_back(shared + "/models/" + f);
-  return files;
-}
-
 OssaFile make_file(const ImportedScene& scene, Clip::Layout layout) {
   auto asset = CharacterAsset::build(scene, {layout, 0});
   EXPECT_TRUE(asset) << asset.error();
@@ -56,7 +44,7 @@ std::vector<Mat4> evaluate(const Skeleton& skeleton, const Clip& clip, float t) 
 
 TEST(OssaFile, RoundTripIsExact) {
   int clips_checked = 0;
-  for (const std::string& path : models()) {
+  for (const std::string& path : test::animated_models()) {
     if (!fs::exists(path)) continue;
     auto scene = import_file(path);
     ASSERT_TRUE(scene) << scene.error();
@@ -96,7 +84,7 @@ TEST(OssaFile, RoundTripIsExact) {
 
 TEST(OssaFile, CompressedRoundTripStaysWithinTheBound) {
   const CompressionSettings settings;  // 0.01 cm at 3 cm
-  for (const std::string& path : models()) {
+  for (const std::string& path : test::animated_models()) {
     if (!fs::exists(path)) continue;
     auto scene = import_file(path);
     ASSERT_TRUE(scene);

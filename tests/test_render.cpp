@@ -56,17 +56,6 @@ std::unique_ptr<Loaded> load(const std::string& path) {
   return out;
 }
 
-std::vector<std::string> models() {
-  std::vector<std::string> files = {test::source_dir() + "/assets/sample/ossa_sample.fbx",
-                                    test::source_dir() + "/assets/sample/ossa_sample.glb"};
-  if (std::string shared = test::shared_dir(); !shared.empty())
-    for (const char* f : {"CesiumMan.glb", "Fox.glb", "SimpleSkin.gltf", "animation_with_skeleton.fbx",
-                          "blender_279_sausage_7400_binary.fbx", "huesitos.fbx",
-                          "maya_game_sausage_7500_binary_combined.fbx"})
-      files.push_back(shared + "/models/" + f);
-  return files;
-}
-
 // A camera that frames the character's bind pose (the same for every path compared).
 FrameSettings frame_for(const CharacterAsset& asset, int size, LightingMode lighting) {
   Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
@@ -101,7 +90,7 @@ TEST(Render, ClearErrorWhenTheGlVersionIsUnavailable) {
 TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
   REQUIRE_GL();
   int compared = 0;
-  for (const std::string& path : models()) {
+  for (const std::string& path : test::animated_models()) {
     if (!fs::exists(path)) continue;
     auto m = load(path);
     ASSERT_TRUE(m) << path;
@@ -133,7 +122,7 @@ TEST(Render, BakedInstancingMatchesPaletteSkinning) {
   REQUIRE_GL();
   int compared = 0;
   double worst_at_frames = 0, worst_between = 0;
-  for (const std::string& path : models()) {
+  for (const std::string& path : test::animated_models()) {
     if (!fs::exists(path)) continue;
     auto m = load(path);
     ASSERT_TRUE(m) << path;

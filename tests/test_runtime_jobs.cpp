@@ -23,19 +23,6 @@ namespace ossa::test {
 namespace {
 namespace fs = std::filesystem;
 
-std::vector<std::string> models() {
-  std::vector<std::string> files = {source_dir() + "/assets/sample/ossa_sample.fbx",
-                                    source_dir() + "/assets/sample/ossa_sample.glb"};
-  if (fs::exists(source_dir() + "/assets/bench/ossa_humanoid70.glb"))
-    files.push_back(source_dir() + "/assets/bench/ossa_humanoid70.glb");
-  if (std::string shared = shared_dir(); !shared.empty())
-    for (const char* f : {"CesiumMan.glb", "Fox.glb", "SimpleSkin.gltf", "animation_with_skeleton.fbx",
-                          "blender_279_sausage_7400_binary.fbx", "huesitos.fbx",
-                          "maya_game_sausage_7500_binary_combined.fbx"})
-      files.push_back(shared + "/models/" + f);
-  return files;
-}
-
 float model_size(const ImportedScene& scene) {
   Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
   auto grow = [&](Vec3 p) {
@@ -100,7 +87,7 @@ Errors run_against_reference(const ImportedScene& scene, const CharacterAsset& a
 TEST(RuntimeJobs, AgreeWithReferenceOnEveryClip) {
   std::mt19937 rng(7);
   int models_run = 0;
-  for (const std::string& path : models()) {
+  for (const std::string& path : animated_models()) {
     if (!fs::exists(path)) continue;
     ImportOptions options;
     options.max_influences = 4;  // the runtime skins with up to 4

@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--instances", render.instances, "Characters in a baked, instanced crowd")
       ->check(CLI::Range(1, 100000));
   render_cmd->add_flag("--skeleton", render.skeleton, "Draw the skeleton as lines");
-  render_cmd->add_option("--camera", render.camera, "EX,EY,EZ,TX,TY,TZ: eye and target (default: auto-framed)")
+  render_cmd
+      ->add_option("--camera", render.camera, "EX,EY,EZ,TX,TY,TZ: eye and target (default: auto-framed)")
       ->delimiter(',')
       ->expected(6);
   render_cmd->add_option("-o,--output", render.output,
