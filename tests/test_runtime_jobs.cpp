@@ -350,3 +350,29 @@ TEST(RuntimeJobs, CrossfadeSampleJobMatchesTwoSamplesAndABlend) {
 }
 }  // namespace
 }  // namespace ossa::test
+
+namespace ossa::test {
+namespace {
+// A file that claims a clip of days must not make the builder allocate gigabytes (found by fuzz_import).
+TEST(RuntimeJobs, AbsurdClipLengthsAreRefusedNotAllocated) {
+  RawSkeleton raw;
+  raw.joints.resize(2);
+  raw.joints[1].parent = 0;
+  auto skeleton = Skeleton::build(raw);
+  ASSERT_TRUE(skeleton);
+  RawClip clip;
+  clip.name = "Forever";
+  clip.duration = 1e6f;  // eleven days
+  RawTrack track;
+  track.joint = 1;
+  track.rotation_times = {0, 1e6f};
+  track.rotations = {Quat{}, quat_from_axis_angle({0, 1, 0}, 1)};
+  clip.tracks.push_back(track);
+  auto fixed = Clip::build_fixed_rate(clip, *skeleton);
+  ASSERT_FALSE(fixed);
+  EXPECT_NE(fixed.error().find("too much to resample"), std::string::npos) << fixed.error();
+  auto keyed = Clip::build_keyed(clip, *skeleton);  // the exact keys cost nothing
+  ASSERT_TRUE(keyed) << keyed.error();
+}
+}  // namespace
+}  // namespace ossa::test

@@ -95,15 +95,24 @@ Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton
   c.layout_ = Layout::kFixedRate;
   float base = frame_rate > 0 ? frame_rate : rate_from_keys(raw);
   if (base == 0) base = 60;
-  if (static_cast<double>(c.duration_) * base > 1e7)
-    return Result<Clip>::failure("clip '" + raw.name + "': too many frames at this rate");
+  // Hostile or broken files can claim clips of days: resampled frames are capped at 256 MB per clip (the
+  // keyed layout has no such cost).
+  constexpr double kMaxFrameBytes = 256.0 * 1024 * 1024;
+  auto frame_bytes = [&](double rate) {
+    return (static_cast<double>(c.duration_) * rate + 2) * c.joint_count_ *
+           static_cast<double>(sizeof(JointPose));
+  };
+  if (frame_bytes(base) > kMaxFrameBytes)
+    return Result<Clip>::failure("clip '" + raw.name + "': " + std::to_string(c.duration_) + " s at " +
+                                 std::to_string(base) +
+                                 " fps is too much to resample (use the keyed layout)");
   // With an automatic rate, fast rotations get more frames (up to 8x) until no joint turns more than
   // kMaxStep between frames: that bounds the nlerp-versus-slerp error between frames.
   constexpr float kMaxStep = 20.f * 3.14159265f / 180.f;
   for (int multiple = 1;; multiple *= 2) {
     c.frame_rate_ = base * static_cast<float>(multiple);
     c.resample(raw, skeleton);
-    if (frame_rate > 0 || multiple == 8 || static_cast<double>(c.duration_) * c.frame_rate_ * 2 > 1e7) break;
+    if (frame_rate > 0 || multiple == 8 || frame_bytes(c.frame_rate_ * 2) > kMaxFrameBytes) break;
     if (max_rotation_step(c.frames_, c.joint_count_, c.frame_count_) <= kMaxStep) break;
   }
   return c;

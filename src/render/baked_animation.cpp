@@ -74,7 +74,10 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
     float rate = frame_rate > 0                              ? frame_rate
                  : clip.layout() == Clip::Layout::kFixedRate ? clip.frame_rate()
                                                              : 30.f;
-    int frames = std::max(1, static_cast<int>(std::ceil(clip.duration() * rate - 1e-3)) + 1);
+    const double wanted = std::ceil(static_cast<double>(clip.duration()) * rate - 1e-3) + 1;
+    if (!(wanted <= 16384))
+      return Result<BakedAnimation>::failure("clip '" + clip.name() + "' has too many frames to bake");
+    int frames = std::max(1, static_cast<int>(wanted));
     b.clips.push_back({clip.name(), static_cast<int>(c), frames, rate, clip.duration()});
     b.height = std::max(b.height, frames);
   }
