@@ -100,6 +100,12 @@ Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std
   GifFreeMapObject(map);
   if (EGifCloseFile(gif, &error) == GIF_ERROR)
     return Result<bool>::failure(path + ": cannot finish the file");
+  // giflib creates files readable by their owner only; images are meant to be shared like the PNGs.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::permissions(
+      path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read,
+      fs::perm_options::replace, ec);
   return true;
 }
 
