@@ -1,4 +1,4 @@
-// ossa/asset/clip.h — an immutable runtime animation clip, in one of two layouts.
+// ossa/asset/clip.h — an immutable runtime animation clip, in one of three layouts.
 //
 //  * Fixed rate (the default, Unreal's model): every joint resampled at `frame_rate`; frame f holds all
 //  joints'

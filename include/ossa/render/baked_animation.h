@@ -1,4 +1,4 @@
-// ossa/render/baked_animation.h — every clip's frames x joints model matrices baked for GPU crowds.
+// ossa/render/baked_animation.h — every clip's frames x joints skinning matrices baked for GPU crowds.
 //
 // Layout (what the instanced vertex shader reads, and what `ossa bake` writes): a 2D texture array, one layer
 // per clip; row f of a layer is frame f (time f / frame_rate, the last row the clip's end); joint j occupies
