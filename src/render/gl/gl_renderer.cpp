@@ -223,12 +223,14 @@ struct CharacterRenderer::Impl {
     Vec4 base_color{0.8f, 0.8f, 0.8f, 1};
     GLuint diffuse = 0, normal_map = 0;
     bool has_tangents = false;
+    GLuint bake_bind_ubo = 0;  // baked path: palette-slot -> joint map and bind corrections, made once
+    bool bake_corrected = false;
   };
   const CharacterAsset* asset = nullptr;
   std::vector<GpuMesh> meshes;
   std::vector<GLuint> textures;
   GLuint program = 0, line_program = 0;
-  GLuint palette_ubo = 0, mesh_bind_ubo = 0, clips_ubo = 0;
+  GLuint palette_ubo = 0, clips_ubo = 0;
   GLuint baked_texture = 0, instance_vbo = 0;
   GLuint dummy_instance_vbo = 0;  // one zero instance: keeps binding 2 valid for non-instanced draws
   GLuint line_vao = 0, line_vbo = 0;
@@ -290,13 +292,13 @@ CharacterRenderer::~CharacterRenderer() {
   if (!impl_) return;
   for (auto& m : impl_->meshes) {
     glDeleteVertexArrays(1, &m.vao);
-    GLuint buffers[] = {m.static_vbo, m.skinned_vbo, m.index_buffer};
-    glDeleteBuffers(3, buffers);
+    GLuint buffers[] = {m.static_vbo, m.skinned_vbo, m.index_buffer, m.bake_bind_ubo};
+    glDeleteBuffers(4, buffers);
   }
   glDeleteTextures(static_cast<GLsizei>(impl_->textures.size()), impl_->textures.data());
-  GLuint buffers[] = {impl_->palette_ubo,  impl_->mesh_bind_ubo, impl_->clips_ubo,
-                      impl_->instance_vbo, impl_->line_vbo,      impl_->dummy_instance_vbo};
-  glDeleteBuffers(6, buffers);
+  GLuint buffers[] = {impl_->palette_ubo, impl_->clips_ubo, impl_->instance_vbo, impl_->line_vbo,
+                      impl_->dummy_instance_vbo};
+  glDeleteBuffers(5, buffers);
   glDeleteTextures(1, &impl_->baked_texture);
   glDeleteVertexArrays(1, &impl_->line_vao);
   glDeleteProgram(impl_->program);
@@ -396,6 +398,20 @@ Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const Chara
       if (m.diffuse_texture >= 0) g.diffuse = texture_ids[m.diffuse_texture];
       if (m.normal_texture >= 0) g.normal_map = texture_ids[m.normal_texture];
     }
+    // Baked path: palette-slot -> joint map (std140: ivec4 remap[64]) and, where the mesh was bound at
+    // another pose than the skeleton, per-slot corrections from the skeleton's inverse bind to the mesh's.
+    std::vector<uint8_t> bind(256 * 64 + 64 * 16, 0);
+    Mat4* corrections = reinterpret_cast<Mat4*>(bind.data());
+    int32_t* remap = reinterpret_cast<int32_t*>(bind.data() + 256 * 64);
+    for (size_t k = 0; k < mesh.joint_remap().size(); ++k) {
+      const Mat4& skeleton_bind = asset.skeleton.inverse_binds()[mesh.joint_remap()[k]];
+      corrections[k] = inverse(skeleton_bind) * mesh.inverse_binds()[k];
+      for (int e = 0; e < 16; ++e)
+        g.bake_corrected = g.bake_corrected || std::fabs(corrections[k].m[e] - Mat4{}.m[e]) > 1e-5f;
+      remap[k] = mesh.joint_remap()[k];
+    }
+    glCreateBuffers(1, &g.bake_bind_ubo);
+    glNamedBufferStorage(g.bake_bind_ubo, static_cast<GLsizeiptr>(bind.size()), bind.data(), 0);
     impl->meshes.push_back(g);
   }
 
@@ -408,8 +424,6 @@ Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const Chara
   }
   glCreateBuffers(1, &impl->palette_ubo);
   glNamedBufferStorage(impl->palette_ubo, 256 * 64, nullptr, GL_DYNAMIC_STORAGE_BIT);
-  glCreateBuffers(1, &impl->mesh_bind_ubo);
-  glNamedBufferStorage(impl->mesh_bind_ubo, 256 * 64 + 64 * 16, nullptr, GL_DYNAMIC_STORAGE_BIT);
   glCreateBuffers(1, &impl->clips_ubo);
   glNamedBufferStorage(impl->clips_ubo, 64 * 16, nullptr, GL_DYNAMIC_STORAGE_BIT);
   glCreateVertexArrays(1, &impl->line_vao);
@@ -520,7 +534,6 @@ void CharacterRenderer::Impl::use_program(int mode, const Mat4& world) {
   glUniform1i(loc("u_lighting"), static_cast<int>(frame.lighting));
   glUniform3f(loc("u_eye"), frame.camera.eye.x, frame.camera.eye.y, frame.camera.eye.z);
   glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindPalette, palette_ubo);
-  glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindMeshBind, mesh_bind_ubo);
   glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindClips, clips_ubo);
   if (baked_texture) glBindTextureUnit(detail::kUnitBaked, baked_texture);
 }
@@ -617,24 +630,9 @@ void CharacterRenderer::draw_baked(std::span<const BakedInstance> instances, flo
   glNamedBufferStorage(s.instance_vbo, static_cast<GLsizeiptr>(data.size() * 4), data.data(), 0);
   s.use_program(detail::kModeBaked, Mat4{});
   glUniform1f(s.loc("u_time"), global_time);
-  std::vector<uint8_t> bind(256 * 64 + 64 * 16, 0);
   for (Impl::GpuMesh& g : s.meshes) {
-    // Palette-slot -> joint map (std140: ivec4 remap[64]) and, where the mesh was bound at another pose than
-    // the skeleton, per-slot corrections from the skeleton's inverse bind to the mesh's.
-    const SkinnedMesh& mesh = *g.mesh;
-    std::fill(bind.begin(), bind.end(), 0);
-    bool corrected = false;
-    Mat4* corrections = reinterpret_cast<Mat4*>(bind.data());
-    for (size_t k = 0; k < mesh.joint_remap().size(); ++k) {
-      const Mat4& skeleton_bind = s.asset->skeleton.inverse_binds()[mesh.joint_remap()[k]];
-      corrections[k] = inverse(skeleton_bind) * mesh.inverse_binds()[k];
-      for (int e = 0; e < 16; ++e)
-        corrected = corrected || std::fabs(corrections[k].m[e] - Mat4{}.m[e]) > 1e-5f;
-    }
-    int32_t* remap = reinterpret_cast<int32_t*>(bind.data() + 256 * 64);
-    for (size_t k = 0; k < mesh.joint_remap().size(); ++k) remap[k] = mesh.joint_remap()[k];
-    glNamedBufferSubData(s.mesh_bind_ubo, 0, static_cast<GLsizeiptr>(bind.size()), bind.data());
-    glUniform1i(s.loc("u_corrected"), corrected);
+    glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindMeshBind, g.bake_bind_ubo);
+    glUniform1i(s.loc("u_corrected"), g.bake_corrected);
     glVertexArrayVertexBuffer(g.vao, 2, s.instance_vbo, 0, 24 * 4);
     s.draw_mesh(g, static_cast<GLsizei>(instances.size()));
     glVertexArrayVertexBuffer(g.vao, 2, s.dummy_instance_vbo, 0, 24 * 4);
