@@ -3,6 +3,8 @@
 // threshold.
 #include <gtest/gtest.h>
 
+#include "expect_near.h"
+
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -15,11 +17,7 @@ namespace ossa {
 namespace {
 constexpr float kPi = 3.14159265358979f;
 
-void expect_near(Vec3 a, Vec3 b, float tol = 1e-5f) {
-  EXPECT_NEAR(a.x, b.x, tol);
-  EXPECT_NEAR(a.y, b.y, tol);
-  EXPECT_NEAR(a.z, b.z, tol);
-}
+using test::expect_near;
 
 JointPose pose(Vec3 t, Quat r = {}) {
   Transform tr;

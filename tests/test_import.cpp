@@ -1,6 +1,8 @@
 // Import rules on files whose content the test states exactly (written by GltfBuilder), plus bad input.
 #include <gtest/gtest.h>
 
+#include "expect_near.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -54,12 +56,6 @@ std::string write_chain(const std::string& dir, float nan_at = 0, const char* na
   std::string path = (fs::path(dir) / name).string();
   b.write(path);
   return path;
-}
-
-void expect_near(Vec3 a, Vec3 b, float tol = 1e-5f) {
-  EXPECT_NEAR(a.x, b.x, tol);
-  EXPECT_NEAR(a.y, b.y, tol);
-  EXPECT_NEAR(a.z, b.z, tol);
 }
 
 class ChainFile : public ::testing::Test {

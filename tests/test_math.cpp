@@ -1,6 +1,8 @@
 // Math conventions every stage relies on: T*R*S order, quaternion layout and products, shortest-arc slerp.
 #include <gtest/gtest.h>
 
+#include "expect_near.h"
+
 #include <cmath>
 
 #include "ossa/core/math.h"
@@ -9,11 +11,7 @@ namespace ossa {
 namespace {
 constexpr float kPi = 3.14159265358979f;
 
-void expect_near(Vec3 a, Vec3 b, float tol = 1e-5f) {
-  EXPECT_NEAR(a.x, b.x, tol);
-  EXPECT_NEAR(a.y, b.y, tol);
-  EXPECT_NEAR(a.z, b.z, tol);
-}
+using test::expect_near;
 
 TEST(Math, QuaternionRotatesCounterClockwiseAboutItsAxis) {
   Quat q = quat_from_axis_angle({0, 0, 1}, kPi / 2);
