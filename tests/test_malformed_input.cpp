@@ -86,5 +86,58 @@ TEST(MalformedInput, ZeroLengthTruncatedAndBitFlippedFiles) {
   fs::remove_all(dir);
 }
 
+// Debian's assimp keeps its internal ai_assert() checks, which abort by default; Ossa turns a failed one into
+// an error (src/import/assimp_import.cpp). Here a COLLADA animation's time accessor claims 3 values while its
+// array holds 2, the smallest form of what fuzz/fuzz_import found.
+TEST(MalformedInput, AssimpInternalCheckIsAnErrorNotAnAbort) {
+  const char* collada = R"(<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <library_geometries>
+    <geometry id="tri" name="tri">
+      <mesh>
+        <source id="pos">
+          <float_array id="pos-array" count="9">0 0 0 1 0 0 0 1 0</float_array>
+          <technique_common>
+            <accessor source="#pos-array" count="3" stride="3">
+              <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+            </accessor>
+          </technique_common>
+        </source>
+        <vertices id="verts"><input semantic="POSITION" source="#pos"/></vertices>
+        <triangles count="1">
+          <input semantic="VERTEX" source="#verts" offset="0"/>
+          <p>0 1 2</p>
+        </triangles>
+      </mesh>
+    </geometry>
+  </library_geometries>
+  <library_animations>
+    <animation id="move">
+      <source id="t"><float_array id="t-array" count="2">0 1</float_array>
+        <technique_common><accessor source="#t-array" count="3" stride="1"><param name="TIME" type="float"/></accessor></technique_common></source>
+      <source id="v"><float_array id="v-array" count="3">0 1 2</float_array>
+        <technique_common><accessor source="#v-array" count="3" stride="1"><param name="X" type="float"/></accessor></technique_common></source>
+      <sampler id="s"><input semantic="INPUT" source="#t"/><input semantic="OUTPUT" source="#v"/></sampler>
+      <channel source="#s" target="n/location.X"/>
+    </animation>
+  </library_animations>
+  <library_visual_scenes>
+    <visual_scene id="scene">
+      <node id="n" name="n"><translate sid="location">0 0 0</translate><instance_geometry url="#tri"/></node>
+    </visual_scene>
+  </library_visual_scenes>
+  <scene><instance_visual_scene url="#scene"/></scene>
+</COLLADA>
+)";
+  std::string dir = temp_dir("assimp_check");
+  std::string path = dir + "/short_time_array.dae";
+  std::ofstream(path) << collada;
+  auto result = import_file(path);
+  ASSERT_FALSE(result) << "the damaged animation was accepted";
+  EXPECT_NE(result.error().find("short_time_array.dae"), std::string::npos) << result.error();
+  EXPECT_NE(result.error().find("ColladaLoader"), std::string::npos) << result.error();
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ossa::test

@@ -29,10 +29,26 @@
 #include <map>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "ossa/import/import.h"
 #include "space.h"
+
+// Debian's assimp 5.2.5 is built with ASSIMP_BUILD_DEBUG, so its internal ai_assert() checks stay on, and a
+// failed one calls Assimp::aiAssertViolation(), whose default handler aborts the process: one wrong index in
+// a damaged COLLADA file killed `ossa info` (found by fuzz/fuzz_import). The setter for that handler is not
+// exported, but assimp calls the function through its PLT, so this definition replaces it in any program that
+// links Ossa. Returning is not an option (the code after a failed check reads out of bounds); throwing
+// unwinds to assimp's ReadFile or to guarded() below, and the caller gets an error naming the file.
+namespace Assimp {
+void aiAssertViolation(const char* expression, const char* file, int line);
+void aiAssertViolation(const char* expression, const char* file, int line) {
+  const char* base = std::strrchr(file, '/');
+  throw std::runtime_error("assimp's internal check '" + std::string(expression) + "' failed (" +
+                           (base ? base + 1 : file) + ":" + std::to_string(line) + "): the file is damaged");
+}
+}  // namespace Assimp
 
 namespace ossa {
 namespace {
