@@ -90,12 +90,21 @@ int run_demo(const DemoArgs& args);
 
 namespace ossa::cli {
 
-// Imports `file`, printing the library's message to stderr on failure.
-inline std::optional<ImportedScene> load_model(const std::string& file, int max_influences,
-                                               bool left_handed) {
+// --trusted: model files are read without the child-process guard (ImportOptions::isolate).
+inline bool trusted_input = false;
+
+inline ImportOptions import_options(int max_influences, bool left_handed) {
   ImportOptions options;
   options.max_influences = max_influences;
   options.left_handed = left_handed;
+  options.isolate = !trusted_input;
+  return options;
+}
+
+// Imports `file`, printing the library's message to stderr on failure.
+inline std::optional<ImportedScene> load_model(const std::string& file, int max_influences,
+                                               bool left_handed) {
+  const ImportOptions options = import_options(max_influences, left_handed);
   Result<ImportedScene> scene = import_file(file, options);
   if (!scene) {
     std::fprintf(stderr, "ossa: %s\n", scene.error().c_str());

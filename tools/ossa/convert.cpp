@@ -34,9 +34,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   FileReport report;
   std::error_code ec;
   report.bytes_in = fs::file_size(input, ec);
-  ImportOptions options;
-  options.left_handed = args.left_handed;
-  auto scene = import_file(input, options);
+  auto scene = import_file(input, import_options(ImportOptions{}.max_influences, args.left_handed));
   if (!scene) return R::failure(scene.error());
   if (!args.clips.empty()) {  // keep only the named clips
     std::vector<std::string> names;

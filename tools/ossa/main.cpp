@@ -7,6 +7,10 @@
 int main(int argc, char** argv) {
   CLI::App app{"ossa: skeletal animation toolkit (import, evaluate, inspect, measure)"};
   app.require_subcommand(1);
+  app.add_flag(
+      "--trusted", ossa::cli::trusted_input,
+      "Read model files without the guard (faster; by default assimp first reads each file in a child "
+      "process under a memory and time budget, so a hostile file cannot crash, hang or exhaust the tool)");
 
   ossa::cli::InfoArgs info;
   CLI::App* info_cmd =

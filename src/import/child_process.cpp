@@ -1,0 +1,187 @@
+#include "child_process.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#if defined(__unix__)
+#include <malloc.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define OSSA_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OSSA_UNDER_ASAN 1
+#endif
+#endif
+
+#if defined(OSSA_UNDER_ASAN)
+// From <sanitizer/allocator_interface.h> (clang ships the header, GCC only the functions).
+extern "C" {
+size_t __sanitizer_get_allocated_size(const volatile void* p);
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, size_t),
+                                              void (*free_hook)(const volatile void*));
+}
+#endif
+
+namespace ossa::detail {
+
+#if defined(__unix__)
+namespace {
+
+constexpr int kExitOutOfMemory = 86;      // the child's exit status when it went over its memory budget
+constexpr size_t kMaxMessage = 64 << 10;  // bytes a child may send back
+constexpr char kFinishedMark = 'K';       // first byte of a finished child's message
+
+#if defined(OSSA_UNDER_ASAN)
+// AddressSanitizer reserves terabytes of address space for its shadow, so RLIMIT_AS would stop it at once;
+// in sanitizer builds the child counts its own heap through the allocator's hooks instead.
+std::atomic<int64_t> child_heap{0};
+int64_t child_heap_budget = 0;
+void count_malloc(const volatile void*, size_t size) {
+  if (child_heap.fetch_add(static_cast<int64_t>(size)) + static_cast<int64_t>(size) > child_heap_budget)
+    _exit(kExitOutOfMemory);
+}
+void count_free(const volatile void* p) {
+  child_heap.fetch_sub(static_cast<int64_t>(__sanitizer_get_allocated_size(p)));
+}
+#endif
+
+// Address space in use now (the parent's, copied), from /proc/self/statm; 0 when unknown.
+size_t address_space_in_use() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long pages = 0;
+  const bool read = std::fscanf(f, "%lu", &pages) == 1;
+  std::fclose(f);
+  return read ? pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+void limit_child_memory(size_t budget) {
+  if (budget == 0) return;
+#if defined(OSSA_UNDER_ASAN)
+  child_heap_budget = static_cast<int64_t>(budget);
+  __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+#else
+  // RLIMIT_AS bounds the growth of the address space. Blocks from 128 KiB up get their own mapping, so
+  // they count at once (glibc would otherwise raise that threshold after big frees and serve them from heap
+  // the parent has already freed); small blocks may first reuse such heap.
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 128 << 10);
+#endif
+  rlimit limit{};
+  limit.rlim_cur = limit.rlim_max = address_space_in_use() + budget;
+  setrlimit(RLIMIT_AS, &limit);
+#endif
+}
+
+void write_all(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void child_main(int fd, const std::function<std::string()>& work, size_t memory_budget) {
+  limit_child_memory(memory_budget);
+  std::string message;
+  try {
+    message = work();
+  } catch (const std::bad_alloc&) {
+    _exit(kExitOutOfMemory);
+  } catch (...) {
+    _exit(1);  // `work` is expected to turn its own exceptions into messages
+  }
+  if (message.size() > kMaxMessage - 1) message.resize(kMaxMessage - 1);
+  write_all(fd, kFinishedMark + message);
+  _exit(0);
+}
+
+}  // namespace
+
+ChildOutcome run_in_child(const std::function<std::string()>& work, const ChildLimits& limits) {
+  using Kind = ChildOutcome::Kind;
+  int fds[2];
+  if (pipe(fds) != 0) return {Kind::kUnavailable, std::string("pipe failed: ") + std::strerror(errno)};
+  std::fflush(nullptr);  // so buffered output is not written twice
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return {Kind::kUnavailable, std::string("fork failed: ") + std::strerror(error)};
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child_main(fds[1], work, limits.memory_bytes);
+  }
+  close(fds[1]);
+
+  std::string received;
+  bool timed_out = false;
+  for (;;) {
+    int wait_ms = -1;
+    if (limits.seconds > 0) {
+      const double left =
+          limits.seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (left <= 0) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(left * 1000) + 1;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = poll(&p, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      timed_out = ready == 0;
+      break;
+    }
+    char buffer[4096];
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // end of file: the child has exited
+    if (received.size() < kMaxMessage) received.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  pid_t waited;
+  do waited = waitpid(pid, &status, 0);
+  while (waited < 0 && errno == EINTR);
+
+  if (timed_out) return {Kind::kTimedOut, {}};
+  if (!received.empty() && received[0] == kFinishedMark) return {Kind::kFinished, received.substr(1)};
+  if (waited == pid && WIFEXITED(status) && WEXITSTATUS(status) == kExitOutOfMemory)
+    return {Kind::kOutOfMemory, {}};
+  if (waited == pid && WIFSIGNALED(status))
+    return {Kind::kCrashed, std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                                strsignal(WTERMSIG(status)) + ")"};
+  if (waited == pid && WIFEXITED(status))
+    return {Kind::kCrashed, "exit status " + std::to_string(WEXITSTATUS(status))};
+  return {Kind::kCrashed, "no result"};
+}
+
+#else
+
+ChildOutcome run_in_child(const std::function<std::string()>&, const ChildLimits&) {
+  return {ChildOutcome::Kind::kUnavailable, "child processes are not supported on this platform"};
+}
+
+#endif
+
+}  // namespace ossa::detail
