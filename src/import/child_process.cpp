@@ -57,6 +57,7 @@ void count_free(const volatile void* p) {
 }
 #endif
 
+#if !defined(OSSA_UNDER_ASAN)
 // Address space in use now (the parent's, copied), from /proc/self/statm; 0 when unknown.
 size_t address_space_in_use() {
   FILE* f = std::fopen("/proc/self/statm", "r");
@@ -67,15 +68,17 @@ size_t address_space_in_use() {
   return read ? pages * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
+#endif
+
 void limit_child_memory(size_t budget) {
   if (budget == 0) return;
 #if defined(OSSA_UNDER_ASAN)
   child_heap_budget = static_cast<int64_t>(budget);
   __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
 #else
-  // RLIMIT_AS bounds the growth of the address space. Blocks from 128 KiB up get their own mapping, so
-  // they count at once (glibc would otherwise raise that threshold after big frees and serve them from heap
-  // the parent has already freed); small blocks may first reuse such heap.
+    // RLIMIT_AS bounds the growth of the address space. Blocks from 128 KiB up get their own mapping, so
+    // they count at once (glibc would otherwise raise that threshold after big frees and serve them from heap
+    // the parent has already freed); small blocks may first reuse such heap.
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 128 << 10);
 #endif
