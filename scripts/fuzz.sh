@@ -16,20 +16,26 @@ done
 [ -f build/fuzz/CMakeCache.txt ] || cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j 2
 
-corpus=build/fuzz/corpus
+corpus=build/fuzz/corpus   # what the fuzzers add (kept between runs)
+seeds=build/fuzz/seeds     # rebuilt each run from the repository (and ../shared/models when present)
 mkdir -p "$corpus/ossa" "$corpus/import"
-if [ -z "$(ls -A "$corpus/ossa")" ]; then
-  # .ossa seeds in each clip layout, from the release CLI when it is built, else none (libFuzzer starts empty).
-  if [ -x build/release/ossa ]; then
-    build/release/ossa convert assets/sample/ossa_sample.glb -o "$corpus/ossa/keyed.ossa" --clips Walk >/dev/null
-    build/release/ossa convert assets/sample/ossa_sample.glb -o "$corpus/ossa/fixed.ossa" --clips Wave --fps 10 >/dev/null
-    build/release/ossa convert assets/sample/ossa_sample.glb -o "$corpus/ossa/compressed.ossa" --clips Idle --compress >/dev/null
-  fi
-  # Import seeds: first byte picks the reader (0 glb, 1 gltf, 2 fbx, 3 dae).
-  { printf '\x00'; cat assets/sample/ossa_sample.glb; } > "$corpus/import/sample.glb.seed"
-  { printf '\x02'; cat assets/sample/ossa_sample.fbx; } > "$corpus/import/sample.fbx.seed"
-  { printf '\x03'; cat assets/sample/ossa_sample.dae; } > "$corpus/import/sample.dae.seed"
+rm -rf "$seeds" && mkdir -p "$seeds/ossa" "$seeds/import"
+# .ossa seeds in each clip layout, from the release CLI when it is built, else none (libFuzzer starts empty).
+if [ -x build/release/ossa ]; then
+  build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/keyed.ossa" --clips Walk >/dev/null
+  build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/fixed.ossa" --clips Wave --fps 10 >/dev/null
+  build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/compressed.ossa" --clips Idle --compress >/dev/null
 fi
+# Import seeds: the first byte picks the reader (0 glb, 1 gltf, 2 fbx, 3 dae). The few-KB files in fuzz/seeds
+# keep the fuzzer fast; the sample and the shared models (not in users' clones) bring the real variety.
+add_import_seed() {
+  local code
+  case "${1##*.}" in glb) code='\x00' ;; gltf) code='\x01' ;; fbx) code='\x02' ;; dae) code='\x03' ;; *) return ;; esac
+  { printf "$code"; cat "$1"; } > "$seeds/import/$(basename "$1").seed"
+}
+for f in fuzz/seeds/* assets/sample/ossa_sample.{glb,fbx,dae} ../shared/models/*; do
+  if [ -f "$f" ]; then add_import_seed "$f"; fi
+done
 # assimp leaks on the damaged files it rejects.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
@@ -42,7 +48,7 @@ for target in fuzz_ossa_loader fuzz_import; do
   if [ "$target" = fuzz_import ]; then extra=(-malloc_limit_mb=65536 -timeout=60); fi
   status=0
   build/fuzz/fuzz/$target "${extra[@]}" -max_total_time="$seconds" -print_final_stats=1 -max_len=2000000 -rss_limit_mb=2048 \
-    -artifact_prefix=build/fuzz/ "$corpus/$dir" > "build/fuzz/$target.log" 2>&1 || status=$?
+    -artifact_prefix=build/fuzz/ "$corpus/$dir" "$seeds/$dir" > "build/fuzz/$target.log" 2>&1 || status=$?
   grep -E "Done [0-9]+ runs|ERROR|SUMMARY" "build/fuzz/$target.log" || true
   if [ "$status" != 0 ]; then
     echo "fuzz: $target found a problem (log: build/fuzz/$target.log; artifacts: build/fuzz/crash-*)"
