@@ -191,12 +191,15 @@ TEST(OssaFile, OversizedCountsAndWrongVersionsAreClearErrors) {
   auto r2 = decode_ossa(huge_name, "count.ossa");
   ASSERT_FALSE(r2);
   EXPECT_NE(r2.error().find("exceeds the section"), std::string::npos) << r2.error();
-  // Version 2.
-  std::vector<uint8_t> v2 = bytes;
-  v2[8] = 2;
-  auto r3 = decode_ossa(v2, "v2.ossa");
-  ASSERT_FALSE(r3);
-  EXPECT_NE(r3.error().find("unsupported version 2"), std::string::npos) << r3.error();
+  // Version 1 (before bit-packed clips) and a version from the future.
+  for (uint8_t version : {uint8_t{1}, uint8_t{kOssaFormatVersion + 1}}) {
+    std::vector<uint8_t> other = bytes;
+    other[8] = version;
+    auto r3 = decode_ossa(other, "other_version.ossa");
+    ASSERT_FALSE(r3);
+    EXPECT_NE(r3.error().find("unsupported version " + std::to_string(version)), std::string::npos)
+        << r3.error();
+  }
   // Not an .ossa file at all.
   std::vector<uint8_t> text(64, 'x');
   auto r4 = decode_ossa(text, "text.ossa");

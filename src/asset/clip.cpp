@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ossa/reference/reference_eval.h"
+#include "quantization.h"
 
 namespace ossa {
 namespace {
@@ -225,15 +226,24 @@ Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> ref
 size_t Clip::memory_bytes() const {
   return sizeof(Clip) + frames_.size() * sizeof(JointPose) + channel_first_.size() * sizeof(uint32_t) +
          key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size() +
-         constant_pose_.size() * sizeof(JointPose) + channels_.size() * sizeof(QuantizedChannel) +
-         packed_.size();
+         constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
+         segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
+         segments_.size() * sizeof(Segment) + dequantizers_.size() * sizeof(Dequantizer) + packed_.size();
+}
+
+size_t Clip::stored_bytes() const {
+  return constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
+         segment_channels_.size() * sizeof(SegmentChannel) + packed_size_;
 }
 
 void SamplingCache::reset(const Clip* c) {
   clip = c;
   cursor.assign(c && c->layout() == Clip::Layout::kKeyed ? c->channel_first().size() - 1 : 0, 0);
-  decoded.assign(c && c->layout() == Clip::Layout::kQuantized ? 2 * static_cast<size_t>(c->joint_count()) : 0,
-                 JointPose{});
+  decoded.clear();
+  if (c &&
+      c->layout() == Clip::Layout::kQuantized)  // both slots start as the constant pose (decode_animated)
+    for (int slot = 0; slot < 2; ++slot)
+      decoded.insert(decoded.end(), c->constant_pose().begin(), c->constant_pose().end());
   decoded_frame[0] = decoded_frame[1] = -1;
 }
 
@@ -267,31 +277,65 @@ Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
   return c;
 }
 
-Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_rate, int joint_count,
-                                  int frame_count, std::vector<JointPose> constant_pose,
-                                  std::vector<QuantizedChannel> channels, uint32_t frame_stride,
-                                  std::vector<uint8_t> packed) {
+Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_rate,
+                                  std::span<const JointPose> default_pose, QuantizedParts parts) {
   auto fail = [&](const std::string& e) { return Result<Clip>::failure("clip '" + name + "': " + e); };
-  if (joint_count <= 0 || constant_pose.size() != static_cast<size_t>(joint_count))
-    return fail("bad constant pose");
-  if (frame_count <= 0 || !(frame_rate > 0) || !(duration >= 0) || !std::isfinite(duration))
+  const int joint_count = static_cast<int>(default_pose.size());
+  const int frame_count = parts.frame_count, segment_frames = parts.segment_frames;
+  const auto& constants = parts.constants;
+  const auto& channels = parts.channels;
+  const auto& segment_channels = parts.segment_channels;
+  if (joint_count <= 0 || joint_count > 65535) return fail("joint count out of range");
+  if (frame_count <= 0 || frame_count > (1 << 24) || !(frame_rate > 0) || !std::isfinite(frame_rate) ||
+      !(duration >= 0) || !std::isfinite(duration))
     return fail("invalid frame count, rate or duration");
-  if (packed.size() != static_cast<size_t>(frame_count) * frame_stride)
-    return fail("packed frames have the wrong size");
-  for (const QuantizedChannel& ch : channels) {
-    if (ch.joint >= joint_count || ch.kind > 3) return fail("a channel targets a missing joint or kind");
-    if (ch.bits != 8 && ch.bits != 16 && ch.bits != 32) return fail("a channel has an unsupported bit rate");
-    if (ch.kind == 3 && ch.bits != 32) return fail("a four-float rotation channel must be 32-bit");
-    if (static_cast<uint64_t>(ch.offset) + (ch.kind == 3 ? 16 : 3 * (ch.bits / 8)) > frame_stride)
-      return fail("a channel lies outside its frame");
-    for (int i = 0; i < 3; ++i)
-      if (!std::isfinite(ch.min[i]) || !std::isfinite(ch.extent[i]) || ch.extent[i] < 0)
-        return fail("a channel has an invalid range");
-  }
-  for (const JointPose& p : constant_pose)
+  if (segment_frames < 1 || segment_frames > frame_count) return fail("invalid segment length");
+  for (const JointPose& p : default_pose)
     for (int i = 0; i < 4; ++i)
       if (!std::isfinite(p.translation[i]) || !std::isfinite(p.rotation[i]) || !std::isfinite(p.scale[i]))
-        return fail("the constant pose is not finite");
+        return fail("the default pose is not finite");
+  // Each joint's translation, rotation and scale: constant, animated or (absent) the default; never two.
+  std::vector<uint8_t> seen(static_cast<size_t>(joint_count) * 3, 0);
+  auto claim = [&](uint16_t joint, uint8_t kind) {
+    if (joint >= joint_count || kind > 2) return false;
+    return seen[joint * 3u + kind]++ == 0;
+  };
+  std::vector<JointPose> constant_pose(default_pose.begin(), default_pose.end());
+  for (const ConstantChannel& ch : constants) {
+    if (!claim(ch.joint, ch.kind)) return fail("a constant channel targets a missing or repeated channel");
+    for (float v : ch.value)
+      if (!std::isfinite(v)) return fail("a constant channel is not finite");
+    JointPose& p = constant_pose[ch.joint];
+    float* dst = ch.kind == 0 ? p.translation : ch.kind == 1 ? p.rotation : p.scale;
+    std::copy_n(ch.value, ch.kind == 1 ? 4 : 3, dst);
+  }
+  for (const QuantizedChannel& ch : channels) {
+    if (!claim(ch.joint, ch.kind)) return fail("an animated channel targets a missing or repeated channel");
+    for (int i = 0; i < 3; ++i)
+      if (!std::isfinite(ch.min[i]) || !std::isfinite(ch.extent[i]) || ch.extent[i] < 0)
+        return fail("an animated channel has an invalid range");
+  }
+  const size_t segment_count = (static_cast<size_t>(frame_count) + segment_frames - 1) / segment_frames;
+  if (segment_channels.size() != segment_count * channels.size())
+    return fail("the segment table has the wrong size");
+  std::vector<Segment> segments(segment_count);
+  uint64_t bytes = 0;
+  for (size_t s = 0; s < segment_count; ++s) {
+    uint32_t frame_bits = 0;
+    for (size_t c = 0; c < channels.size(); ++c) {
+      const SegmentChannel& q = segment_channels[s * channels.size() + c];
+      if (!(q.bits <= kMaxQuantizedBits || q.bits == kBitsFloat ||
+            (q.bits == kBitsFullRotation && channels[c].kind == 1)))
+        return fail("a segment has an unsupported bit rate");
+      for (int i = 0; i < 3; ++i)
+        if (q.range_min[i] + q.range_extent[i] > 255) return fail("a segment range leaves its clip range");
+      frame_bits += detail::channel_frame_bits(q.bits);
+    }
+    const uint64_t frames_here = std::min<uint64_t>(segment_frames, frame_count - s * segment_frames);
+    segments[s] = {bytes * 8, frame_bits};
+    bytes += (frames_here * frame_bits + 7) / 8;
+  }
+  if (parts.packed.size() != bytes) return fail("packed frames have the wrong size");
   Clip c;
   c.name_ = std::move(name);
   c.duration_ = duration;
@@ -299,42 +343,59 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   c.layout_ = Layout::kQuantized;
   c.frame_rate_ = frame_rate;
   c.frame_count_ = frame_count;
+  c.segment_frames_ = segment_frames;
+  c.constants_ = std::move(parts.constants);
+  c.channels_ = std::move(parts.channels);
+  c.segment_channels_ = std::move(parts.segment_channels);
   c.constant_pose_ = std::move(constant_pose);
-  c.channels_ = std::move(channels);
-  c.frame_stride_ = frame_stride;
-  c.packed_ = std::move(packed);
+  c.segments_ = std::move(segments);
+  c.dequantizers_.resize(c.segment_channels_.size());
+  for (size_t i = 0; i < c.segment_channels_.size(); ++i) {
+    const QuantizedChannel& ch = c.channels_[i % c.channels_.size()];
+    const SegmentChannel& q = c.segment_channels_[i];
+    for (int k = 0; k < 3; ++k) {
+      float lo, span;
+      detail::segment_range(ch.min[k], ch.extent[k], q.range_min[k], q.range_extent[k], lo, span);
+      detail::dequantizer(lo, span, q.bits <= kMaxQuantizedBits ? q.bits : 0, c.dequantizers_[i].base[k],
+                          c.dequantizers_[i].step[k]);
+    }
+  }
+  c.packed_size_ = parts.packed.size();
+  c.packed_ = std::move(parts.packed);
+  c.packed_.resize(c.packed_size_ + 8, 0);
   return c;
 }
 
 void Clip::decode_frame(int frame, JointPose* out) const {
   std::copy(constant_pose_.begin(), constant_pose_.end(), out);
-  const uint8_t* data = packed_.data() + static_cast<size_t>(frame) * frame_stride_;
-  for (const QuantizedChannel& ch : channels_) {
+  decode_animated(frame, out);
+}
+
+void Clip::decode_animated(int frame, JointPose* out) const {
+  const int segment = frame / segment_frames_;
+  const Segment& s = segments_[segment];
+  const size_t first = static_cast<size_t>(segment) * channels_.size();
+  const SegmentChannel* ranges = segment_channels_.data() + first;
+  const Dequantizer* dequantizers = dequantizers_.data() + first;
+  const uint8_t* stream = packed_.data();
+  uint64_t bit = s.first_bit + static_cast<uint64_t>(frame - segment * segment_frames_) * s.frame_bits;
+  for (size_t c = 0; c < channels_.size(); ++c) {
+    const QuantizedChannel& ch = channels_[c];
+    const int bits = ranges[c].bits;
+    JointPose& pose = out[ch.joint];
     float v[3];
-    const uint8_t* p = data + ch.offset;
-    if (ch.kind == 3) {
-      std::memcpy(out[ch.joint].rotation, p, 16);
+    if (bits <= kMaxQuantizedBits) {
+      const Dequantizer& d = dequantizers[c];
+      for (int i = 0; i < 3; ++i, bit += bits)
+        v[i] = detail::dequantize(d.base[i], d.step[i], detail::read_bits(stream, bit, bits));
+    } else if (bits == kBitsFloat) {
+      for (int i = 0; i < 3; ++i, bit += 32) v[i] = detail::read_float(stream, bit);
+    } else {  // kBitsFullRotation
+      for (int i = 0; i < 4; ++i, bit += 32) pose.rotation[i] = detail::read_float(stream, bit);
       continue;
     }
-    for (int i = 0; i < 3; ++i) {
-      float q;
-      if (ch.bits == 8) {
-        q = p[i] * (1.f / 255.f);
-      } else if (ch.bits == 16) {
-        uint16_t u;
-        std::memcpy(&u, p + 2 * i, 2);
-        q = u * (1.f / 65535.f);
-      } else {
-        std::memcpy(&v[i], p + 4 * i, 4);
-        continue;
-      }
-      v[i] = ch.min[i] + ch.extent[i] * q;
-    }
-    JointPose& pose = out[ch.joint];
     if (ch.kind == 1) {
-      float w2 = 1.f - (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-      pose.rotation[0] = v[0], pose.rotation[1] = v[1], pose.rotation[2] = v[2];
-      pose.rotation[3] = w2 > 0 ? std::sqrt(w2) : 0.f;
+      detail::rebuild_rotation(v, pose.rotation);
     } else {
       float* dst = ch.kind == 0 ? pose.translation : pose.scale;
       dst[0] = v[0], dst[1] = v[1], dst[2] = v[2];

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ossa/runtime/local_to_model_job.h"
+#include "quantization.h"
 
 namespace ossa {
 namespace {
@@ -33,28 +34,6 @@ float vertex_error(const Mat4& a, const Mat4& b, float d) {
   return worst;
 }
 
-void quantize(const Clip::QuantizedChannel& ch, const float* value, uint8_t* out) {
-  if (ch.kind == 3) {  // the four floats as they are
-    std::memcpy(out, value, 16);
-    return;
-  }
-  for (int i = 0; i < 3; ++i) {
-    if (ch.bits == 32) {
-      std::memcpy(out + 4 * i, &value[i], 4);
-      continue;
-    }
-    const float levels = ch.bits == 8 ? 255.f : 65535.f;
-    float q = ch.extent[i] > 0 ? (value[i] - ch.min[i]) / ch.extent[i] : 0.f;
-    auto n = static_cast<uint32_t>(std::lround(std::clamp(q, 0.f, 1.f) * levels));
-    if (ch.bits == 8) {
-      out[i] = static_cast<uint8_t>(n);
-    } else {
-      uint16_t u = static_cast<uint16_t>(n);
-      std::memcpy(out + 2 * i, &u, 2);
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& candidate,
@@ -65,6 +44,38 @@ std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& cand
   return errors;
 }
 
+namespace {
+
+// Estimated largest displacement (model units) that quantizing one channel with `bits` over a segment range
+// of `span` (its widest component) causes `lever` away from the joint. Per component the rounding error is
+// half a step (half the span at 0 bits); three components add up to sqrt(3) of that. A rotation error of
+// |dq| turns by 2 |dq| radians, and rebuilding w from x, y, z multiplies |dq| by 1 / w.
+float estimated_error(int kind, int bits, float span, float lever, float min_w) {
+  float component;
+  if (bits == Clip::kBitsFullRotation)
+    component = 6e-8f;
+  else if (bits == Clip::kBitsFloat)
+    component = kind == 1 ? 6e-8f / std::max(min_w * min_w, 1e-7f) : 6e-8f * (1.f + span);
+  else
+    component = bits == 0 ? 0.5f * span : 0.5f * span * detail::inverse_levels(bits);
+  const float d = 1.7320508f * component;
+  return kind == 0 ? d : kind == 1 ? 2.f * d * lever / std::max(min_w, 0.05f) : d * lever;
+}
+
+// The next finer bit rate of a channel, or 0 when there is none.
+int finer_bits(int kind, int bits) {
+  if (bits < Clip::kMaxQuantizedBits) return bits + 1;
+  if (bits == Clip::kMaxQuantizedBits) return Clip::kBitsFloat;
+  return kind == 1 && bits == Clip::kBitsFloat ? Clip::kBitsFullRotation : 0;
+}
+int coarser_bits(int bits) {
+  return bits == Clip::kBitsFullRotation ? Clip::kBitsFloat
+         : bits == Clip::kBitsFloat      ? Clip::kMaxQuantizedBits
+                                         : bits - 1;
+}
+
+}  // namespace
+
 Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const CompressionSettings& settings,
                            CompressionStats* stats) {
   if (clip.layout() != Clip::Layout::kFixedRate)
@@ -73,124 +84,354 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
     return Result<Clip>::failure("compression tolerance and shell distance must be > 0");
   const int joints = clip.joint_count(), frames = clip.frame_count();
   const std::vector<Mat4> reference = model_frames(clip, skeleton);
+  const auto parents = skeleton.parents();
 
-  // Per joint and channel: the values per frame (rotations canonicalised to w >= 0) and their ranges.
+  // A channel's value at a frame: rotations on the w >= 0 hemisphere, as the decoder rebuilds them.
   auto value = [&](int f, int j, int kind, float* v) {  // v has room for 4
     const JointPose& p = clip.frames()[static_cast<size_t>(f) * joints + j];
     const float* src = kind == 0 ? p.translation : kind == 2 ? p.scale : p.rotation;
     const float sign = kind == 1 && src[3] < 0 ? -1.f : 1.f;
-    for (int i = 0; i < (kind == 3 ? 4 : 3); ++i) v[i] = src[i] * sign;
+    for (int i = 0; i < (kind == 1 ? 4 : 3); ++i) v[i] = src[i] * sign;
   };
-  std::vector<JointPose> constant_pose(clip.frames().begin(), clip.frames().begin() + joints);
-  std::vector<Clip::QuantizedChannel> channels;
-  int constant = 0;
+
+  // Lever of each joint over frames [first, first + count): how far its error reaches (its farthest
+  // descendant, plus the shell).
+  auto levers = [&](int first, int count) {
+    std::vector<float> lever(joints, 0.f);
+    for (int f = first; f < first + count; ++f)
+      for (int d = 0; d < joints; ++d) {
+        const Vec3 here = reference[static_cast<size_t>(f) * joints + d].translation();
+        for (int a = d; a >= 0; a = parents[a])
+          lever[a] =
+              std::max(lever[a], length(here - reference[static_cast<size_t>(f) * joints + a].translation()));
+      }
+    for (float& l : lever) l += settings.shell_distance;
+    return lever;
+  };
+
+  // 1. Channels that barely move become constants: those within a sliver of the tolerance of one value, and
+  // those whose estimated error as a constant is under a tenth of the tolerance (confirmed on every frame
+  // below). Constants at the skeleton's rest pose are not stored at all; the other channels get their clip
+  // range.
+  const auto rest = skeleton.rest_pose();
+  const std::vector<float> clip_lever = levers(0, frames);
+  enum class Storage : uint8_t { kRest, kConstant, kAnimated };
+  struct ChannelPlan {
+    Storage storage = Storage::kAnimated;
+    bool approximated = false;  // constant by estimate: it still moves a little
+    float value[4] = {0, 0, 0, 1};
+    float lo[3], hi[3];
+  };
+  std::vector<ChannelPlan> plan(static_cast<size_t>(joints) * 3);
   for (int j = 0; j < joints; ++j)
     for (int kind = 0; kind < 3; ++kind) {
-      float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+      ChannelPlan& cp = plan[j * 3u + kind];
+      float min_w = 1.f;
+      std::fill_n(cp.lo, 3, 1e30f);
+      std::fill_n(cp.hi, 3, -1e30f);
       for (int f = 0; f < frames; ++f) {
         float v[4];
         value(f, j, kind, v);
-        for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], v[i]), hi[i] = std::max(hi[i], v[i]);
+        for (int i = 0; i < 3; ++i) cp.lo[i] = std::min(cp.lo[i], v[i]), cp.hi[i] = std::max(cp.hi[i], v[i]);
+        if (kind == 1) min_w = std::min(min_w, v[3]);
       }
-      // Constant within a sliver of the tolerance: stored once in the constant pose.
+      const float* at_rest = kind == 0 ? rest[j].translation : kind == 1 ? rest[j].rotation : rest[j].scale;
+      const float sign = kind == 1 && at_rest[3] < 0 ? -1.f : 1.f;  // the same hemisphere as `value`
+      float from_rest = 0, from_middle = 0;
+      for (int i = 0; i < 3; ++i) {
+        from_rest = std::max(
+            {from_rest, std::fabs(cp.hi[i] - sign * at_rest[i]), std::fabs(cp.lo[i] - sign * at_rest[i])});
+        from_middle = std::max(from_middle, 0.5f * (cp.hi[i] - cp.lo[i]));
+      }
       const float slack = kind == 1 ? 1e-7f : settings.tolerance * 1e-3f;
-      if (hi[0] - lo[0] <= slack && hi[1] - lo[1] <= slack && hi[2] - lo[2] <= slack) {
-        ++constant;
-        continue;
-      }
-      Clip::QuantizedChannel ch;
-      ch.joint = static_cast<uint16_t>(j);
-      ch.kind = static_cast<uint8_t>(kind);
-      ch.bits = 8;
-      for (int i = 0; i < 3; ++i) ch.min[i] = lo[i], ch.extent[i] = hi[i] - lo[i];
-      channels.push_back(ch);
-    }
-
-  // Depth of each joint and, for the error hunt, the channels on the path from the root to each joint.
-  const auto parents = skeleton.parents();
-  std::vector<std::vector<int>> channels_of_joint(joints);
-  for (size_t c = 0; c < channels.size(); ++c)
-    channels_of_joint[channels[c].joint].push_back(static_cast<int>(c));
-
-  Clip result;
-  std::vector<float> errors;
-  for (int iteration = 0; iteration < 64; ++iteration) {
-    uint32_t stride = 0;
-    for (auto& ch : channels) {
-      ch.offset = stride;
-      stride += ch.kind == 3 ? 16 : 3 * (ch.bits / 8);
-    }
-    std::vector<uint8_t> packed(static_cast<size_t>(frames) * stride);
-    for (int f = 0; f < frames; ++f)
-      for (const auto& ch : channels) {
-        float v[4];
-        value(f, ch.joint, ch.kind, v);
-        quantize(ch, v, packed.data() + static_cast<size_t>(f) * stride + ch.offset);
-      }
-    auto built = Clip::from_quantized(clip.name(), clip.duration(), clip.frame_rate(), joints, frames,
-                                      constant_pose, channels, stride, std::move(packed));
-    if (!built) return Result<Clip>::failure(built.error());
-    result = std::move(built).value();
-    std::vector<Mat4> decoded = model_frames(result, skeleton);
-    errors.assign(decoded.size(), 0.f);
-    std::vector<float> joint_error(joints, 0.f);
-    for (size_t i = 0; i < decoded.size(); ++i) {
-      errors[i] = vertex_error(reference[i], decoded[i], settings.shell_distance);
-      joint_error[i % joints] = std::max(joint_error[i % joints], errors[i]);
-    }
-    bool raised = false;
-    for (int j = 0; j < joints; ++j) {
-      if (joint_error[j] <= settings.tolerance) continue;
-      // The culprit: the coarsest channel on the path root -> j, weighing rotations and scales by the
-      // distance they carry their error over (from their joint to j, plus the shell).
-      int best = -1;
-      float best_score = -1;
-      const Vec3 here = reference[j].translation();
-      for (int a = j; a >= 0; a = parents[a]) {
-        const float lever = length(here - reference[a].translation()) + settings.shell_distance;
-        for (int c : channels_of_joint[a]) {
-          const auto& ch = channels[c];
-          if (ch.kind == 3 || (ch.bits == 32 && ch.kind != 1)) continue;
-          if (ch.bits ==
-              32) {  // a float rotation still too coarse: rebuilding w is the problem; keep all four
-            if (best_score < 1e30f) best_score = 1e30f, best = c;
-            continue;
-          }
-          const float steps = ch.bits == 8 ? 255.f : 65535.f;
-          const float extent = std::max({ch.extent[0], ch.extent[1], ch.extent[2]});
-          const float score = extent / steps * (ch.kind == 0 ? 1.f : lever);
-          if (score > best_score) best_score = score, best = c;
+      auto close_enough = [&](float deviation) {
+        return estimated_error(kind, 0, 2.f * deviation, clip_lever[j], min_w) <= 0.1f * settings.tolerance;
+      };
+      if (from_rest <= slack || close_enough(from_rest)) {
+        cp.storage = Storage::kRest;
+        cp.approximated = from_rest > slack;
+        for (int i = 0; i < 4; ++i) cp.value[i] = sign * at_rest[i];
+      } else if (2.f * from_middle <= slack || close_enough(from_middle)) {
+        cp.storage = Storage::kConstant;
+        cp.approximated = 2.f * from_middle > slack;
+        if (cp.approximated) {
+          float middle[3];
+          for (int i = 0; i < 3; ++i) middle[i] = 0.5f * (cp.lo[i] + cp.hi[i]);
+          if (kind == 1)
+            detail::rebuild_rotation(middle, cp.value);
+          else
+            std::copy_n(middle, 3, cp.value);
+        } else {
+          value(0, j, kind, cp.value);
         }
       }
-      if (best >= 0) {
-        Clip::QuantizedChannel& ch = channels[best];
-        if (ch.bits == 32)
-          ch.kind = 3;
-        else
-          ch.bits = ch.bits == 8 ? 16 : 32;
-        raised = true;
+    }
+  // Confirm the estimated constants on every frame (the animated channels exact): while a joint is over a
+  // quarter of the tolerance, the estimated constants on its path go back to being animated.
+  {
+    std::vector<JointPose> pose(joints);
+    std::vector<Mat4> model(joints);
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<char> over(joints, 0);
+      for (int f = 0; f < frames; ++f) {
+        std::copy_n(clip.frames().begin() + static_cast<size_t>(f) * joints, joints, pose.begin());
+        for (int j = 0; j < joints; ++j)
+          for (int kind = 0; kind < 3; ++kind) {
+            const ChannelPlan& cp = plan[j * 3u + kind];
+            if (cp.storage == Storage::kAnimated) continue;
+            JointPose& p = pose[j];
+            std::copy_n(cp.value, kind == 1 ? 4 : 3,
+                        kind == 0   ? p.translation
+                        : kind == 1 ? p.rotation
+                                    : p.scale);
+          }
+        LocalToModelJob{&skeleton, pose, model}.run();
+        for (int j = 0; j < joints; ++j)
+          if (vertex_error(reference[static_cast<size_t>(f) * joints + j], model[j],
+                           settings.shell_distance) > 0.25f * settings.tolerance)
+            over[j] = 1;
+      }
+      for (int j = 0; j < joints; ++j)
+        if (over[j])
+          for (int a = j; a >= 0; a = parents[a])
+            for (int kind = 0; kind < 3; ++kind) {
+              ChannelPlan& cp = plan[a * 3u + kind];
+              if (cp.approximated && cp.storage != Storage::kAnimated)
+                cp.storage = Storage::kAnimated, changed = true;
+            }
+    }
+  }
+  std::vector<Clip::ConstantChannel> constants;
+  std::vector<Clip::QuantizedChannel> channels;
+  for (int j = 0; j < joints; ++j)
+    for (int kind = 0; kind < 3; ++kind) {
+      const ChannelPlan& cp = plan[j * 3u + kind];
+      if (cp.storage == Storage::kConstant) {
+        Clip::ConstantChannel ch;
+        ch.joint = static_cast<uint16_t>(j);
+        ch.kind = static_cast<uint8_t>(kind);
+        std::copy_n(cp.value, 4, ch.value);
+        constants.push_back(ch);
+      } else if (cp.storage == Storage::kAnimated) {
+        Clip::QuantizedChannel ch;
+        ch.joint = static_cast<uint16_t>(j);
+        ch.kind = static_cast<uint8_t>(kind);
+        for (int i = 0; i < 3; ++i) ch.min[i] = cp.lo[i], ch.extent[i] = cp.hi[i] - cp.lo[i];
+        channels.push_back(ch);
       }
     }
-    if (!raised) break;
+  const size_t channel_count = channels.size();
+  std::vector<JointPose> base_pose(rest.begin(), rest.end());  // rest pose and constant channels
+  for (const auto& ch : constants) {
+    JointPose& p = base_pose[ch.joint];
+    std::copy_n(ch.value, ch.kind == 1 ? 4 : 3,
+                ch.kind == 0   ? p.translation
+                : ch.kind == 1 ? p.rotation
+                               : p.scale);
   }
+  std::vector<std::vector<int>> channels_of_joint(joints);
+  for (size_t c = 0; c < channel_count; ++c)
+    channels_of_joint[channels[c].joint].push_back(static_cast<int>(c));
 
+  // 2. Per segment of `segment_frames` frames: its ranges, then the bit rates (each segment's error depends
+  // on its own frames only); 3. the packed frames.
+  auto encode = [&](int segment_frames) -> Result<Clip> {
+    const int segment_count = (frames + segment_frames - 1) / segment_frames;
+    std::vector<Clip::SegmentChannel> table(static_cast<size_t>(segment_count) * channel_count);
+    std::vector<JointPose> poses;
+    std::vector<Mat4> model(joints);
+    for (int s = 0; s < segment_count; ++s) {
+      const int first = s * segment_frames, count = std::min(segment_frames, frames - first);
+      Clip::SegmentChannel* q = table.data() + static_cast<size_t>(s) * channel_count;
+      std::vector<float> span(channel_count), min_w(channel_count, 1.f);
+      for (size_t c = 0; c < channel_count; ++c) {
+        const auto& ch = channels[c];
+        float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+        for (int f = first; f < first + count; ++f) {
+          float v[4];
+          value(f, ch.joint, ch.kind, v);
+          for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], v[i]), hi[i] = std::max(hi[i], v[i]);
+          if (ch.kind == 1) min_w[c] = std::min(min_w[c], v[3]);
+        }
+        for (int i = 0; i < 3; ++i) {
+          if (!(ch.extent[i] > 0)) continue;  // a constant component: range 0 decodes to min
+          const float a = (lo[i] - ch.min[i]) / ch.extent[i] * 255.f,
+                      b = (hi[i] - ch.min[i]) / ch.extent[i] * 255.f;
+          const int qmin = std::clamp(static_cast<int>(std::floor(a)), 0, 255);
+          const int qmax = std::clamp(static_cast<int>(std::ceil(b)), qmin, 255);
+          q[c].range_min[i] = static_cast<uint8_t>(qmin);
+          q[c].range_extent[i] = static_cast<uint8_t>(qmax - qmin);
+          float seg_lo, seg_span;
+          detail::segment_range(ch.min[i], ch.extent[i], q[c].range_min[i], q[c].range_extent[i], seg_lo,
+                                seg_span);
+          span[c] = std::max(span[c], seg_span);
+        }
+      }
+      const std::vector<float> lever = levers(first, count);
+      auto estimate = [&](size_t c, int bits) {
+        return estimated_error(channels[c].kind, bits, span[c], lever[channels[c].joint], min_w[c]);
+      };
+
+      // The segment decoded with the current bit rates (exactly as Clip::decode_frame does), and its worst
+      // error per joint.
+      std::vector<float> joint_error(joints);
+      auto evaluate = [&]() {
+        std::fill(joint_error.begin(), joint_error.end(), 0.f);
+        for (int f = first; f < first + count; ++f) {
+          poses = base_pose;
+          for (size_t c = 0; c < channel_count; ++c) {
+            const auto& ch = channels[c];
+            float v[4];
+            value(f, ch.joint, ch.kind, v);
+            JointPose& p = poses[ch.joint];
+            if (q[c].bits == Clip::kBitsFullRotation) {
+              std::copy_n(v, 4, p.rotation);
+              continue;
+            }
+            if (q[c].bits != Clip::kBitsFloat)
+              for (int i = 0; i < 3; ++i) {
+                float lo, sp;
+                detail::segment_range(ch.min[i], ch.extent[i], q[c].range_min[i], q[c].range_extent[i], lo,
+                                      sp);
+                float base, step;
+                detail::dequantizer(lo, sp, q[c].bits, base, step);
+                v[i] = detail::dequantize(base, step, detail::quantize(v[i], lo, sp, q[c].bits));
+              }
+            if (ch.kind == 1)
+              detail::rebuild_rotation(v, p.rotation);
+            else
+              std::copy_n(v, 3, ch.kind == 0 ? p.translation : p.scale);
+          }
+          LocalToModelJob{&skeleton, poses, model}.run();
+          for (int j = 0; j < joints; ++j)
+            joint_error[j] =
+                std::max(joint_error[j], vertex_error(reference[static_cast<size_t>(f) * joints + j],
+                                                      model[j], settings.shell_distance));
+        }
+        return *std::max_element(joint_error.begin(), joint_error.end());
+      };
+
+      // Start from the estimate (half the tolerance per channel), raise the culprits of joints still over the
+      // tolerance one step at a time, then lower each channel as far as the measured error allows.
+      for (size_t c = 0; c < channel_count; ++c) {
+        int bits = 0;
+        while (bits < Clip::kMaxQuantizedBits && estimate(c, bits) > 0.5f * settings.tolerance) ++bits;
+        if (estimate(c, bits) > 0.5f * settings.tolerance) bits = Clip::kBitsFloat;
+        q[c].bits = static_cast<uint8_t>(bits);
+      }
+      float worst = evaluate();
+      for (size_t round = 0; worst > settings.tolerance && round < 20 * channel_count + 8; ++round) {
+        std::vector<char> raised(channel_count, 0);
+        bool any = false;
+        for (int j = 0; j < joints; ++j) {
+          if (joint_error[j] <= settings.tolerance) continue;
+          int best = -1;
+          float best_score = -1;
+          for (int a = j; a >= 0; a = parents[a])
+            for (int c : channels_of_joint[a]) {
+              if (raised[c] || !finer_bits(channels[c].kind, q[c].bits)) continue;
+              const float score = estimate(c, q[c].bits);
+              if (score > best_score) best_score = score, best = c;
+            }
+          if (best < 0) continue;
+          q[best].bits = static_cast<uint8_t>(finer_bits(channels[best].kind, q[best].bits));
+          raised[best] = any = true;
+        }
+        if (!any) break;
+        worst = evaluate();
+      }
+      if (worst <= settings.tolerance) {
+        std::vector<size_t> order(channel_count);
+        for (size_t c = 0; c < channel_count; ++c) order[c] = c;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return q[a].bits > q[b].bits; });
+        for (size_t c : order)
+          while (q[c].bits > 0) {
+            const uint8_t before = q[c].bits;
+            q[c].bits = static_cast<uint8_t>(coarser_bits(before));
+            if (evaluate() <= settings.tolerance) continue;
+            q[c].bits = before;
+            break;
+          }
+      }
+    }
+
+    // 3. Pack: segment after segment (each from a byte boundary), frame after frame, channel after channel.
+    std::vector<uint8_t> packed;
+    uint64_t bit = 0;
+    auto put = [&](uint32_t v, int count) {
+      for (int i = 0; i < count; ++i, ++bit) {
+        if ((bit >> 3) >= packed.size()) packed.push_back(0);
+        if ((v >> i) & 1u) packed[bit >> 3] = static_cast<uint8_t>(packed[bit >> 3] | (1u << (bit & 7)));
+      }
+    };
+    auto put_float = [&](float f) {
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      put(u, 32);
+    };
+    for (int s = 0; s < segment_count; ++s) {
+      const int first = s * segment_frames, count = std::min(segment_frames, frames - first);
+      const Clip::SegmentChannel* q = table.data() + static_cast<size_t>(s) * channel_count;
+      for (int f = first; f < first + count; ++f)
+        for (size_t c = 0; c < channel_count; ++c) {
+          const auto& ch = channels[c];
+          float v[4];
+          value(f, ch.joint, ch.kind, v);
+          if (q[c].bits == Clip::kBitsFullRotation || q[c].bits == Clip::kBitsFloat) {
+            for (int i = 0; i < (q[c].bits == Clip::kBitsFullRotation ? 4 : 3); ++i) put_float(v[i]);
+            continue;
+          }
+          for (int i = 0; i < 3; ++i) {
+            float lo, sp;
+            detail::segment_range(ch.min[i], ch.extent[i], q[c].range_min[i], q[c].range_extent[i], lo, sp);
+            put(detail::quantize(v[i], lo, sp, q[c].bits), q[c].bits);
+          }
+        }
+      bit = (bit + 7) & ~uint64_t{7};
+    }
+
+    return Clip::from_quantized(
+        clip.name(), clip.duration(), clip.frame_rate(), rest,
+        {frames, segment_frames, constants, channels, std::move(table), std::move(packed)});
+  };
+  // Short segments follow the motion closely but each costs a range per channel; keep the smallest.
+  Result<Clip> built = encode(std::min(Clip::kSegmentFrames, frames));
+  for (int segment_frames : {32, 64, frames}) {
+    if (!built || segment_frames > frames || segment_frames <= Clip::kSegmentFrames) continue;
+    Result<Clip> other = encode(segment_frames);
+    if (other && other->stored_bytes() < built->stored_bytes()) built = std::move(other);
+  }
+  if (!built) return Result<Clip>::failure(built.error());
+  const Clip& result = *built;
+  const int segment_frames = result.segment_frames(),
+            segment_count = (frames + segment_frames - 1) / segment_frames;
+
+  // 4. The bound, checked on the clip as the runtime decodes it.
+  std::vector<float> errors = virtual_vertex_errors(clip, result, skeleton, settings.shell_distance);
   if (stats) {
     *stats = {};
     stats->raw_bytes = static_cast<size_t>(frames) * joints * 40;
-    stats->compressed_bytes = result.packed().size() + channels.size() * sizeof(Clip::QuantizedChannel) +
-                              static_cast<size_t>(joints) * 40;
+    stats->compressed_bytes = result.stored_bytes();
     std::vector<float> sorted = errors;
     std::sort(sorted.begin(), sorted.end());
     stats->max_error = sorted.empty() ? 0 : sorted.back();
     stats->p99_error = sorted.empty() ? 0 : sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
-    stats->constant_channels = constant;
-    for (const auto& ch : channels)
-      (ch.bits == 8 ? stats->channels_8 : ch.bits == 16 ? stats->channels_16 : stats->channels_32)++;
+    stats->constant_channels = joints * 3 - static_cast<int>(channel_count);
+    stats->animated_channels = static_cast<int>(channel_count);
+    double bits = 0;
+    for (int s = 0; s < segment_count; ++s) {
+      const int count = std::min(segment_frames, frames - s * segment_frames);
+      for (size_t c = 0; c < channel_count; ++c)
+        bits +=
+            count * detail::channel_frame_bits(result.segment_channels()[s * channel_count + c].bits) / 3.0;
+    }
+    stats->average_bits = channel_count ? bits / (static_cast<double>(frames) * channel_count) : 0;
   }
   for (float e : errors)
     if (e > settings.tolerance)
       return Result<Clip>::failure("clip '" + clip.name() + "': the error bound could not be met");
-  return result;
+  return built;
 }
 
 }  // namespace ossa

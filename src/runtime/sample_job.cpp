@@ -85,13 +85,13 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
   int a = slot_of(i);
   if (a < 0) {
     a = slot_of(j) == 0 ? 1 : 0;
-    clip.decode_frame(i, slots[a]);
+    clip.decode_animated(i, slots[a]);
     cache.decoded_frame[a] = i;
   }
   int b = slot_of(j);
   if (b < 0) {
     b = 1 - a;
-    clip.decode_frame(j, slots[b]);
+    clip.decode_animated(j, slots[b]);
     cache.decoded_frame[b] = j;
   }
   detail::active_kernels().blend_poses(slots[a], slots[b], alpha, joints, /*shortest=*/true, out);

@@ -92,9 +92,10 @@ std::vector<uint8_t> encode_clip(const Clip& c) {
     case Clip::Layout::kQuantized:
       w.put(c.frame_rate());
       w.put(static_cast<uint32_t>(c.frame_count()));
-      w.put_array(c.constant_pose());
+      w.put(static_cast<uint32_t>(c.segment_frames()));
+      w.put_array(c.constant_channels());
       w.put_array(c.quantized_channels());
-      w.put(c.frame_stride());
+      w.put_array(c.segment_channels());
       w.put_array(c.packed());
       break;
   }
@@ -295,16 +296,17 @@ std::string decode_clip(Reader& r, const Skeleton* skeleton, std::vector<Clip>& 
     clip = Clip::from_frames(name, duration, rate, static_cast<int>(joints), std::move(data));
   } else if (layout == static_cast<uint32_t>(Clip::Layout::kQuantized)) {
     float rate = 0;
-    uint32_t frames = 0, stride = 0;
-    std::vector<JointPose> constant;
-    std::vector<Clip::QuantizedChannel> channels;
-    std::vector<uint8_t> packed;
-    if (!r.get(rate) || !r.get(frames) || !r.get_array(constant) || !r.get_array(channels) ||
-        !r.get(stride) || !r.get_array(packed))
+    uint32_t frames = 0, segment_frames = 0;
+    Clip::QuantizedParts parts;
+    if (!r.get(rate) || !r.get(frames) || !r.get(segment_frames) || !r.get_array(parts.constants) ||
+        !r.get_array(parts.channels) || !r.get_array(parts.segment_channels) || !r.get_array(parts.packed))
       return r.error;
-    if (frames > (1u << 24)) return "clip '" + name + "': frame count out of range";
-    clip = Clip::from_quantized(name, duration, rate, static_cast<int>(joints), static_cast<int>(frames),
-                                std::move(constant), std::move(channels), stride, std::move(packed));
+    if (frames > (1u << 24) || segment_frames > frames)
+      return "clip '" + name + "': frame or segment count out of range";
+    if (!skeleton) return "clip '" + name + "': a compressed clip needs the file's skeleton (its rest pose)";
+    parts.frame_count = static_cast<int>(frames);
+    parts.segment_frames = static_cast<int>(segment_frames);
+    clip = Clip::from_quantized(name, duration, rate, skeleton->rest_pose(), std::move(parts));
   }
   if (!clip) return clip.error();
   if (!r.at_end()) return "clip '" + name + "': trailing bytes";

@@ -31,17 +31,35 @@ class Clip {
  public:
   enum class Layout { kFixedRate, kKeyed, kQuantized };
 
-  // One animated channel of a quantized clip: `bits` per component (8, 16 or 32 = float) at `offset` bytes
-  // into each frame; value = min + extent * q / (2^bits - 1). kind: 0 translation, 1 rotation (x, y, z; w >=
-  // 0 rebuilt), 2 scale, 3 rotation as four floats (near-180-degree turns, where rebuilding w loses
-  // precision).
+  // Quantized (compression.h): the fixed-rate frames cut into segments of kSegmentFrames frames. A channel
+  // (one joint's translation, rotation or scale) is either constant over the clip (a ConstantChannel, or
+  // absent when it is the skeleton's rest pose) or animated (a QuantizedChannel with its clip range). Per
+  // segment, each animated channel has a SegmentChannel: the part of its clip range the segment uses (in
+  // 1/255 steps of it) and a bit rate; each frame then stores, per channel, 3 components of `bits` bits
+  // (0-24) as fractions of that range, or floats (kBitsFloat), or the whole rotation as 4 floats
+  // (kBitsFullRotation, for near-180-degree turns where rebuilding w loses precision). Rotations otherwise
+  // store x, y, z with w >= 0 rebuilt. Frames are bit-packed, little-endian, frame after frame, channels in
+  // order; each segment starts on a byte.
+  static constexpr int kSegmentFrames = 16;  // the default; compress_clip() also tries longer ones
+  static constexpr int kMaxQuantizedBits = 24;
+  static constexpr uint8_t kBitsFloat = 32, kBitsFullRotation = 33;
+  struct ConstantChannel {
+    uint16_t joint = 0;
+    uint8_t kind = 0;  // 0 translation, 1 rotation (x, y, z, w), 2 scale
+    uint8_t unused = 0;
+    float value[4] = {0, 0, 0, 0};
+  };
   struct QuantizedChannel {
     uint16_t joint = 0;
-    uint8_t kind = 0;
-    uint8_t bits = 16;
-    uint32_t offset = 0;
+    uint8_t kind = 0;  // as ConstantChannel
+    uint8_t unused = 0;
     float min[3] = {0, 0, 0};
     float extent[3] = {0, 0, 0};
+  };
+  struct SegmentChannel {
+    uint8_t bits = 0;
+    uint8_t range_min[3] = {0, 0, 0};     // segment min = min + extent * range_min / 255
+    uint8_t range_extent[3] = {0, 0, 0};  // segment extent = extent * range_extent / 255
   };
 
   // frame_rate 0 picks the rate from the key times.
@@ -55,11 +73,19 @@ class Clip {
   static Result<Clip> from_keys(std::string name, float duration, int joint_count,
                                 std::vector<uint32_t> channel_first, std::vector<float> key_times,
                                 std::vector<float> key_values);
-  // A quantized clip from its parts; validated: channel joints and offsets inside the frame, sizes.
-  static Result<Clip> from_quantized(std::string name, float duration, float frame_rate, int joint_count,
-                                     int frame_count, std::vector<JointPose> constant_pose,
-                                     std::vector<QuantizedChannel> channels, uint32_t frame_stride,
-                                     std::vector<uint8_t> packed);
+  // A quantized clip from its parts (see above). Channels in neither list hold `default_pose`'s value (the
+  // skeleton's rest pose, one per joint), so the clip decodes only against the skeleton it was made for.
+  // Validated (joints, kinds, bit rates, ranges, the packed size), so decoding never reads out of bounds.
+  struct QuantizedParts {
+    int frame_count = 0;
+    int segment_frames = kSegmentFrames;
+    std::vector<ConstantChannel> constants;
+    std::vector<QuantizedChannel> channels;
+    std::vector<SegmentChannel> segment_channels;  // segment-major: channels.size() per segment
+    std::vector<uint8_t> packed;
+  };
+  static Result<Clip> from_quantized(std::string name, float duration, float frame_rate,
+                                     std::span<const JointPose> default_pose, QuantizedParts parts);
 
   const std::string& name() const { return name_; }
   float duration() const { return duration_; }
@@ -79,11 +105,16 @@ class Clip {
   std::span<const float> key_values() const { return key_values_; }  // 4 floats per key
 
   // Quantized.
-  std::span<const JointPose> constant_pose() const { return constant_pose_; }
+  int segment_frames() const { return segment_frames_; }
+  std::span<const ConstantChannel> constant_channels() const { return constants_; }
   std::span<const QuantizedChannel> quantized_channels() const { return channels_; }
-  uint32_t frame_stride() const { return frame_stride_; }  // bytes per frame
-  std::span<const uint8_t> packed() const { return packed_; }
+  std::span<const SegmentChannel> segment_channels() const { return segment_channels_; }
+  std::span<const uint8_t> packed() const { return {packed_.data(), packed_size_}; }
+  size_t stored_bytes() const;                         // what the quantized arrays take in a file
   void decode_frame(int frame, JointPose* out) const;  // all joints of one frame
+  // Only the animated channels, into a pose that already holds constant_pose() (the sampler's cache).
+  void decode_animated(int frame, JointPose* out) const;
+  std::span<const JointPose> constant_pose() const { return constant_pose_; }
 
  private:
   void resample(const RawClip& raw, const Skeleton& skeleton);
@@ -98,10 +129,23 @@ class Clip {
   std::vector<uint32_t> channel_first_;
   std::vector<float> key_times_;
   std::vector<float> key_values_;
-  std::vector<JointPose> constant_pose_;
+  int segment_frames_ = kSegmentFrames;
+  std::vector<ConstantChannel> constants_;
   std::vector<QuantizedChannel> channels_;
-  uint32_t frame_stride_ = 0;
-  std::vector<uint8_t> packed_;
+  std::vector<SegmentChannel> segment_channels_;
+  std::vector<JointPose> constant_pose_;  // built from constants_: every frame starts from it
+  struct Segment {
+    uint64_t first_bit;   // of the segment's first frame in packed_
+    uint32_t frame_bits;  // bits per frame
+  };
+  std::vector<Segment> segments_;
+  struct Dequantizer {  // per segment and channel, from the ranges: component = base + step * q
+    float base[3];
+    float step[3];
+  };
+  std::vector<Dequantizer> dequantizers_;
+  std::vector<uint8_t> packed_;  // packed_size_ bytes, then 8 zero bytes for the 64-bit reads
+  size_t packed_size_ = 0;
 };
 
 // The clip as deltas from `reference` (one pose per joint, e.g. the clip's first frame or the rest pose), for

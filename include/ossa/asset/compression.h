@@ -3,11 +3,13 @@
 // The error of a compressed clip is the displacement of virtual vertices: points at `shell_distance` along
 // each joint's three local axes, carried to model space through the whole hierarchy, compared with the
 // uncompressed clip at every frame. compress_clip() guarantees max error <= tolerance (defaults: 3 cm shell,
-// 0.01 cm tolerance, ACL's defaults). Technique: channels that do not change are stored once; the others are
-// range-reduced and quantized per component to 8 or 16 bits, or kept as floats; bit rates start low and rise
-// on the channels that carry the worst joints' error (their own or an ancestor's) until the bound holds.
-// Between frames the decoded frames are interpolated like the uncompressed ones, so the bound carries over up
-// to interpolation rounding.
+// 0.01 cm tolerance, ACL's defaults). Technique (ACL's, in short): channels that do not change are stored
+// once, or not at all when they are the identity; the others are range-reduced over the clip and again per
+// segment (16, 32 or 64 frames or the whole clip, whichever is smallest), and bit-packed at 0-24 bits per
+// component (or floats) chosen per channel and segment: rates start from an estimate of each channel's reach
+// (its farthest descendant plus the shell), rise on the channels that carry the worst joints' error until the
+// bound holds, then fall channel by channel as far as the measured error allows. Between frames the decoded
+// frames are interpolated like the uncompressed ones, so the bound carries over up to interpolation rounding.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +25,11 @@ struct CompressionSettings {
 
 struct CompressionStats {
   size_t raw_bytes = 0;                 // float32 translation, rotation, scale per joint per frame (40 bytes)
-  size_t compressed_bytes = 0;          // packed frames + channel table + constant pose
+  size_t compressed_bytes = 0;          // Clip::stored_bytes(): channel tables, segment ranges, packed frames
   double max_error = 0, p99_error = 0;  // virtual-vertex displacement, model units
-  int constant_channels = 0, channels_8 = 0, channels_16 = 0, channels_32 = 0;
+  int constant_channels = 0;            // stored once (or not at all when they are the identity)
+  int animated_channels = 0;
+  double average_bits = 0;  // per animated component and frame
   double ratio() const { return compressed_bytes ? static_cast<double>(raw_bytes) / compressed_bytes : 0; }
 };
 

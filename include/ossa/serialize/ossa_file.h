@@ -1,7 +1,7 @@
 // ossa/serialize/ossa_file.h — the `.ossa` runtime format: what `ossa convert` writes and games load.
 //
 // Layout (little-endian, every section 16-byte aligned):
-//   header   32 bytes  magic "OSSA\r\n\x1a\n", u32 version (1), u32 byte-order mark 0x01020304, u32 section
+//   header   32 bytes  magic "OSSA\r\n\x1a\n", u32 version (2), u32 byte-order mark 0x01020304, u32 section
 //   count,
 //                      u32 flags (bit 0: left-handed data), u64 file size
 //   table    32 bytes per section: u32 type, u32 index, u64 offset, u64 size, u64 XXH3-64 checksum of the
@@ -31,7 +31,7 @@
 
 namespace ossa {
 
-constexpr uint32_t kOssaFormatVersion = 1;
+constexpr uint32_t kOssaFormatVersion = 2;  // 2: segmented, bit-packed quantized clips
 
 struct OssaFile {
   bool left_handed = false;  // the space the data was converted to (+Y up, metres either way)

@@ -1,0 +1,77 @@
+// The arithmetic of quantized clips, shared by the encoder (compression.cpp) and the decoder (clip.cpp) so
+// both compute every decoded value with the same float operations: the error the encoder measures is the
+// error the runtime gets.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "ossa/asset/clip.h"
+
+namespace ossa::detail {
+
+// 1 / (2^bits - 1) for bits 0..Clip::kMaxQuantizedBits (0 for bits 0: a 0-bit component sits in the middle of
+// its range).
+inline constexpr auto kInverseLevels = [] {
+  std::array<float, Clip::kMaxQuantizedBits + 1> table{};
+  for (int b = 1; b <= Clip::kMaxQuantizedBits; ++b) table[b] = 1.f / static_cast<float>((1u << b) - 1);
+  return table;
+}();
+inline float inverse_levels(int bits) {
+  return kInverseLevels[bits];
+}
+
+// The part of a channel's clip range [min, min + extent] that one segment uses, in 1/255 steps.
+inline void segment_range(float min, float extent, uint8_t range_min, uint8_t range_extent, float& lo,
+                          float& span) {
+  lo = min + extent * (static_cast<float>(range_min) * (1.f / 255.f));
+  span = extent * (static_cast<float>(range_extent) * (1.f / 255.f));
+}
+
+// A decoded component is base + step * q: for bits > 0, base = lo and step = span / (2^bits - 1); a 0-bit
+// component sits in the middle of its range. The decoder precomputes base and step per segment and channel.
+inline void dequantizer(float lo, float span, int bits, float& base, float& step) {
+  base = bits == 0 ? lo + 0.5f * span : lo;
+  step = bits == 0 ? 0.f : span * inverse_levels(bits);
+}
+inline float dequantize(float base, float step, uint32_t q) {
+  return base + step * static_cast<float>(q);
+}
+
+inline uint32_t quantize(float value, float lo, float span, int bits) {
+  if (bits == 0 || !(span > 0)) return 0;
+  const float unit = std::clamp((value - lo) / span, 0.f, 1.f);
+  return static_cast<uint32_t>(std::lround(unit * static_cast<float>((1u << bits) - 1)));
+}
+
+// Rotations are stored as x, y, z with w >= 0 rebuilt.
+inline void rebuild_rotation(const float xyz[3], float out[4]) {
+  const float w2 = 1.f - (xyz[0] * xyz[0] + xyz[1] * xyz[1] + xyz[2] * xyz[2]);
+  out[0] = xyz[0], out[1] = xyz[1], out[2] = xyz[2];
+  out[3] = w2 > 0 ? std::sqrt(w2) : 0.f;
+}
+
+// Bits a channel's frame takes in a segment with this bit rate.
+inline uint32_t channel_frame_bits(int bits) {
+  return bits == Clip::kBitsFullRotation ? 128u : 3u * static_cast<uint32_t>(bits);
+}
+
+// `count` (<= 32) bits at bit `position` of a little-endian stream; the stream must have 8 readable bytes
+// past the byte holding `position`.
+inline uint32_t read_bits(const uint8_t* stream, uint64_t position, int count) {
+  uint64_t word;
+  std::memcpy(&word, stream + (position >> 3), 8);
+  return static_cast<uint32_t>((word >> (position & 7)) & ((uint64_t{1} << count) - 1));
+}
+
+inline float read_float(const uint8_t* stream, uint64_t position) {
+  const uint32_t bits = read_bits(stream, position, 32);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+}  // namespace ossa::detail
