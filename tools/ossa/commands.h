@@ -52,6 +52,7 @@ struct ConvertArgs {
   std::string output, notifies, clips;
   bool compress = false, left_handed = false, root_motion = false;
   double tolerance_mm = 0.1;  // 0.01 cm, ACL's default
+  double shell_mm = 30;       // 3 cm, ACL's default
   float fps = 0;
 };
 int run_convert(const ConvertArgs& args);

@@ -76,6 +76,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     if (args.compress) {
       CompressionSettings settings;
       settings.tolerance = static_cast<float>(args.tolerance_mm / 1000.0);
+      settings.shell_distance = static_cast<float>(args.shell_mm / 1000.0);
       CompressionStats stats;
       auto compressed = compress_clip(clip, asset->skeleton, settings, &stats);
       if (!compressed) return R::failure(input + ": " + compressed.error());

@@ -81,6 +81,10 @@ int main(int argc, char** argv) {
   convert_cmd
       ->add_option("--tolerance", convert.tolerance_mm, "Virtual-vertex error bound in millimetres (0.1)")
       ->check(CLI::Range(1e-6, 1000.0));
+  convert_cmd
+      ->add_option("--shell", convert.shell_mm,
+                   "Distance of the virtual vertices from each joint in millimetres (30)")
+      ->check(CLI::Range(1e-3, 1e6));
   convert_cmd->add_option("--fps", convert.fps, "Store clips resampled at this rate (default: exact keys)")
       ->check(CLI::Range(0.0, 1000.0));
   convert_cmd->add_option("--clips", convert.clips, "Only these clips, comma-separated");
