@@ -146,11 +146,11 @@ TEST(OssaFile, QuantizedClipPartsAreValidated) {
     rotation.extent[2] = 0.5f;
     p.channels = {rotation};
     Clip::SegmentChannel first, second;
-    first.bits = 5;   // 2 frames x 15 bits = 4 bytes
+    first.bits = 5;   // 2 frames x 5 bits (only z moves: x and y take none) = 2 bytes
     second.bits = 0;  // nothing stored
     first.range_extent[2] = second.range_extent[2] = 255;
     p.segment_channels = {first, second};
-    p.packed.assign(4, 0);
+    p.packed.assign(2, 0);
     return p;
   };
   auto good = Clip::from_quantized("ok", 0.1f, 30, rest, parts());
@@ -187,7 +187,7 @@ TEST(OssaFile, QuantizedClipPartsAreValidated) {
   p.channels.push_back(p.channels[0]);
   p.segment_channels = {p.segment_channels[0], p.segment_channels[0], p.segment_channels[1],
                         p.segment_channels[1]};
-  p.packed.assign(8, 0);
+  p.packed.assign(3, 0);
   expect_rejected(p, "a channel animated twice");
   p = parts();
   p.channels[0].joint = 2;

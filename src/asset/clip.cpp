@@ -329,7 +329,7 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
         return fail("a segment has an unsupported bit rate");
       for (int i = 0; i < 3; ++i)
         if (q.range_min[i] + q.range_extent[i] > 255) return fail("a segment range leaves its clip range");
-      frame_bits += detail::channel_frame_bits(q.bits);
+      frame_bits += detail::channel_frame_bits(channels[c], q.bits);
     }
     const uint64_t frames_here = std::min<uint64_t>(segment_frames, frame_count - s * segment_frames);
     segments[s] = {bytes * 8, frame_bits};
@@ -353,11 +353,12 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   for (size_t i = 0; i < c.segment_channels_.size(); ++i) {
     const QuantizedChannel& ch = c.channels_[i % c.channels_.size()];
     const SegmentChannel& q = c.segment_channels_[i];
+    Dequantizer& d = c.dequantizers_[i];
     for (int k = 0; k < 3; ++k) {
+      d.bits[k] = static_cast<uint8_t>(detail::component_bits(ch, k, q.bits));
       float lo, span;
       detail::segment_range(ch.min[k], ch.extent[k], q.range_min[k], q.range_extent[k], lo, span);
-      detail::dequantizer(lo, span, q.bits <= kMaxQuantizedBits ? q.bits : 0, c.dequantizers_[i].base[k],
-                          c.dequantizers_[i].step[k]);
+      detail::dequantizer(lo, span, q.bits <= kMaxQuantizedBits ? q.bits : 0, d.base[k], d.step[k]);
     }
   }
   c.packed_size_ = parts.packed.size();
@@ -382,14 +383,15 @@ void Clip::decode_animated(int frame, JointPose* out) const {
   for (size_t c = 0; c < channels_.size(); ++c) {
     const QuantizedChannel& ch = channels_[c];
     const int bits = ranges[c].bits;
+    const Dequantizer& d = dequantizers[c];
     JointPose& pose = out[ch.joint];
     float v[3];
     if (bits <= kMaxQuantizedBits) {
-      const Dequantizer& d = dequantizers[c];
-      for (int i = 0; i < 3; ++i, bit += bits)
-        v[i] = detail::dequantize(d.base[i], d.step[i], detail::read_bits(stream, bit, bits));
+      for (int i = 0; i < 3; bit += d.bits[i], ++i)
+        v[i] = detail::dequantize(d.base[i], d.step[i], detail::read_bits(stream, bit, d.bits[i]));
     } else if (bits == kBitsFloat) {
-      for (int i = 0; i < 3; ++i, bit += 32) v[i] = detail::read_float(stream, bit);
+      for (int i = 0; i < 3; bit += d.bits[i], ++i)
+        v[i] = d.bits[i] ? detail::read_float(stream, bit) : d.base[i];
     } else {  // kBitsFullRotation
       for (int i = 0; i < 4; ++i, bit += 32) pose.rotation[i] = detail::read_float(stream, bit);
       continue;

@@ -217,7 +217,13 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
         Clip::QuantizedChannel ch;
         ch.joint = static_cast<uint16_t>(j);
         ch.kind = static_cast<uint8_t>(kind);
-        for (int i = 0; i < 3; ++i) ch.min[i] = cp.lo[i], ch.extent[i] = cp.hi[i] - cp.lo[i];
+        // A component that stays within a sliver of one value gets extent 0: it takes no bits.
+        const float slack = kind == 1 ? 1e-7f : settings.tolerance * 1e-3f;
+        for (int i = 0; i < 3; ++i) {
+          const bool still = cp.hi[i] - cp.lo[i] <= slack;
+          ch.min[i] = still ? 0.5f * (cp.lo[i] + cp.hi[i]) : cp.lo[i];
+          ch.extent[i] = still ? 0.f : cp.hi[i] - cp.lo[i];
+        }
         channels.push_back(ch);
       }
     }
@@ -289,7 +295,10 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
               std::copy_n(v, 4, p.rotation);
               continue;
             }
-            if (q[c].bits != Clip::kBitsFloat)
+            if (q[c].bits == Clip::kBitsFloat) {
+              for (int i = 0; i < 3; ++i)
+                if (!(ch.extent[i] > 0)) v[i] = ch.min[i];
+            } else {
               for (int i = 0; i < 3; ++i) {
                 float lo, sp;
                 detail::segment_range(ch.min[i], ch.extent[i], q[c].range_min[i], q[c].range_extent[i], lo,
@@ -298,6 +307,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
                 detail::dequantizer(lo, sp, q[c].bits, base, step);
                 v[i] = detail::dequantize(base, step, detail::quantize(v[i], lo, sp, q[c].bits));
               }
+            }
             if (ch.kind == 1)
               detail::rebuild_rotation(v, p.rotation);
             else
@@ -378,14 +388,19 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
           const auto& ch = channels[c];
           float v[4];
           value(f, ch.joint, ch.kind, v);
-          if (q[c].bits == Clip::kBitsFullRotation || q[c].bits == Clip::kBitsFloat) {
-            for (int i = 0; i < (q[c].bits == Clip::kBitsFullRotation ? 4 : 3); ++i) put_float(v[i]);
+          if (q[c].bits == Clip::kBitsFullRotation) {
+            for (int i = 0; i < 4; ++i) put_float(v[i]);
             continue;
           }
           for (int i = 0; i < 3; ++i) {
+            const int bits = detail::component_bits(ch, i, q[c].bits);
+            if (q[c].bits == Clip::kBitsFloat) {
+              if (bits) put_float(v[i]);
+              continue;
+            }
             float lo, sp;
             detail::segment_range(ch.min[i], ch.extent[i], q[c].range_min[i], q[c].range_extent[i], lo, sp);
-            put(detail::quantize(v[i], lo, sp, q[c].bits), q[c].bits);
+            put(detail::quantize(v[i], lo, sp, q[c].bits), bits);
           }
         }
       bit = (bit + 7) & ~uint64_t{7};
@@ -423,8 +438,10 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
     for (int s = 0; s < segment_count; ++s) {
       const int count = std::min(segment_frames, frames - s * segment_frames);
       for (size_t c = 0; c < channel_count; ++c)
-        bits +=
-            count * detail::channel_frame_bits(result.segment_channels()[s * channel_count + c].bits) / 3.0;
+        bits += count *
+                detail::channel_frame_bits(result.quantized_channels()[c],
+                                           result.segment_channels()[s * channel_count + c].bits) /
+                3.0;
     }
     stats->average_bits = channel_count ? bits / (static_cast<double>(frames) * channel_count) : 0;
   }

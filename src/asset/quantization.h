@@ -54,9 +54,16 @@ inline void rebuild_rotation(const float xyz[3], float out[4]) {
   out[3] = w2 > 0 ? std::sqrt(w2) : 0.f;
 }
 
-// Bits a channel's frame takes in a segment with this bit rate.
-inline uint32_t channel_frame_bits(int bits) {
-  return bits == Clip::kBitsFullRotation ? 128u : 3u * static_cast<uint32_t>(bits);
+// Bits one component of a channel takes per frame at a segment's bit rate: none when the component does not
+// move over the clip (extent 0: it decodes to the channel's min), so a hinge stores one rotation component.
+inline int component_bits(const Clip::QuantizedChannel& channel, int component, int bits) {
+  return bits == Clip::kBitsFullRotation ? 32 : channel.extent[component] > 0 ? bits : 0;
+}
+inline uint32_t channel_frame_bits(const Clip::QuantizedChannel& channel, int bits) {
+  if (bits == Clip::kBitsFullRotation) return 128;
+  uint32_t total = 0;
+  for (int i = 0; i < 3; ++i) total += static_cast<uint32_t>(component_bits(channel, i, bits));
+  return total;
 }
 
 // `count` (<= 32) bits at bit `position` of a little-endian stream; the stream must have 8 readable bytes

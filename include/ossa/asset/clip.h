@@ -142,6 +142,7 @@ class Clip {
   struct Dequantizer {  // per segment and channel, from the ranges: component = base + step * q
     float base[3];
     float step[3];
+    uint8_t bits[3];  // per component (0 for components that do not move: they decode to base)
   };
   std::vector<Dequantizer> dequantizers_;
   std::vector<uint8_t> packed_;  // packed_size_ bytes, then 8 zero bytes for the 64-bit reads
