@@ -187,7 +187,7 @@ TEST(OssaFile, QuantizedClipPartsAreValidated) {
   p.channels.push_back(p.channels[0]);
   p.segment_channels = {p.segment_channels[0], p.segment_channels[0], p.segment_channels[1],
                         p.segment_channels[1]};
-  p.packed.assign(3, 0);
+  p.packed.assign(4, 0);  // 2 frames of 2 bytes
   expect_rejected(p, "a channel animated twice");
   p = parts();
   p.channels[0].joint = 2;

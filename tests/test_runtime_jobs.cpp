@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
 #include "oracle_compare.h"
 #include "ossa/asset/character.h"
+#include "ossa/asset/compression.h"
 #include "ossa/import/import.h"
 #include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/blend_job.h"
@@ -185,6 +187,39 @@ TEST(RuntimeJobs, SimdPathsAgreeWithScalar) {
       EXPECT_NEAR(simd.tangents[i], scalar.tangents[i], 1e-5f);
   }
   set_simd_level(best_simd_level());
+}
+
+// Compressed clips decode to the same bits at every SIMD level: the compressor measured its bound on the
+// decoded values, so a machine with another instruction set must not get different ones.
+TEST(RuntimeJobs, CompressedClipsDecodeBitIdenticallyAtEverySimdLevel) {
+  auto scene = import_file(source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(scene) << scene.error();
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset) << asset.error();
+  int frames_checked = 0;
+  for (const Clip& clip : asset->clips) {
+    auto compressed = compress_clip(clip, asset->skeleton);
+    ASSERT_TRUE(compressed) << compressed.error();
+    auto decode_all = [&](SimdLevel level) {
+      set_simd_level(level);
+      std::vector<JointPose> poses(static_cast<size_t>(compressed->frame_count()) *
+                                   compressed->joint_count());
+      for (int f = 0; f < compressed->frame_count(); ++f)
+        compressed->decode_frame(f, poses.data() + static_cast<size_t>(f) * compressed->joint_count());
+      return poses;
+    };
+    const auto scalar = decode_all(SimdLevel::kScalar);
+    for (SimdLevel level : {SimdLevel::kSse2, SimdLevel::kAvx2}) {
+      if (static_cast<int>(level) > static_cast<int>(best_simd_level())) continue;
+      const auto simd = decode_all(level);
+      ASSERT_EQ(simd.size(), scalar.size());
+      EXPECT_EQ(std::memcmp(simd.data(), scalar.data(), simd.size() * sizeof(JointPose)), 0)
+          << clip.name() << " at " << to_string(level);
+    }
+    frames_checked += compressed->frame_count();
+  }
+  set_simd_level(best_simd_level());
+  EXPECT_GT(frames_checked, 100);
 }
 
 TEST(RuntimeJobs, SkinningHandlesInterleavedStridesAndInPlace) {

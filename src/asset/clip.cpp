@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../runtime/kernels/kernels.h"
 #include "ossa/reference/reference_eval.h"
 #include "quantization.h"
 
@@ -228,7 +229,7 @@ size_t Clip::memory_bytes() const {
          key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size() +
          constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
          segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
-         segments_.size() * sizeof(Segment) + dequantizers_.size() * sizeof(Dequantizer) + packed_.size();
+         segments_.size() * sizeof(Segment) + decode_steps_.size() * sizeof(DecodeStep) + packed_.size();
 }
 
 size_t Clip::stored_bytes() const {
@@ -332,8 +333,9 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
       frame_bits += detail::channel_frame_bits(channels[c], q.bits);
     }
     const uint64_t frames_here = std::min<uint64_t>(segment_frames, frame_count - s * segment_frames);
-    segments[s] = {bytes * 8, frame_bits};
-    bytes += (frames_here * frame_bits + 7) / 8;
+    const uint32_t frame_bytes = (frame_bits + 7) / 8;
+    segments[s] = {bytes, frame_bytes, 0, 0, 0, 0};
+    bytes += frames_here * frame_bytes;
   }
   if (parts.packed.size() != bytes) return fail("packed frames have the wrong size");
   Clip c;
@@ -349,17 +351,39 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   c.segment_channels_ = std::move(parts.segment_channels);
   c.constant_pose_ = std::move(constant_pose);
   c.segments_ = std::move(segments);
-  c.dequantizers_.resize(c.segment_channels_.size());
-  for (size_t i = 0; i < c.segment_channels_.size(); ++i) {
-    const QuantizedChannel& ch = c.channels_[i % c.channels_.size()];
-    const SegmentChannel& q = c.segment_channels_[i];
-    Dequantizer& d = c.dequantizers_[i];
-    for (int k = 0; k < 3; ++k) {
-      d.bits[k] = static_cast<uint8_t>(detail::component_bits(ch, k, q.bits));
-      float lo, span;
-      detail::segment_range(ch.min[k], ch.extent[k], q.range_min[k], q.range_extent[k], lo, span);
-      detail::dequantizer(lo, span, q.bits <= kMaxQuantizedBits ? q.bits : 0, d.base[k], d.step[k]);
+  c.decode_steps_.reserve(c.segment_channels_.size());
+  const size_t channel_count = c.channels_.size();
+  for (size_t seg = 0; seg < c.segments_.size(); ++seg) {
+    std::vector<DecodeStep> steps(channel_count, DecodeStep{});
+    uint32_t offset = 0;
+    for (size_t channel = 0; channel < channel_count; ++channel) {
+      const QuantizedChannel& ch = c.channels_[channel];
+      const SegmentChannel& q = c.segment_channels_[seg * channel_count + channel];
+      DecodeStep& d = steps[channel];
+      d.joint = ch.joint;
+      d.kind = ch.kind;
+      d.mode = q.bits <= kMaxQuantizedBits ? 0 : q.bits == kBitsFloat ? 1 : 2;
+      for (int k = 0; k < 3; ++k) {
+        const int bits = detail::component_bits(ch, k, q.bits);
+        d.mask[k] = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
+        d.byte[k] = offset / 8;
+        d.shift[k] = offset % 8;
+        offset += static_cast<uint32_t>(bits);
+        float lo, span;
+        detail::segment_range(ch.min[k], ch.extent[k], q.range_min[k], q.range_extent[k], lo, span);
+        detail::dequantizer(lo, span, q.bits <= kMaxQuantizedBits ? q.bits : 0, d.base[k], d.step[k]);
+      }
+      if (d.mode == 2) offset += 32;  // the fourth float of a full rotation
     }
+    auto group = [](const DecodeStep& d) { return d.mode != 0 ? 2 : d.kind == 1 ? 0 : 1; };
+    std::stable_sort(steps.begin(), steps.end(),
+                     [&](const DecodeStep& a, const DecodeStep& b) { return group(a) < group(b); });
+    Segment& segment = c.segments_[seg];
+    segment.first_step = static_cast<uint32_t>(c.decode_steps_.size());
+    segment.rotations = segment.vectors = segment.others = 0;
+    for (const DecodeStep& d : steps)
+      (group(d) == 0 ? segment.rotations : group(d) == 1 ? segment.vectors : segment.others)++;
+    c.decode_steps_.insert(c.decode_steps_.end(), steps.begin(), steps.end());
   }
   c.packed_size_ = parts.packed.size();
   c.packed_ = std::move(parts.packed);
@@ -375,31 +399,32 @@ void Clip::decode_frame(int frame, JointPose* out) const {
 void Clip::decode_animated(int frame, JointPose* out) const {
   const int segment = frame / segment_frames_;
   const Segment& s = segments_[segment];
-  const size_t first = static_cast<size_t>(segment) * channels_.size();
-  const SegmentChannel* ranges = segment_channels_.data() + first;
-  const Dequantizer* dequantizers = dequantizers_.data() + first;
-  const uint8_t* stream = packed_.data();
-  uint64_t bit = s.first_bit + static_cast<uint64_t>(frame - segment * segment_frames_) * s.frame_bits;
-  for (size_t c = 0; c < channels_.size(); ++c) {
-    const QuantizedChannel& ch = channels_[c];
-    const int bits = ranges[c].bits;
-    const Dequantizer& d = dequantizers[c];
-    JointPose& pose = out[ch.joint];
-    float v[3];
-    if (bits <= kMaxQuantizedBits) {
-      for (int i = 0; i < 3; bit += d.bits[i], ++i)
-        v[i] = detail::dequantize(d.base[i], d.step[i], detail::read_bits(stream, bit, d.bits[i]));
-    } else if (bits == kBitsFloat) {
-      for (int i = 0; i < 3; bit += d.bits[i], ++i)
-        v[i] = d.bits[i] ? detail::read_float(stream, bit) : d.base[i];
-    } else {  // kBitsFullRotation
-      for (int i = 0; i < 4; ++i, bit += 32) pose.rotation[i] = detail::read_float(stream, bit);
+  const DecodeStep* d = decode_steps_.data() + s.first_step;
+  const uint8_t* data =
+      packed_.data() + s.first_byte + static_cast<size_t>(frame - segment * segment_frames_) * s.frame_bytes;
+  detail::active_kernels().decode_quantized(data, d, static_cast<int>(s.rotations),
+                                            static_cast<int>(s.vectors), out);
+  d += s.rotations + s.vectors;
+  auto float_at = [data](uint32_t byte, uint32_t shift) {  // 32 bits from any bit: a 64-bit read
+    uint64_t word;
+    std::memcpy(&word, data + byte, 8);
+    const auto bits = static_cast<uint32_t>(word >> shift);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  for (const DecodeStep* end = d + s.others; d != end; ++d) {
+    JointPose& pose = out[d->joint];
+    if (d->mode == 2) {  // four floats from the first component's place on
+      for (uint32_t i = 0; i < 4; ++i) pose.rotation[i] = float_at(d->byte[0] + 4 * i, d->shift[0]);
       continue;
     }
-    if (ch.kind == 1) {
+    float v[3];
+    for (int i = 0; i < 3; ++i) v[i] = d->mask[i] ? float_at(d->byte[i], d->shift[i]) : d->base[i];
+    if (d->kind == 1) {
       detail::rebuild_rotation(v, pose.rotation);
     } else {
-      float* dst = ch.kind == 0 ? pose.translation : pose.scale;
+      float* dst = d->kind == 0 ? pose.translation : pose.scale;
       dst[0] = v[0], dst[1] = v[1], dst[2] = v[2];
     }
   }

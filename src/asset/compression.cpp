@@ -366,7 +366,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
       }
     }
 
-    // 3. Pack: segment after segment (each from a byte boundary), frame after frame, channel after channel.
+    // 3. Pack: segment after segment, frame after frame (each from a byte boundary), channel after channel.
     std::vector<uint8_t> packed;
     uint64_t bit = 0;
     auto put = [&](uint32_t v, int count) {
@@ -383,7 +383,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
     for (int s = 0; s < segment_count; ++s) {
       const int first = s * segment_frames, count = std::min(segment_frames, frames - first);
       const Clip::SegmentChannel* q = table.data() + static_cast<size_t>(s) * channel_count;
-      for (int f = first; f < first + count; ++f)
+      for (int f = first; f < first + count; ++f) {
         for (size_t c = 0; c < channel_count; ++c) {
           const auto& ch = channels[c];
           float v[4];
@@ -403,7 +403,8 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
             put(detail::quantize(v[i], lo, sp, q[c].bits), bits);
           }
         }
-      bit = (bit + 7) & ~uint64_t{7};
+        bit = (bit + 7) & ~uint64_t{7};  // each frame from a byte boundary
+      }
     }
 
     return Clip::from_quantized(

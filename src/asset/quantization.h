@@ -11,6 +11,10 @@
 
 #include "ossa/asset/clip.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ossa::detail {
 
 // 1 / (2^bits - 1) for bits 0..Clip::kMaxQuantizedBits (0 for bits 0: a 0-bit component sits in the middle of
@@ -48,10 +52,15 @@ inline uint32_t quantize(float value, float lo, float span, int bits) {
 }
 
 // Rotations are stored as x, y, z with w >= 0 rebuilt.
+// (The SSE square root: std::sqrt carries an errno branch the decoder's inner loop should not pay for.)
 inline void rebuild_rotation(const float xyz[3], float out[4]) {
-  const float w2 = 1.f - (xyz[0] * xyz[0] + xyz[1] * xyz[1] + xyz[2] * xyz[2]);
+  const float w2 = std::max(1.f - (xyz[0] * xyz[0] + xyz[1] * xyz[1] + xyz[2] * xyz[2]), 0.f);
   out[0] = xyz[0], out[1] = xyz[1], out[2] = xyz[2];
-  out[3] = w2 > 0 ? std::sqrt(w2) : 0.f;
+#if defined(__SSE2__)
+  out[3] = _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(w2)));
+#else
+  out[3] = std::sqrt(w2);
+#endif
 }
 
 // Bits one component of a channel takes per frame at a segment's bit rate: none when the component does not

@@ -87,6 +87,20 @@ class Clip {
   static Result<Clip> from_quantized(std::string name, float duration, float frame_rate,
                                      std::span<const JointPose> default_pose, QuantizedParts parts);
 
+  // Internal to decoding (decode_animated and its SIMD kernel): everything one channel of one segment needs,
+  // built at load from the tables. Each component is read on its own at a fixed place in the frame:
+  // q = (32-bit word at `byte` >> shift) & mask, decoded as base + step * q (lane 3 unused: all 0).
+  struct alignas(16) DecodeStep {
+    float base[4];
+    float step[4];
+    uint32_t byte[4];   // of each component within a frame
+    uint32_t shift[4];  // bit within that byte
+    uint32_t mask[4];   // 2^bits - 1 (0 for components that do not move: they decode to base)
+    uint16_t joint;
+    uint8_t kind;
+    uint8_t mode;  // 0 quantized, 1 floats, 2 four-float rotation
+  };
+
   const std::string& name() const { return name_; }
   float duration() const { return duration_; }
   int joint_count() const { return joint_count_; }
@@ -135,16 +149,14 @@ class Clip {
   std::vector<SegmentChannel> segment_channels_;
   std::vector<JointPose> constant_pose_;  // built from constants_: every frame starts from it
   struct Segment {
-    uint64_t first_bit;   // of the segment's first frame in packed_
-    uint32_t frame_bits;  // bits per frame
+    uint64_t first_byte;   // of the segment's first frame in packed_
+    uint32_t frame_bytes;  // per frame
+    // Its decode steps, grouped so each group decodes in a loop without branches: quantized rotations,
+    // quantized translations and scales, then floats and four-float rotations.
+    uint32_t first_step, rotations, vectors, others;
   };
   std::vector<Segment> segments_;
-  struct Dequantizer {  // per segment and channel, from the ranges: component = base + step * q
-    float base[3];
-    float step[3];
-    uint8_t bits[3];  // per component (0 for components that do not move: they decode to base)
-  };
-  std::vector<Dequantizer> dequantizers_;
+  std::vector<DecodeStep> decode_steps_;
   std::vector<uint8_t> packed_;  // packed_size_ bytes, then 8 zero bytes for the 64-bit reads
   size_t packed_size_ = 0;
 };

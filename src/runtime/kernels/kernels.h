@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "ossa/asset/clip.h"
 #include "ossa/runtime/pose.h"
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
@@ -26,7 +27,17 @@ struct Kernels {
   // per channel (the two clips' rotations are not normalised on their own: one normalisation at the end).
   void (*sample_blend2)(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
                         const JointPose* b1, float beta, float weight, int count, JointPose* out);
+  // The quantized channels of one frame of a compressed clip (Clip::decode_animated): `rotations` steps
+  // whose x, y, z are decoded and w rebuilt, then `vectors` translation or scale steps. Every path computes
+  // the same IEEE operations in the same order as detail::dequantize / rebuild_rotation (no fused
+  // multiply-add), so a clip decodes to the same bits on every machine and the compressor's bound holds.
+  void (*decode_quantized)(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+                           JointPose* out);
 };
+
+// The plain C++ decode, shared by the scalar and SSE2 tables.
+void decode_quantized_scalar(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+                             JointPose* out);
 
 extern const Kernels kScalarKernels;
 extern const Kernels kSse2Kernels;

@@ -3,6 +3,10 @@
 
 #include "kernels.h"
 
+#include <cstring>
+
+#include "../../asset/quantization.h"
+
 namespace ossa::detail {
 namespace {
 
@@ -115,6 +119,24 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const 
   }
 }
 
-const Kernels kScalarKernels = {blend_poses, local_to_model, palette, skin, sample_blend2};
+void decode_quantized_scalar(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+                             JointPose* out) {
+  auto component = [frame](const Clip::DecodeStep& d, int i) {
+    uint32_t word;
+    std::memcpy(&word, frame + d.byte[i], 4);
+    return dequantize(d.base[i], d.step[i], (word >> d.shift[i]) & d.mask[i]);
+  };
+  for (const Clip::DecodeStep* d = steps; d != steps + rotations; ++d) {
+    const float v[3] = {component(*d, 0), component(*d, 1), component(*d, 2)};
+    rebuild_rotation(v, out[d->joint].rotation);
+  }
+  for (const Clip::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d) {
+    float* dst = d->kind == 0 ? out[d->joint].translation : out[d->joint].scale;
+    dst[0] = component(*d, 0), dst[1] = component(*d, 1), dst[2] = component(*d, 2);
+  }
+}
+
+const Kernels kScalarKernels = {blend_poses, local_to_model, palette,
+                                skin,        sample_blend2,  decode_quantized_scalar};
 
 }  // namespace ossa::detail
