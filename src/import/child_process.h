@@ -13,7 +13,7 @@ struct ChildLimits {
   // Memory the child may add to what the parent already uses (0: no limit). Exact for blocks of 128 KiB and
   // more (the ones a damaged count asks for); small blocks may first reuse heap the parent had freed.
   size_t memory_bytes = 0;
-  double seconds = 0;       // wall clock (0: no limit)
+  double seconds = 0;  // wall clock (0: no limit)
 };
 
 struct ChildOutcome {
