@@ -19,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 struct FileReport {
   size_t bytes_in = 0, bytes_out = 0, raw_clip_bytes = 0, clip_bytes = 0;
   double worst_error = 0, worst_p99 = 0, load_ms = 0, read_ms = 0;
+  std::vector<std::string> clip_lines;  // --compress: one line per clip
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -81,6 +82,14 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
       auto compressed = compress_clip(clip, asset->skeleton, settings, &stats);
       if (!compressed) return R::failure(input + ": " + compressed.error());
       clip = std::move(compressed).value();
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "  %-24s %8zu -> %7zu bytes (%5.1f:1), error max %.4f mm, p99 %.4f mm; %d animated "
+                    "channels at %.1f bits/component, %d constant or at rest; segments of %d frames",
+                    clip.name().c_str(), stats.raw_bytes, stats.compressed_bytes, stats.ratio(),
+                    stats.max_error * 1000, stats.p99_error * 1000, stats.animated_channels,
+                    stats.average_bits, stats.constant_channels, clip.segment_frames());
+      report.clip_lines.push_back(line);
       report.worst_error = std::max(report.worst_error, stats.max_error);
       report.worst_p99 = std::max(report.worst_p99, stats.p99_error);
       report.clip_bytes += stats.compressed_bytes;
@@ -176,6 +185,7 @@ int run_convert(const ConvertArgs& args) {
                   report->clip_bytes ? double(report->raw_clip_bytes) / report->clip_bytes : 0.0,
                   report->worst_error * 1000, report->worst_p99 * 1000);
     std::printf("; load %.2f ms (reading the bytes: %.2f ms)\n", report->load_ms, report->read_ms);
+    for (const std::string& line : report->clip_lines) std::printf("%s\n", line.c_str());
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::printf("%zu file%s converted, %zu failed, %.2f s, %zu bytes in, %zu bytes out", done - failed,
