@@ -203,6 +203,27 @@ TEST(OssaFile, QuantizedClipPartsAreValidated) {
   expect_rejected(p, "a channel both constant and animated");
 }
 
+// Values from damaged files that no range can hold (overflowing extents and levers) are refused by name, and
+// a clip is only compressed against the skeleton it was made for.
+TEST(OssaFile, CompressionRefusesClipsItCannotRange) {
+  auto scene = import_file(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  ASSERT_TRUE(scene) << scene.error();
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset) << asset.error();
+  const int joints = asset->skeleton.joint_count();
+  std::vector<JointPose> frames(2 * static_cast<size_t>(joints));
+  frames[static_cast<size_t>(joints) + 1].translation[0] = 3e37f;
+  auto huge = Clip::from_frames("Huge", 1.f, 1.f, joints, frames);
+  ASSERT_TRUE(huge) << huge.error();
+  auto refused = compress_clip(*huge, asset->skeleton);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("'Huge': values too large"), std::string::npos) << refused.error();
+  frames.resize(2);
+  auto small = Clip::from_frames("Small", 1.f, 1.f, 1, frames);
+  ASSERT_TRUE(small) << small.error();
+  EXPECT_FALSE(compress_clip(*small, asset->skeleton));
+}
+
 TEST(OssaFile, TruncatedFilesAreRejected) {
   std::vector<uint8_t> bytes = sample_bytes();
   for (size_t cut :

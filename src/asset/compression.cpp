@@ -83,6 +83,14 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
   if (!(settings.tolerance > 0) || !(settings.shell_distance > 0))
     return Result<Clip>::failure("compression tolerance and shell distance must be > 0");
   const int joints = clip.joint_count(), frames = clip.frame_count();
+  if (joints != skeleton.joint_count())
+    return Result<Clip>::failure("clip '" + clip.name() + "' was not made for this skeleton");
+  // Ranges, levers and quantization steps must stay finite: values beyond 1e15 (a billion km in metres)
+  // come only from damaged files.
+  for (const JointPose& p : clip.frames())
+    for (int i = 0; i < 3; ++i)
+      if (!(std::fabs(p.translation[i]) <= 1e15f) || !(std::fabs(p.scale[i]) <= 1e15f))
+        return Result<Clip>::failure("clip '" + clip.name() + "': values too large to compress (over 1e15)");
   const std::vector<Mat4> reference = model_frames(clip, skeleton);
   const auto parents = skeleton.parents();
 
