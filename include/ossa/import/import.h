@@ -28,8 +28,8 @@ struct ImportOptions {
   // a file that makes it crash, hang or allocate gigabytes gives an error instead of taking the caller down.
   // assimp 5.2.5 does all three on damaged files: a 700-byte COLLADA file with one letter in an index list
   // makes it allocate 12 GB for a minute. Costs a fork and a second parse (`ossa info` on the sample: 110 ms
-  // instead of 40 ms); turn it off for files you made yourself (`ossa --trusted`). POSIX only: elsewhere the import
-  // runs unguarded, with a note on stderr.
+  // instead of 40 ms); turn it off for files you made yourself (`ossa --trusted`). POSIX only: elsewhere the
+  // import runs unguarded, with a note on stderr.
   bool isolate = true;
   size_t memory_limit_mb = 4096;    // memory the child may use beyond what this process holds
   double time_limit_seconds = 120;  // wall clock for the child's read
