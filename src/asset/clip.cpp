@@ -405,22 +405,17 @@ void Clip::decode_animated(int frame, JointPose* out) const {
   detail::active_kernels().decode_quantized(data, d, static_cast<int>(s.rotations),
                                             static_cast<int>(s.vectors), out);
   d += s.rotations + s.vectors;
-  auto float_at = [data](uint32_t byte, uint32_t shift) {  // 32 bits from any bit: a 64-bit read
-    uint64_t word;
-    std::memcpy(&word, data + byte, 8);
-    const auto bits = static_cast<uint32_t>(word >> shift);
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  };
+
   for (const DecodeStep* end = d + s.others; d != end; ++d) {
     JointPose& pose = out[d->joint];
     if (d->mode == 2) {  // four floats from the first component's place on
-      for (uint32_t i = 0; i < 4; ++i) pose.rotation[i] = float_at(d->byte[0] + 4 * i, d->shift[0]);
+      for (uint32_t i = 0; i < 4; ++i)
+        pose.rotation[i] = detail::read_float(data, d->byte[0] + 4 * i, d->shift[0]);
       continue;
     }
     float v[3];
-    for (int i = 0; i < 3; ++i) v[i] = d->mask[i] ? float_at(d->byte[i], d->shift[i]) : d->base[i];
+    for (int i = 0; i < 3; ++i)
+      v[i] = d->mask[i] ? detail::read_float(data, d->byte[i], d->shift[i]) : d->base[i];
     if (d->kind == 1) {
       detail::rebuild_rotation(v, pose.rotation);
     } else {

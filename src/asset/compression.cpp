@@ -36,12 +36,18 @@ float vertex_error(const Mat4& a, const Mat4& b, float d) {
 
 }  // namespace
 
-std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& candidate,
-                                         const Skeleton& skeleton, float shell_distance) {
-  std::vector<Mat4> a = model_frames(reference, skeleton), b = model_frames(candidate, skeleton);
+namespace {
+std::vector<float> vertex_errors(const std::vector<Mat4>& a, const std::vector<Mat4>& b,
+                                 float shell_distance) {
   std::vector<float> errors(std::min(a.size(), b.size()));
   for (size_t i = 0; i < errors.size(); ++i) errors[i] = vertex_error(a[i], b[i], shell_distance);
   return errors;
+}
+}  // namespace
+
+std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& candidate,
+                                         const Skeleton& skeleton, float shell_distance) {
+  return vertex_errors(model_frames(reference, skeleton), model_frames(candidate, skeleton), shell_distance);
 }
 
 namespace {
@@ -432,7 +438,8 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
             segment_count = (frames + segment_frames - 1) / segment_frames;
 
   // 4. The bound, checked on the clip as the runtime decodes it.
-  std::vector<float> errors = virtual_vertex_errors(clip, result, skeleton, settings.shell_distance);
+  std::vector<float> errors =
+      vertex_errors(reference, model_frames(result, skeleton), settings.shell_distance);
   if (stats) {
     *stats = {};
     stats->raw_bytes = static_cast<size_t>(frames) * joints * 40;

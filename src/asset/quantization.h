@@ -75,16 +75,18 @@ inline uint32_t channel_frame_bits(const Clip::QuantizedChannel& channel, int bi
   return total;
 }
 
-// `count` (<= 32) bits at bit `position` of a little-endian stream; the stream must have 8 readable bytes
-// past the byte holding `position`.
-inline uint32_t read_bits(const uint8_t* stream, uint64_t position, int count) {
-  uint64_t word;
-  std::memcpy(&word, stream + (position >> 3), 8);
-  return static_cast<uint32_t>((word >> (position & 7)) & ((uint64_t{1} << count) - 1));
+// The decoder's reads, `frame` pointing at a frame's first byte (Clip::DecodeStep gives each component's byte
+// and shift; packed frames are followed by 8 readable bytes). A quantized component, up to 24 bits plus a
+// shift of up to 7, fits one 32-bit read; a float needs a 64-bit one.
+inline uint32_t read_quantized(const uint8_t* frame, uint32_t byte, uint32_t shift, uint32_t mask) {
+  uint32_t word;
+  std::memcpy(&word, frame + byte, 4);
+  return (word >> shift) & mask;
 }
-
-inline float read_float(const uint8_t* stream, uint64_t position) {
-  const uint32_t bits = read_bits(stream, position, 32);
+inline float read_float(const uint8_t* frame, uint32_t byte, uint32_t shift) {
+  uint64_t word;
+  std::memcpy(&word, frame + byte, 8);
+  const auto bits = static_cast<uint32_t>(word >> shift);
   float f;
   std::memcpy(&f, &bits, 4);
   return f;

@@ -3,8 +3,6 @@
 
 #include "kernels.h"
 
-#include <cstring>
-
 #include "../../asset/quantization.h"
 
 namespace ossa::detail {
@@ -122,9 +120,7 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const 
 void decode_quantized_scalar(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
                              JointPose* out) {
   auto component = [frame](const Clip::DecodeStep& d, int i) {
-    uint32_t word;
-    std::memcpy(&word, frame + d.byte[i], 4);
-    return dequantize(d.base[i], d.step[i], (word >> d.shift[i]) & d.mask[i]);
+    return dequantize(d.base[i], d.step[i], read_quantized(frame, d.byte[i], d.shift[i], d.mask[i]));
   };
   for (const Clip::DecodeStep* d = steps; d != steps + rotations; ++d) {
     const float v[3] = {component(*d, 0), component(*d, 1), component(*d, 2)};
