@@ -203,7 +203,8 @@ class Importer {
   std::string build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names);
   std::string build_clips();
   void build_materials();
-  int add_texture(const aiString& path);
+  int add_texture(const aiString& path, const std::string& material);
+  std::string read_external_texture(const std::string& path, Texture& tex) const;
   void choose_space();
   double file_frame_rate() const;
   const aiScene* read_with_assimp(Assimp::Importer& importer) const;
@@ -645,7 +646,69 @@ std::string Importer::build_clips() {
   return {};
 }
 
-int Importer::add_texture(const aiString& ai_path) {
+namespace {
+// `path` lies inside `folder` (both lexically normal and absolute).
+bool is_inside(const fs::path& path, const fs::path& folder) {
+  auto p = path.begin(), f = folder.begin();
+  for (; f != folder.end() && !f->empty(); ++f, ++p)
+    if (p == path.end() || *p != *f) return false;
+  return true;
+}
+}  // namespace
+
+// The texture policy of ImportOptions::texture_folders: returns "" and fills `tex` with the file's bytes, or
+// why the texture is not read.
+std::string Importer::read_external_texture(const std::string& path, Texture& tex) const {
+  if (from_memory_) return "external textures are not resolved for files read from memory";
+  std::string normalized = path;
+  std::replace(normalized.begin(), normalized.end(), '\\', '/');
+  std::error_code ec;
+  const fs::path model_dir = fs::absolute(fs::path(path_), ec).parent_path().lexically_normal();
+  std::vector<fs::path> allowed{fs::weakly_canonical(model_dir, ec)};
+  for (const std::string& folder : options_.texture_folders)
+    allowed.push_back(fs::weakly_canonical(fs::absolute(folder, ec), ec));
+  auto permitted = [&](const fs::path& p) {
+    return std::any_of(allowed.begin(), allowed.end(), [&](const fs::path& a) { return is_inside(p, a); });
+  };
+  const fs::path as_written = fs::path(normalized);
+  bool escaped = false;
+  // As written (relative to the model), then by its file name next to the model (exporters often write
+  // absolute paths from the artist's machine).
+  for (const fs::path& candidate :
+       {(model_dir / as_written).lexically_normal(), model_dir / as_written.filename()}) {
+    if (as_written.filename().empty()) break;
+    // Lexically first, so that nothing outside the allowed folders is even tested for existence.
+    if (!permitted(candidate) && !is_inside(candidate, model_dir)) {
+      escaped = true;
+      continue;
+    }
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    const fs::path real = fs::weakly_canonical(candidate, ec);  // symlinks resolved
+    if (ec || !permitted(real)) {
+      escaped = true;
+      continue;
+    }
+    const uintmax_t size = fs::file_size(real, ec);
+    if (ec) continue;
+    if (size > options_.max_texture_bytes)
+      return "is " + std::to_string(size) + " bytes, over the " + std::to_string(options_.max_texture_bytes) +
+             "-byte limit (ImportOptions::max_texture_bytes)";
+    std::ifstream in(real, std::ios::binary);
+    tex.data.resize(static_cast<size_t>(size));
+    if (size && !in.read(reinterpret_cast<char*>(tex.data.data()), static_cast<std::streamsize>(size))) {
+      tex.data.clear();
+      return "could not be read";
+    }
+    tex.resolved_path = candidate.string();
+    std::string ext = real.extension().string();
+    tex.format_hint = ext.size() > 1 ? ext.substr(1) : "";
+    return {};
+  }
+  return escaped ? "lies outside the model's folder (ImportOptions::texture_folders allows more)"
+                 : "was not found next to the model";
+}
+
+int Importer::add_texture(const aiString& ai_path, const std::string& material) {
   std::string path = ai_path.C_Str();
   if (path.empty()) return -1;
   auto it = texture_by_path_.find(path);
@@ -654,25 +717,17 @@ int Importer::add_texture(const aiString& ai_path) {
   tex.path = path;
   if (const aiTexture* embedded = scene_->GetEmbeddedTexture(path.c_str())) {
     tex.embedded = true;
-    tex.format_hint = embedded->achFormatHint;
+    tex.format_hint = std::string(embedded->achFormatHint, strnlen(embedded->achFormatHint, 4));
     if (embedded->mHeight == 0 && embedded->pcData) {  // compressed file bytes
       const auto* bytes = reinterpret_cast<const uint8_t*>(embedded->pcData);
       tex.data.assign(bytes, bytes + embedded->mWidth);
     } else {
       warn("texture '" + path + "' is an uncompressed embedded image; its pixels are not kept");
     }
-  } else {
-    std::string normalized = path;
-    std::replace(normalized.begin(), normalized.end(), '\\', '/');
-    fs::path dir = fs::path(path_).parent_path();
-    for (const fs::path& candidate : {dir / normalized, dir / fs::path(normalized).filename()}) {
-      std::error_code ec;
-      if (fs::is_regular_file(candidate, ec)) {
-        tex.resolved_path = candidate.lexically_normal().string();
-        break;
-      }
-    }
-    if (tex.resolved_path.empty()) warn("texture '" + path + "' not found next to the model");
+  } else if (std::string why = read_external_texture(path, tex); !why.empty()) {
+    warn("material '" + material + "': texture '" + path + "' " + why + "; the material has no such texture");
+    texture_by_path_[path] = -1;
+    return -1;
   }
   int index = static_cast<int>(out_.textures.size());
   out_.textures.push_back(std::move(tex));
@@ -694,7 +749,7 @@ void Importer::build_materials() {
       for (aiTextureType type : types) {
         aiString path;
         if (am->GetTextureCount(type) > 0 && am->GetTexture(type, 0, &path) == AI_SUCCESS)
-          return add_texture(path);
+          return add_texture(path, mat.name);
       }
       return -1;
     };

@@ -56,14 +56,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   OssaFile file;
   file.left_handed = args.left_handed;
   file.materials = scene->materials;
-  file.textures = scene->textures;
-  for (Texture& t : file.textures) {  // external images are embedded, so the .ossa stands alone
-    if (t.embedded || t.resolved_path.empty()) continue;
-    std::ifstream image(t.resolved_path, std::ios::binary);
-    t.data.assign(std::istreambuf_iterator<char>(image), std::istreambuf_iterator<char>());
-    t.embedded = !t.data.empty();
-    t.format_hint = fs::path(t.resolved_path).extension().string().substr(1);
-  }
+  file.textures = scene->textures;  // the importer read external images (its folder policy): embedded now
   file.root_motion.resize(asset->clips.size());
   for (size_t c = 0; c < asset->clips.size(); ++c) {
     Clip clip = std::move(asset->clips[c]);
