@@ -142,8 +142,13 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
 }
 
 Result<NotifySet> load_notifies(const std::string& path, const std::vector<ClipTiming>& clips) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Result<NotifySet>::failure(path + ": cannot open");
+  const std::streamoff size = in.tellg();
+  if (size < 0 || size > kMaxNotifyFileBytes)
+    return Result<NotifySet>::failure(path + ": larger than " + std::to_string(kMaxNotifyFileBytes >> 20) +
+                                      " MB (or not a regular file)");
+  in.seekg(0);
   std::stringstream text;
   text << in.rdbuf();
   return parse_notifies(text.str(), path, clips);

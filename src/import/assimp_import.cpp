@@ -18,6 +18,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <assimp/DefaultIOSystem.h>
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
@@ -181,6 +182,22 @@ struct NodeInfo {
   bool has_meshes = false;
 };
 
+// Notes every file assimp opens (a glTF's .bin buffers, COLLADA's references, ...):
+// ImportedScene::source_files.
+class RecordingIOSystem : public Assimp::DefaultIOSystem {
+ public:
+  explicit RecordingIOSystem(std::vector<std::string>& opened) : opened_(opened) {}
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    Assimp::IOStream* stream = DefaultIOSystem::Open(file, mode);
+    std::error_code ec;
+    if (stream) opened_.push_back(fs::absolute(file, ec).lexically_normal().string());
+    return stream;
+  }
+
+ private:
+  std::vector<std::string>& opened_;
+};
+
 class Importer {
  public:
   Importer(std::string path, const ImportOptions& options) : path_(std::move(path)), options_(options) {}
@@ -204,7 +221,7 @@ class Importer {
   std::string build_clips();
   void build_materials();
   int add_texture(const aiString& path, const std::string& material);
-  std::string read_external_texture(const std::string& path, Texture& tex) const;
+  std::string read_external_texture(const std::string& path, Texture& tex);
   void choose_space();
   double file_frame_rate() const;
   const aiScene* read_with_assimp(Assimp::Importer& importer) const;
@@ -658,7 +675,7 @@ bool is_inside(const fs::path& path, const fs::path& folder) {
 
 // The texture policy of ImportOptions::texture_folders: returns "" and fills `tex` with the file's bytes, or
 // why the texture is not read.
-std::string Importer::read_external_texture(const std::string& path, Texture& tex) const {
+std::string Importer::read_external_texture(const std::string& path, Texture& tex) {
   if (from_memory_) return "external textures are not resolved for files read from memory";
   std::string normalized = path;
   std::replace(normalized.begin(), normalized.end(), '\\', '/');
@@ -700,6 +717,7 @@ std::string Importer::read_external_texture(const std::string& path, Texture& te
       return "could not be read";
     }
     tex.resolved_path = candidate.string();
+    out_.source_files.push_back(real.lexically_normal().string());
     std::string ext = real.extension().string();
     tex.format_hint = ext.size() > 1 ? ext.substr(1) : "";
     return {};
@@ -878,6 +896,7 @@ Result<ImportedScene> Importer::run() {
     if (std::string why = probe_in_child(); !why.empty()) return fail(why);
   }
   Assimp::Importer importer;
+  if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
   scene_ = read_with_assimp(importer);
   if (!scene_) {
     std::string why = importer.GetErrorString();

@@ -1,5 +1,7 @@
 #include "ossa/serialize/ossa_file.h"
 
+#include "ossa/core/file_io.h"
+
 #include <xxhash.h>
 
 #include <algorithm>
@@ -407,12 +409,7 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
 }
 
 Result<bool> write_ossa(const OssaFile& file, const std::string& path) {
-  std::vector<uint8_t> bytes = encode_ossa(file);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return Result<bool>::failure(path + ": cannot open for writing");
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return Result<bool>::failure(path + ": write failed");
-  return true;
+  return write_file_atomically(path, encode_ossa(file));
 }
 
 Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& name) {

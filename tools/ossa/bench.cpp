@@ -9,6 +9,7 @@
 #include <random>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/asset/character.h"
 #include "ossa/asset/compression.h"
 #include "ossa/baseline/naive_animator.h"
@@ -325,7 +326,7 @@ int run_bench(const BenchArgs& args) {
                                        {"compressed_ns", versus_fixed.second},
                                        {"ratio", versus_fixed.second / versus_fixed.first}};
   if (args.json) {
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", json_text(out).c_str());
     return 0;
   }
   std::printf("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(),

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
@@ -143,7 +144,7 @@ int run_eval_ossa(const EvalArgs& args) {
     samples.push_back(std::move(sample));
   }
   out["samples"] = std::move(samples);
-  std::printf("%s\n", out.dump(args.json ? -1 : 2).c_str());
+  std::printf("%s\n", json_text(out, args.json ? -1 : 2).c_str());
   return 0;
 }
 
@@ -168,11 +169,7 @@ int run_eval(const EvalArgs& args) {
     double d = clip ? clip->duration : 0.0;
     times = {0.0, 0.25 * d, 0.5 * d, 0.75 * d};
   }
-  for (double t : times)
-    if (!std::isfinite(t)) {
-      std::fprintf(stderr, "ossa: --time values must be finite numbers\n");
-      return 2;
-    }
+  // --time values are finite and in range for both paths (main.cpp checks them).
 
   ordered_json out;
   out["space"] = {{"up", "+Y"}, {"handedness", args.left_handed ? "left" : "right"}, {"units", "m"}};
@@ -199,7 +196,7 @@ int run_eval(const EvalArgs& args) {
   out["samples"] = std::move(samples);
 
   if (args.json) {
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", json_text(out).c_str());
     return 0;
   }
   // Text: one line per joint and time, aligned.

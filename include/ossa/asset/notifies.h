@@ -42,6 +42,7 @@ struct NotifySet {
   int find_name(const std::string& name) const;  // -1 when absent
 };
 
+constexpr long long kMaxNotifyFileBytes = 64ll << 20;  // sidecar files larger than this are refused
 Result<NotifySet> load_notifies(const std::string& path, const std::vector<ClipTiming>& clips);
 Result<NotifySet> parse_notifies(const std::string& json_text, const std::string& source_name,
                                  const std::vector<ClipTiming>& clips);
