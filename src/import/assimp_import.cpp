@@ -224,8 +224,8 @@ class Importer {
   std::string read_external_texture(const std::string& path, Texture& tex);
   void choose_space();
   double file_frame_rate() const;
-  const aiScene* read_with_assimp(Assimp::Importer& importer) const;
-  std::string probe_in_child() const;
+  const aiScene* read_with_assimp(Assimp::Importer& importer, bool validate) const;
+  std::string probe_in_child(bool& validated) const;
 
   std::string path_;
   ImportOptions options_;
@@ -445,13 +445,16 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
 
   // Influences. Palette slots are per mesh (joint_remap); the mesh node gets a slot when something follows
   // it.
+  std::unordered_map<int, int> slot_of_joint;  // a map, not a search: meshes with 40k bones stay linear
   auto slot_for = [&](int joint, const Mat4& inverse_bind) {
-    for (size_t s = 0; s < mesh.joint_remap.size(); ++s)
-      if (mesh.joint_remap[s] == joint) return static_cast<int>(s);
-    mesh.joint_remap.push_back(joint);
-    mesh.inverse_binds.push_back(inverse_bind);
-    return static_cast<int>(mesh.joint_remap.size() - 1);
+    auto [it, added] = slot_of_joint.emplace(joint, static_cast<int>(mesh.joint_remap.size()));
+    if (added) {
+      mesh.joint_remap.push_back(joint);
+      mesh.inverse_binds.push_back(inverse_bind);
+    }
+    return it->second;
   };
+  int weights_ignored = 0;  // negative: no exporter means them
   const Mat4 node_inverse_bind = mapper_->conjugate(inverse(node_global));
   std::vector<std::vector<std::pair<float, int>>> per_vertex(nv);
   for (unsigned b = 0; b < am->mNumBones; ++b) {
@@ -470,6 +473,10 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
     Mat4 offset = to_mat4(bone->mOffsetMatrix);
     if (!is_finite(offset))
       return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite offset matrix";
+    if (Mat4 unused; !invert(offset, unused))
+      warn(where + ": bone '" + std::string(bone->mName.C_Str()) +
+           "' has a singular offset (inverse bind) matrix; its bind pose cannot be recovered from it, so the "
+           "joint's bind position is wrong (check the exporter's scale settings)");
     // offset maps mesh-node space to bone space; our vertices are in model space already.
     Mat4 inverse_bind = mapper_->conjugate(offset * inverse(node_global));
     RawJoint& j = out_.skeleton.joints[joint];
@@ -488,7 +495,10 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
                std::to_string(vw.mVertexId) + " of " + std::to_string(nv);
       if (!std::isfinite(vw.mWeight))
         return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite weight";
-      if (vw.mWeight > 0) per_vertex[vw.mVertexId].emplace_back(vw.mWeight, slot);
+      if (vw.mWeight > 0)
+        per_vertex[vw.mVertexId].emplace_back(vw.mWeight, slot);
+      else if (vw.mWeight < 0)
+        ++weights_ignored;
     }
   }
 
@@ -542,6 +552,9 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
          " influences (up to " + std::to_string(stats.max_found) +
          "); the weakest were dropped (largest dropped " + std::to_string(stats.largest_dropped) +
          ") and the rest renormalised");
+  if (weights_ignored)
+    warn(where + ": " + std::to_string(weights_ignored) +
+         " negative weights were ignored (the other influences were renormalised)");
   if (stats.unweighted_vertices)
     warn(where + ": " + std::to_string(stats.unweighted_vertices) +
          " vertices have no weights and follow the mesh node");
@@ -804,13 +817,17 @@ void Importer::choose_space() {
   }
 }
 
-const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
+// `validate`: assimp's ValidateDataStructure step, which guards its other steps against damaged structures.
+// It is quadratic in the children of one node (60,000 joints under one parent: 4 s), so it runs once: in the
+// guard's child when there is one (under its time budget), else here. The parse is deterministic, so a file
+// the child validated needs no second check.
+const aiScene* Importer::read_with_assimp(Assimp::Importer& importer, bool validate) const {
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, 0);
   const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                          aiProcess_GenSmoothNormals | aiProcess_CalcTangentSpace |
-                         aiProcess_ValidateDataStructure;
+                         (validate ? unsigned{aiProcess_ValidateDataStructure} : 0u);
   const std::string ext = lower_extension(path_);
   return from_memory_ ? importer.ReadFileFromMemory(memory_.data(), memory_.size(), flags,
                                                     ext.empty() ? "" : ext.substr(1).c_str())
@@ -821,7 +838,7 @@ const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
 // Only when that succeeds does it read it again here, so Ossa's own conversion always runs in this process
 // (where a bug of ours still shows, e.g. to the fuzzer). Returns "" when the file may be read here, else why
 // not.
-std::string Importer::probe_in_child() const {
+std::string Importer::probe_in_child(bool& validated) const {
   detail::ChildLimits limits;
   limits.memory_bytes = options_.memory_limit_mb << 20;
   limits.seconds = options_.time_limit_seconds;
@@ -829,7 +846,7 @@ std::string Importer::probe_in_child() const {
       [&]() -> std::string {
         try {
           Assimp::Importer importer;
-          if (read_with_assimp(importer)) return {};
+          if (read_with_assimp(importer, /*validate=*/true)) return {};
           std::string why = importer.GetErrorString();
           // assimp turns an allocation that failed under the budget into an error string.
           if (why.find("bad_alloc") != std::string::npos) throw std::bad_alloc();
@@ -844,6 +861,7 @@ std::string Importer::probe_in_child() const {
   using Kind = detail::ChildOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kFinished:
+      validated = outcome.message.empty();
       return outcome.message;
     case Kind::kOutOfMemory:
       return "assimp needed more than " + std::to_string(options_.memory_limit_mb) +
@@ -892,12 +910,13 @@ Result<ImportedScene> Importer::run() {
     if (!version_error.empty()) return fail(version_error);
   }
 
+  bool validated_in_child = false;
   if (options_.isolate) {
-    if (std::string why = probe_in_child(); !why.empty()) return fail(why);
+    if (std::string why = probe_in_child(validated_in_child); !why.empty()) return fail(why);
   }
   Assimp::Importer importer;
   if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
-  scene_ = read_with_assimp(importer);
+  scene_ = read_with_assimp(importer, /*validate=*/!validated_in_child);
   if (!scene_) {
     std::string why = importer.GetErrorString();
     if (why.empty()) why = "unreadable";

@@ -28,7 +28,8 @@ ordered_json vec_json(Vec3 v) {
 
 ordered_json joints_json(const RawSkeleton& skeleton, const std::vector<Mat4>& model) {
   ordered_json j = ordered_json::object();
-  for (size_t i = 0; i < model.size(); ++i) j[skeleton.joints[i].name] = vec_json(model[i].translation());
+  for (size_t i = 0; i < model.size(); ++i)
+    append_unique(j, skeleton.joints[i].name, vec_json(model[i].translation()));
   return j;
 }
 
@@ -41,7 +42,7 @@ ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* mo
     } else {
       for (const Vec3& p : mesh.positions) verts.push_back(vec_json(p));
     }
-    j[mesh.name] = std::move(verts);
+    append_unique(j, mesh.name, std::move(verts));
   }
   return j;
 }
@@ -107,7 +108,8 @@ int run_eval_ossa(const EvalArgs& args) {
   std::vector<Mat4> model(skeleton.joint_count());
   auto joints = [&]() {
     ordered_json j = ordered_json::object();
-    for (int i = 0; i < skeleton.joint_count(); ++i) j[skeleton.name(i)] = vec_json(model[i].translation());
+    for (int i = 0; i < skeleton.joint_count(); ++i)
+      append_unique(j, skeleton.name(i), vec_json(model[i].translation()));
     return j;
   };
   auto meshes = [&](bool skin) {
@@ -124,7 +126,7 @@ int run_eval_ossa(const EvalArgs& args) {
       ordered_json verts = ordered_json::array();
       for (size_t v = 0; v + 2 < out_p.size(); v += 3)
         verts.push_back(vec_json({out_p[v], out_p[v + 1], out_p[v + 2]}));
-      j[mesh.name()] = std::move(verts);
+      append_unique(j, mesh.name(), std::move(verts));
     }
     return j;
   };

@@ -212,15 +212,18 @@ int main(int argc, char** argv) {
 #endif
 
   // A first word that is no command gets a message that says so (CLI11 would say "A subcommand is required").
-  if (argc > 1 && argv[1][0] != '-') {
+  // (Global options are flags, so the first word without a dash is the command.)
+  int first = 1;
+  while (first < argc && argv[first][0] == '-') ++first;
+  if (first < argc) {
     bool known = false;
     std::string names;
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-      known |= sub->get_name() == argv[1];
+      known |= sub->get_name() == argv[first];
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::fprintf(stderr, "ossa: unknown command '%s' (commands: %s; ossa --help)\n", argv[1],
+      std::fprintf(stderr, "ossa: unknown command '%s' (commands: %s; ossa --help)\n", argv[first],
                    names.c_str());
       return kExitUsage;
     }

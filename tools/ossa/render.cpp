@@ -236,7 +236,7 @@ int run_render(const RenderArgs& args) {
           ? write_gif(images, std::max(1, static_cast<int>(std::lround(100 / args.fps))), args.output)
           : write_png(images.size() == 1 ? images[0] : contact_sheet(images, std::min<int>(4, images.size())),
                       args.output);
-  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), 1;
+  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), kExitOutput;
   std::printf("%s: %zu frame%s %dx%d, %s skinning, %s lighting (%s)\n", args.output.c_str(), images.size(),
               images.size() == 1 ? "" : "s", args.width, args.height, args.skinning.c_str(),
               to_string(lighting), s.gl->renderer_name().c_str());
@@ -253,7 +253,7 @@ int run_bake(const BakeArgs& args) {
   for (const char* extension : {".bin", ".json"})
     if (!output_is_not_an_input(args.output + extension, scene->source_files)) return kExitOutput;
   auto written = write_baked_animation(*baked, args.output);
-  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), 1;
+  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), kExitOutput;
   std::printf(
       "%s.bin, %s.json: %d clips, %d joints, %dx%dx%d %s, %zu bytes (%.0f bytes per joint per clip-second)",
       args.output.c_str(), args.output.c_str(), baked->layers, baked->joints, baked->width, baked->height,
@@ -315,7 +315,7 @@ int run_demo(const DemoArgs& args) {
   }
   const std::string gif = (fs::path(args.output_dir) / "character.gif").string();
   if (auto w = write_gif(frames, static_cast<int>(100 / fps), gif); !w)
-    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), 1;
+    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), kExitOutput;
   std::printf("wrote %s (%zu frames %dx%d: %zu clips cycling with crossfades, GPU palette skinning)\n",
               gif.c_str(), frames.size(), args.size, args.size, s.asset->clips.size());
 
@@ -341,7 +341,7 @@ int run_demo(const DemoArgs& args) {
   s.renderer->draw_baked(crowd, 0.4f);
   const std::string png = (fs::path(args.output_dir) / "crowd.png").string();
   if (auto w = write_png(s.renderer->end_frame(), png); !w)
-    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), 1;
+    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), kExitOutput;
   std::printf("wrote %s (%zu instances, baked animation texture %dx%dx%d, one instanced draw per mesh)\n",
               png.c_str(), crowd.size(), baked->width, baked->height, baked->layers);
   for (const std::string& e : s.gl->take_errors()) std::fprintf(stderr, "ossa: GL error: %s\n", e.c_str());
