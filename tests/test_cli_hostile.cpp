@@ -406,7 +406,11 @@ TEST_F(CliHostile, SixtyThousandJointsStayLinear) {
       {{"primitives", {{{"attributes", {{"POSITION", pos}, {"JOINTS_0", jnt}, {"WEIGHTS_0", wgt}}}}}}}};
   b.doc()["skins"] = {{{"joints", skin_joints}, {"inverseBindMatrices", ibm}}};
   b.add_node({{"name", "Rig"}, {"children", children}});
-  for (int j = 0; j < kJoints; ++j) b.add_node({{"name", "b" + std::to_string(j)}});
+  for (int j = 0; j < kJoints; ++j) {
+    std::string name = "b";  // (GCC 12 warns falsely on "b" + std::to_string(j))
+    name += std::to_string(j);
+    b.add_node({{"name", name}});
+  }
   b.add_node({{"name", "Body"}, {"mesh", 0}, {"skin", 0}});
   b.doc()["scenes"][0]["nodes"] = {0, kJoints + 1};
   int times = b.add_floats({0, 1}, "SCALAR", true);
