@@ -3,11 +3,38 @@
 #include "ossa/core/file_io.h"
 
 #include <gif_lib.h>
+
+// stb (Debian's libstb-dev headers) compiled here, private to this file: static functions only, so no other
+// copy can interpose. assimp's libdraco exports an older stb_image whose symbols a dynamic link would bind
+// to instead of libstb's, and that copy crashes on a 90-byte PNM file (found by fuzz_image). Only the formats
+// textures come in are compiled: fewer decoders, less to attack.
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#define STBI_ONLY_JPEG
+#define STBI_ONLY_BMP
+#define STBI_ONLY_TGA
+#define STBI_NO_STDIO
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_WRITE_NO_STDIO
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wpedantic"
 #include <stb_image.h>
 #include <stb_image_write.h>
+#pragma GCC diagnostic pop
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 
 namespace ossa {
 
@@ -39,11 +66,36 @@ Result<bool> write_png(const Image& image, const std::string& path) {
 }
 
 Result<Image> read_png(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+  if (size < 0 || size > (std::streamoff{256} << 20))
+    return Result<Image>::failure(path + ": cannot read image (missing, unreadable or over 256 MB)");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (size && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    return Result<Image>::failure(path + ": cannot read image");
+  auto image = decode_image(bytes, 16384);
+  if (!image) return Result<Image>::failure(path + ": " + image.error());
+  return image;
+}
+
+Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side, bool flip) {
+  if (bytes.empty()) return Result<Image>::failure("no image data");
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) return Result<Image>::failure("image data over 2 GB");
+  const int length = static_cast<int>(bytes.size());
   int w = 0, h = 0, n = 0;
-  unsigned char* data = stbi_load(path.c_str(), &w, &h, &n, 4);
-  if (!data) return Result<Image>::failure(path + ": cannot read image (" + stbi_failure_reason() + ")");
-  Image image{w, h, std::vector<uint8_t>(data, data + static_cast<size_t>(w) * h * 4)};
-  stbi_image_free(data);
+  if (!stbi_info_from_memory(bytes.data(), length, &w, &h, &n))
+    return Result<Image>::failure(std::string("could not be decoded (") + stbi_failure_reason() + ")");
+  if (w <= 0 || h <= 0 || w > max_side || h > max_side)
+    return Result<Image>::failure("is " + std::to_string(w) + "x" + std::to_string(h) + " pixels, over the " +
+                                  std::to_string(max_side) + "-pixel limit per side");
+  stbi_set_flip_vertically_on_load_thread(flip);
+  unsigned char* pixels = stbi_load_from_memory(bytes.data(), length, &w, &h, &n, 4);
+  stbi_set_flip_vertically_on_load_thread(false);
+  if (!pixels)
+    return Result<Image>::failure(std::string("could not be decoded (") + stbi_failure_reason() + ")");
+  Image image{w, h, std::vector<uint8_t>(pixels, pixels + static_cast<size_t>(w) * h * 4)};
+  stbi_image_free(pixels);
   return image;
 }
 

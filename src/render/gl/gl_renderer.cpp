@@ -3,7 +3,6 @@
 
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
-#include <stb_image.h>
 
 #include <algorithm>
 #include <cmath>
@@ -258,35 +257,14 @@ struct StaticVertex {
 // CPU-skinned stream: position 3, normal 3, tangent 4.
 constexpr int kSkinnedFloats = 10;
 
-// Larger images are refused rather than decoded (16384 x 16384 RGBA is 1 GiB before mipmaps).
-constexpr int kMaxTextureSide = 8192;
-
 GLuint upload_texture(const Texture& texture, bool flip, std::string& warning) {
-  int w = 0, h = 0, n = 0;
-  stbi_set_flip_vertically_on_load(flip);
-  unsigned char* pixels = nullptr;
-  // Textures come as bytes (the importer read external files under its folder policy). The header's size is
-  // checked before decoding: a few hundred bytes of PNG can claim gigapixels.
-  if (texture.data.empty() || texture.data.size() > static_cast<size_t>(INT32_MAX)) {
-    warning = "texture '" + texture.path + "' has no image data";
+  auto image = decode_image(texture.data, kMaxTextureSide, flip);
+  if (!image) {
+    warning = "texture '" + texture.path + "': " + image.error();
     return 0;
   }
-  const int length = static_cast<int>(texture.data.size());
-  if (!stbi_info_from_memory(texture.data.data(), length, &w, &h, &n)) {
-    warning = "texture '" + texture.path + "' could not be decoded";
-    return 0;
-  }
-  if (w <= 0 || h <= 0 || w > kMaxTextureSide || h > kMaxTextureSide) {
-    warning = "texture '" + texture.path + "' is " + std::to_string(w) + "x" + std::to_string(h) +
-              " pixels, over the " + std::to_string(kMaxTextureSide) + "-pixel limit per side; not drawn";
-    return 0;
-  }
-  pixels = stbi_load_from_memory(texture.data.data(), length, &w, &h, &n, 4);
-  stbi_set_flip_vertically_on_load(false);
-  if (!pixels) {
-    warning = "texture '" + texture.path + "' could not be decoded";
-    return 0;
-  }
+  const int w = image->width, h = image->height;
+  const uint8_t* pixels = image->rgba.data();
   GLuint id = 0;
   glCreateTextures(GL_TEXTURE_2D, 1, &id);
   int levels = 1 + static_cast<int>(std::floor(std::log2(std::max(w, h))));
@@ -297,7 +275,6 @@ GLuint upload_texture(const Texture& texture, bool flip, std::string& warning) {
   glTextureParameteri(id, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
   glTextureParameteri(id, GL_TEXTURE_WRAP_S, GL_REPEAT);
   glTextureParameteri(id, GL_TEXTURE_WRAP_T, GL_REPEAT);
-  stbi_image_free(pixels);
   return id;
 }
 }  // namespace
