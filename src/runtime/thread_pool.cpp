@@ -142,12 +142,13 @@ void ThreadPool::worker_loop() {
       --sleeping_;
       continue;
     }
-    // Wake one more worker while at least one more chunk than ours is left: workers join one by one, and
-    // none is woken for a call the threads already running can finish.
-    const bool wake_another =
-        sleeping_ > 0 && job->next.load(std::memory_order_relaxed) + job->chunk < job->count;
+    // Wake up to two more workers while chunks beyond ours are left: workers join in a tree (a few wake-up
+    // latencies to fill a large machine), and none is woken for a call the running threads can finish.
+    const long long left =
+        (job->count - job->next.load(std::memory_order_relaxed) + job->chunk - 1) / job->chunk;
+    const long long wake = std::min<long long>({2, sleeping_, left - 1});
     lock.unlock();
-    if (wake_another) wake_.notify_one();
+    for (long long i = 0; i < wake; ++i) wake_.notify_one();
     job->work();
     lock.lock();
     if (--job->visitors == 0) {

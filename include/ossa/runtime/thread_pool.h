@@ -1,14 +1,15 @@
 // ossa/runtime/thread_pool.h — a small fork-join pool for spreading characters over cores (an Executor).
 //
-//   ossa::ThreadPool pool;                                    // one thread per core; the caller counts as
-//   one pool.parallel_for(count, [&](int begin, int end) { ... });  // returns when every index ran once
+//   ossa::ThreadPool pool;  // one thread per core, the calling thread included
+//   pool.parallel_for(count, [&](int begin, int end) { ... });  // returns when every index ran once
 //
 // Thread safety and guarantees:
 // - Any number of threads may call parallel_for on one pool at the same time, and a task may itself call
 //   parallel_for on the same pool (nested): every call is its own job, with its own cursor and result.
 // - The calling thread works on its own call's chunks; idle workers help. The caller then waits only for the
 //   chunks other threads have already taken (blocking, not spinning); workers sleep on a condition variable
-//   when there is nothing to do and are woken one by one while chunks remain.
+//   when there is nothing to do. A call wakes one worker, and each worker that joins wakes up to two more
+//   while chunks are left, so a small call wakes nobody it does not need.
 // - If a task throws, chunks not yet started are skipped, the call waits for the running ones, and the first
 //   exception is rethrown from parallel_for on the calling thread. The pool remains usable.
 // - count < 0 or chunk < 1 throws std::invalid_argument; counts up to INT_MAX are fine.
