@@ -81,7 +81,7 @@ int ThreadPool::default_thread_count() {
   return n > 0 ? n : 1;
 }
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads) : max_awake_(std::max(1, default_thread_count() - 1)) {
   if (threads <= 0) threads = default_thread_count();
   workers_.reserve(static_cast<size_t>(threads - 1));
   try {
@@ -117,6 +117,13 @@ void ThreadPool::unlink_locked(Job& job) {
   job.next_job = job.prev_job = nullptr;
 }
 
+// Sleeping workers worth waking: no more awake workers than the hardware has threads besides the caller's. A
+// pool with more threads than cores then behaves like one sized to the machine instead of time-slicing.
+int ThreadPool::wakeable_locked() const {
+  const int awake = static_cast<int>(workers_.size()) - sleeping_;
+  return std::max(0, std::min(sleeping_, max_awake_ - awake));
+}
+
 // The newest job with chunks left, visited; exhausted jobs met on the way are unlinked.
 ThreadPool::Job* ThreadPool::take_job_locked() {
   while (head_) {
@@ -146,7 +153,7 @@ void ThreadPool::worker_loop() {
     // latencies to fill a large machine), and none is woken for a call the running threads can finish.
     const long long left =
         (job->count - job->next.load(std::memory_order_relaxed) + job->chunk - 1) / job->chunk;
-    const long long wake = std::min<long long>({2, sleeping_, left - 1});
+    const long long wake = std::min<long long>({2, wakeable_locked(), left - 1});
     lock.unlock();
     for (long long i = 0; i < wake; ++i) wake_.notify_one();
     job->work();
@@ -173,7 +180,7 @@ void ThreadPool::parallel_for(int count, int chunk, RangeTask task) {
     if (head_) head_->prev_job = &job;
     head_ = &job;
     job.listed = true;
-    wake = sleeping_ > 0;
+    wake = wakeable_locked() > 0;
   }
   if (wake) wake_.notify_one();
   job.work();

@@ -9,7 +9,9 @@
 // - The calling thread works on its own call's chunks; idle workers help. The caller then waits only for the
 //   chunks other threads have already taken (blocking, not spinning); workers sleep on a condition variable
 //   when there is nothing to do. A call wakes one worker, and each worker that joins wakes up to two more
-//   while chunks are left, so a small call wakes nobody it does not need.
+//   while chunks are left, so a small call wakes nobody it does not need. No more workers are awake at once
+//   than the hardware has threads besides the caller's: a pool with more threads than cores does not
+//   time-slice itself.
 // - If a task throws, chunks not yet started are skipped, the call waits for the running ones, and the first
 //   exception is rethrown from parallel_for on the calling thread. The pool remains usable.
 // - count < 0 or chunk < 1 throws std::invalid_argument; counts up to INT_MAX are fine.
@@ -52,6 +54,7 @@ class ThreadPool final : public Executor {
   void worker_loop();
   Job* take_job_locked();
   void unlink_locked(Job& job);
+  int wakeable_locked() const;
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
@@ -59,6 +62,7 @@ class ThreadPool final : public Executor {
   Job* head_ =
       nullptr;        // jobs that may still have chunks to hand out (newest first: nested calls finish first)
   int sleeping_ = 0;  // workers waiting on wake_
+  int max_awake_;     // workers woken at most at once: the hardware threads besides the caller's
   bool stop_ = false;
 };
 
