@@ -120,6 +120,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--fps", bench.frame_rate, "Fixed-rate resampling rate (default: from the keys)")
       ->check(frame_rate_option());
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object (the documented contract)");
+  bench_cmd->add_flag(
+      "--threading", bench.threading,
+      "Only the thread pool: empty parallel_for overhead and crowd throughput, 1/2/8 threads");
 #ifdef OSSA_HAVE_RENDER
   bench_cmd->add_flag("--render", bench.render, "Measure drawing: palette skinning vs baked instancing");
 #endif
