@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ossa/asset/clip_names.h"
 #include "ossa/core/result.h"
 
 namespace ossa {
@@ -44,8 +45,5 @@ struct NotifySet {
 Result<NotifySet> load_notifies(const std::string& path, const std::vector<ClipTiming>& clips);
 Result<NotifySet> parse_notifies(const std::string& json_text, const std::string& source_name,
                                  const std::vector<ClipTiming>& clips);
-
-// Clip lookup shared by the CLI and the loader: exact name, else the unique clip named "<anything>|query".
-int match_clip_name(const std::vector<std::string>& names, const std::string& query);
 
 }  // namespace ossa

@@ -26,8 +26,8 @@
 
 #include "ossa/asset/character.h"
 #include "ossa/asset/notifies.h"
+#include "ossa/asset/raw.h"
 #include "ossa/asset/root_motion.h"
-#include "ossa/import/imported_scene.h"
 
 namespace ossa {
 
