@@ -217,6 +217,19 @@ TEST(Render, HalfPrecisionBakeReportsItsError) {
     EXPECT_NEAR(half_to_float(float_to_half(v)), v, std::fabs(v) * 1e-3f + 1e-7f);
 }
 
+// Cells without a frame show the background (the first frame's corner), not transparent black (white in
+// viewers).
+TEST(Render, ContactSheetEmptyCellsMatchTheBackground) {
+  const std::vector<uint8_t> background = {38, 41, 48, 255};
+  Image frame{2, 2, std::vector<uint8_t>(16)};
+  for (size_t p = 0; p < 16; ++p) frame.rgba[p] = background[p % 4];
+  Image sheet = contact_sheet({frame, frame, frame, frame, frame}, 4);
+  ASSERT_EQ(sheet.width, 8);
+  ASSERT_EQ(sheet.height, 4);
+  for (size_t p = 0; p < sheet.rgba.size(); p += 4)
+    ASSERT_EQ(std::vector<uint8_t>(sheet.rgba.begin() + p, sheet.rgba.begin() + p + 4), background) << p / 4;
+}
+
 TEST(Render, GifAndPngFilesAreWritten) {
   Image a{4, 2, std::vector<uint8_t>(32, 200)}, b{4, 2, std::vector<uint8_t>(32, 20)};
   std::string dir = test::temp_dir("images");

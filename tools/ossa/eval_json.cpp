@@ -61,6 +61,20 @@ int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
   return -1;
 }
 
+int find_clip_arg(const CharacterAsset& asset, const std::string& source, const std::string& arg) {
+  int index = asset.find_clip(arg);
+  if (index >= 0) return index;
+  char* end = nullptr;
+  long n = std::strtol(arg.c_str(), &end, 10);
+  if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(asset.clips.size()))
+    return static_cast<int>(n);
+  std::fprintf(stderr, "ossa: %s: no clip '%s' (clips:", source.c_str(), arg.c_str());
+  for (size_t i = 0; i < asset.clips.size(); ++i)
+    std::fprintf(stderr, " %zu='%s'", i, asset.clips[i].name().c_str());
+  std::fprintf(stderr, ")\n");
+  return -1;
+}
+
 // .ossa files hold runtime assets: evaluate them through the runtime jobs (the same numbers a game gets).
 int run_eval_ossa(const EvalArgs& args) {
   auto file = read_ossa(args.file);

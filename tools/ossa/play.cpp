@@ -11,37 +11,16 @@
 namespace ossa::cli {
 
 int run_play(const PlayArgs& args) {
-  auto scene = load_model(args.file, 4, false);
-  if (!scene) return 1;
-  if (scene->clips.empty()) {
+  // A model file or a .ossa; notifies from --notifies, else embedded in the .ossa or MODEL.notifies.json.
+  auto character = load_any(args.file, args.notifies);
+  if (!character) return 1;
+  const CharacterAsset& asset = character->asset;
+  if (asset.clips.empty()) {
     std::fprintf(stderr, "ossa: %s: no clips to play\n", args.file.c_str());
     return 1;
   }
-  int clip = find_clip_arg(*scene, args.clip);
+  int clip = find_clip_arg(asset, args.file, args.clip);
   if (clip < 0) return 1;
-  auto asset = CharacterAsset::build(*scene);
-  if (!asset) {
-    std::fprintf(stderr, "ossa: %s\n", asset.error().c_str());
-    return 1;
-  }
-
-  // Notifies: the given file, else the sidecar MODEL.notifies.json when there is one.
-  std::string notify_path = args.notifies;
-  if (notify_path.empty()) {
-    std::filesystem::path sidecar = std::filesystem::path(args.file).replace_extension(".notifies.json");
-    if (std::filesystem::exists(sidecar)) notify_path = sidecar.string();
-  }
-  NotifySet notifies;
-  if (!notify_path.empty()) {
-    std::vector<ClipTiming> timings;
-    for (const RawClip& c : scene->clips) timings.push_back({c.name, c.duration});
-    auto loaded = load_notifies(notify_path, timings);
-    if (!loaded) {
-      std::fprintf(stderr, "ossa: %s\n", loaded.error().c_str());
-      return 1;
-    }
-    notifies = std::move(loaded).value();
-  }
 
   std::vector<double> steps;
   if (!args.dt_file.empty()) {
@@ -74,17 +53,17 @@ int run_play(const PlayArgs& args) {
   LoopMode mode = args.loop == "once"       ? LoopMode::kOnce
                   : args.loop == "pingpong" ? LoopMode::kPingPong
                                             : LoopMode::kRepeat;
-  Animator animator(*asset, notify_path.empty() ? nullptr : &notifies);
+  Animator animator(asset, character->has_notifies() ? &character->notifies : nullptr);
   animator.play(clip, mode, args.passes, static_cast<float>(args.start));
   animator.set_speed(static_cast<float>(args.speed));
-  const std::string& clip_name = scene->clips[clip].name;
+  const std::string& clip_name = asset.clips[clip].name();
   for (size_t i = 0; i < steps.size(); ++i) {
     animator.update(static_cast<float>(steps[i]));
     for (const AnimEvent& e : animator.events()) {
       if (args.events_json) {
         nlohmann::ordered_json j;
         j["step"] = i;
-        j["clip"] = scene->clips[e.clip].name;
+        j["clip"] = asset.clips[e.clip].name();
         j["name"] = e.name ? nlohmann::ordered_json(*e.name) : nlohmann::ordered_json(nullptr);
         j["type"] = to_string(e.type);
         j["time"] = std::round(e.time * 1e6) / 1e6;
