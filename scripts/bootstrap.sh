@@ -9,6 +9,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
   build-essential cmake ninja-build pkg-config
   libassimp-dev          # import: FBX / glTF / COLLADA
+  zlib1g-dev             # assimp's CMake config links libz.so by path (a minimal Debian 12 lacks it)
   libcli11-dev           # CLI parsing
   nlohmann-json3-dev     # JSON output and sidecar files
   libxxhash-dev          # .ossa section checksums

@@ -140,6 +140,7 @@ TEST(Animator, NotifiesFireOnlyWhileTheClipWeighsEnough) {
       "test.notifies.json", {{"A", 1.f}, {"B", 1.f}});
   ASSERT_TRUE(set) << set.error();
   Animator a(c, &*set);
+  a.notify_blend_in_threshold = a.notify_weight_threshold;  // one rule for both clips of a fade
   std::vector<std::string> fired;
   a.on("TickA", [&](const AnimEvent& e) { fired.push_back("TickA@" + std::to_string(e.time)); });
   EXPECT_FALSE(a.on("Nope", [](const AnimEvent&) {}));
@@ -157,6 +158,29 @@ TEST(Animator, NotifiesFireOnlyWhileTheClipWeighsEnough) {
   EXPECT_TRUE(hold_ended);
   a.dispatch();
   EXPECT_TRUE(fired.empty());
+}
+
+// Crossfades (issue 11, point 11): notifies of the clip being blended in fire by their own threshold,
+// notify_blend_in_threshold, whose default lets a start notify (t = 0) fire during the fade. The clip being
+// blended out keeps notify_weight_threshold (0.5).
+TEST(Animator, StartNotifyOfTheIncomingClipFiresDuringACrossfade) {
+  CharacterAsset c = make_character();
+  c.clips.push_back(make_clip("Idle", 11, [](int, int) { return pose({0, 1, 0}); }));
+  c.clips.push_back(make_clip("Wave", 11, [](int, int) { return pose({0, 1, 0}); }));
+  auto set = parse_notifies(R"({"clips": {"Wave": [{"name": "WaveStart", "ratio": 0.0}]}})",
+                            "test.notifies.json", {{"Idle", 1.f}, {"Wave", 1.f}});
+  ASSERT_TRUE(set) << set.error();
+  Animator a(c, &*set);
+  int fired = 0;
+  ASSERT_TRUE(a.on("WaveStart", [&](const AnimEvent& e) { fired += e.clip == 1 && e.time == 0.f; }));
+  a.play(0);
+  a.update(0.1f);
+  a.crossfade(1, 0.3f);
+  for (int i = 0; i < 10; ++i) {
+    a.update(1 / 60.f);
+    a.dispatch();
+  }
+  EXPECT_EQ(fired, 1);
 }
 
 // Root motion: a clip that walks 2 m along +z while turning 90 deg, played in place; deltas summed over

@@ -15,6 +15,7 @@
 #include "ossa/import/import.h"
 #include "ossa/render/gl_renderer.h"
 #include "ossa/runtime/crowd.h"
+#include "ossa/serialize/ossa_file.h"
 
 namespace ossa {
 namespace {
@@ -215,6 +216,50 @@ TEST(Render, HalfPrecisionBakeReportsItsError) {
   EXPECT_LT(full->bytes_per_joint_second(), 48 * 30 * 1.6);
   for (float v : {0.f, 1.f, -2.5f, 1e-5f, 65504.f, 0.333f})
     EXPECT_NEAR(half_to_float(float_to_half(v)), v, std::fabs(v) * 1e-3f + 1e-7f);
+}
+
+// The renderer draws runtime assets: a character read back from a .ossa (no ImportedScene) draws the same
+// pixels as the import it was converted from, textures included.
+TEST(Render, OssaCharacterDrawsLikeItsImport) {
+  REQUIRE_GL();
+  auto m = load(test::source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(m);
+  OssaFile file;
+  file.skeleton = m->asset->skeleton;
+  file.clips = m->asset->clips;
+  file.meshes = m->asset->meshes;
+  file.materials = m->scene.materials;
+  file.textures = m->scene.textures;
+  auto decoded = decode_ossa(encode_ossa(file), "render.ossa");
+  ASSERT_TRUE(decoded) << decoded.error();
+  auto asset = decoded->character();
+  ASSERT_TRUE(asset) << asset.error();
+  auto from_ossa = CharacterRenderer::create(*asset, decoded->materials, decoded->textures, true);
+  ASSERT_TRUE(from_ossa) << from_ossa.error();
+  const int walk = asset->find_clip("Walk");
+  ASSERT_GE(walk, 0);
+  const FrameSettings frame = frame_for(*asset, 128, LightingMode::kBlinnPhong);
+  m->renderer->begin_frame(frame);
+  m->renderer->draw_palette(Mat4{}, pose(*m->asset, walk, 0.3f));
+  const Image expected = m->renderer->end_frame();
+  (*from_ossa)->begin_frame(frame);
+  (*from_ossa)->draw_palette(Mat4{}, pose(*asset, walk, 0.3f));
+  const Image got = (*from_ossa)->end_frame();
+  const ImageDifference d = compare_images(expected, got, 0);
+  EXPECT_EQ(d.max_difference, 0) << d.fraction_over;
+}
+
+// Cells without a frame show the background (the first frame's corner), not transparent black (white in
+// viewers).
+TEST(Render, ContactSheetEmptyCellsMatchTheBackground) {
+  const std::vector<uint8_t> background = {38, 41, 48, 255};
+  Image frame{2, 2, std::vector<uint8_t>(16)};
+  for (size_t p = 0; p < 16; ++p) frame.rgba[p] = background[p % 4];
+  Image sheet = contact_sheet({frame, frame, frame, frame, frame}, 4);
+  ASSERT_EQ(sheet.width, 8);
+  ASSERT_EQ(sheet.height, 4);
+  for (size_t p = 0; p < sheet.rgba.size(); p += 4)
+    ASSERT_EQ(std::vector<uint8_t>(sheet.rgba.begin() + p, sheet.rgba.begin() + p + 4), background) << p / 4;
 }
 
 TEST(Render, GifAndPngFilesAreWritten) {

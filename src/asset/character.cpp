@@ -1,23 +1,24 @@
 #include "ossa/asset/character.h"
 
+#include "ossa/asset/clip_names.h"
+
 namespace ossa {
 
-Result<CharacterAsset> CharacterAsset::build(const ImportedScene& scene,
+Result<CharacterAsset> CharacterAsset::build(const RawSkeleton& raw_skeleton, std::span<const RawClip> clips,
+                                             std::span<const RawMesh> meshes, const std::string& source_name,
                                              const CharacterBuildOptions& options) {
-  auto fail = [&](const std::string& e) {
-    return Result<CharacterAsset>::failure(scene.source_path + ": " + e);
-  };
-  auto skeleton = Skeleton::build(scene.skeleton);
+  auto fail = [&](const std::string& e) { return Result<CharacterAsset>::failure(source_name + ": " + e); };
+  auto skeleton = Skeleton::build(raw_skeleton);
   if (!skeleton) return fail(skeleton.error());
   CharacterAsset asset{std::move(skeleton).value(), {}, {}};
-  for (const RawClip& raw : scene.clips) {
+  for (const RawClip& raw : clips) {
     auto clip = options.layout == Clip::Layout::kKeyed
                     ? Clip::build_keyed(raw, asset.skeleton)
                     : Clip::build_fixed_rate(raw, asset.skeleton, options.frame_rate);
     if (!clip) return fail(clip.error());
     asset.clips.push_back(std::move(clip).value());
   }
-  for (const RawMesh& raw : scene.meshes) {
+  for (const RawMesh& raw : meshes) {
     auto mesh = SkinnedMesh::build(raw, asset.skeleton);
     if (!mesh) return fail(mesh.error());
     asset.meshes.push_back(std::move(mesh).value());
@@ -26,9 +27,10 @@ Result<CharacterAsset> CharacterAsset::build(const ImportedScene& scene,
 }
 
 int CharacterAsset::find_clip(std::string_view name) const {
-  for (size_t i = 0; i < clips.size(); ++i)
-    if (clips[i].name() == name) return static_cast<int>(i);
-  return -1;
+  std::vector<std::string> names;
+  names.reserve(clips.size());
+  for (const Clip& c : clips) names.push_back(c.name());
+  return match_clip_name(names, std::string(name));
 }
 
 }  // namespace ossa

@@ -983,18 +983,6 @@ double fbx_time_mode_fps(int time_mode) {
   }
 }
 
-int RawSkeleton::find(const std::string& name) const {
-  for (size_t i = 0; i < joints.size(); ++i)
-    if (joints[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
-int ImportedScene::find_clip(const std::string& name) const {
-  for (size_t i = 0; i < clips.size(); ++i)
-    if (clips[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
 namespace {
 // No exception crosses the public API: a hostile file that makes assimp (or us) run out of memory is an
 // error.

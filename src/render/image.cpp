@@ -190,7 +190,10 @@ Image contact_sheet(const std::vector<Image>& frames, int columns) {
     return sheet;
   sheet.width = w * std::min<int>(columns, static_cast<int>(frames.size()));
   sheet.height = h * rows;
-  sheet.rgba.assign(static_cast<size_t>(sheet.width) * sheet.height * 4, 0);
+  // Cells without a frame take the first frame's corner pixel (the background), not transparent black, which
+  // viewers show as white on a dark sheet.
+  sheet.rgba.resize(static_cast<size_t>(sheet.width) * sheet.height * 4);
+  for (size_t p = 0; p < sheet.rgba.size(); p += 4) std::copy_n(frames[0].rgba.data(), 4, &sheet.rgba[p]);
   for (size_t i = 0; i < frames.size(); ++i) {
     const int ox = static_cast<int>(i % columns) * w, oy = static_cast<int>(i / columns) * h;
     for (int y = 0; y < h; ++y)

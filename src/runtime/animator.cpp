@@ -26,6 +26,10 @@ Animator::Animator(const CharacterAsset& asset, const NotifySet* notifies,
   mask_scratch_.resize(2 * n);
   model_.resize(n);
   palette_.resize(n);
+  mesh_palette_offset_.push_back(0);
+  for (const SkinnedMesh& mesh : asset.meshes)
+    mesh_palette_offset_.push_back(mesh_palette_offset_.back() + mesh.inverse_binds().size());
+  mesh_palettes_.resize(mesh_palette_offset_.back());
   events_.reserve(kEventCapacity);
   if (notifies_) handlers_.resize(notifies_->names.size());
   if (root_motion_.size() != asset.clips.size()) root_motion_ = {};
@@ -47,17 +51,24 @@ void Animator::end_track_states(Track& t) {
   collect(t);
 }
 
-void Animator::play(int clip, LoopMode mode, int passes, float start_time) {
-  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return;
+std::span<const Mat4> Animator::mesh_palette(int mesh) const {
+  if (mesh < 0 || mesh >= mesh_count()) return {};
+  return std::span<const Mat4>(mesh_palettes_)
+      .subspan(mesh_palette_offset_[mesh], mesh_palette_offset_[mesh + 1] - mesh_palette_offset_[mesh]);
+}
+
+bool Animator::play(int clip, LoopMode mode, int passes, float start_time) {
+  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return false;
   for (Track& t : base_) end_track_states(t), t.clip = -1;
   fading_ = false;
   current_ = 0;
   start_track(base_[0], clip, mode, passes, start_time);
   base_[0].weight = 1;
+  return true;
 }
 
-void Animator::crossfade(int clip, float duration, bool sync, LoopMode mode, int passes) {
-  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return;
+bool Animator::crossfade(int clip, float duration, bool sync, LoopMode mode, int passes) {
+  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return false;
   Track& from = base_[current_];
   if (from.clip < 0 || !(duration > 0)) return play(clip, mode, passes);
   const int next = 1 - current_;
@@ -73,6 +84,7 @@ void Animator::crossfade(int clip, float duration, bool sync, LoopMode mode, int
   sync_ = sync;
   fade_time_ = 0;
   fade_duration_ = duration;
+  return true;
 }
 
 void Animator::stop() {
@@ -157,9 +169,9 @@ void Animator::collect(const Track& t) {
   scratch_.clear();
 }
 
-void Animator::advance_track(Track& t, double delta) {
+void Animator::advance_track(Track& t, double delta, float threshold) {
   if (t.clip < 0) return;
-  const bool counts = t.weight >= notify_weight_threshold;
+  const bool counts = t.weight > 0 && t.weight >= threshold;
   if (!counts && t.notify_active) end_track_states(t);  // blended out: its states end now
   t.notify_active = counts;
   scratch_.clear();
@@ -207,10 +219,10 @@ bool Animator::update(float dt) {
     double cycle = lo + (lc - lo) * cur.weight;
     if (cycle > 0) cur_delta = step * lc / cycle, old_delta = step * lo / cycle;
   }
-  if (fading_ && old.clip >= 0) advance_track(old, old_delta);
-  advance_track(cur, cur_delta);
+  if (fading_ && old.clip >= 0) advance_track(old, old_delta, notify_weight_threshold);
+  advance_track(cur, cur_delta, fading_ ? notify_blend_in_threshold : notify_weight_threshold);
   for (Layer& l : layers_)
-    if (l.used) advance_track(l.track, step);
+    if (l.used) advance_track(l.track, step, notify_weight_threshold);
 
   // Root motion of the base clips, weighted during a fade.
   if (!root_motion_.empty()) {
@@ -284,6 +296,11 @@ bool Animator::update(float dt) {
 
   LocalToModelJob{&asset_->skeleton, locals_, model_}.run();
   PaletteJob{model_, asset_->skeleton.inverse_binds(), {}, palette_, {}}.run();
+  for (int m = 0; m < mesh_count(); ++m) {
+    const SkinnedMesh& mesh = asset_->meshes[m];
+    const std::span<Mat4> out(mesh_palettes_.data() + mesh_palette_offset_[m], mesh.inverse_binds().size());
+    PaletteJob{model_, mesh.inverse_binds(), mesh.joint_remap(), out, {}}.run();
+  }
   return base_count > 0;
 }
 

@@ -12,6 +12,7 @@ bool SkinningJob::validate() const {
   if (vertex_count < 0 || influences < 1 || influences > 4) return false;
   const size_t slots = static_cast<size_t>(vertex_count) * influences;
   if (joint_indices.size() < slots || joint_weights.size() < slots) return false;
+  if (palette_size > 0 && palette.size() != palette_size) return false;
   if (vertex_count > 0 && (!in_positions || !out_positions)) return false;
   if (in_positions_stride < 12 || out_positions_stride < 12) return false;
   if (in_normals && (!out_normals || in_normals_stride < 12 || out_normals_stride < 12)) return false;
@@ -29,6 +30,7 @@ SkinningJob SkinningJob::for_mesh(const SkinnedMesh& mesh, std::span<const Mat4>
   job.joint_indices = mesh.joint_indices();
   job.joint_weights = mesh.joint_weights();
   job.palette = palette;
+  job.palette_size = mesh.inverse_binds().size();
   job.in_positions = mesh.positions().data();
   return job;
 }

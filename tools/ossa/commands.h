@@ -100,6 +100,7 @@ int run_demo(const DemoArgs& args);
 #include <optional>
 
 #include "ossa/import/import.h"
+#include "ossa/import/load_character.h"
 
 namespace ossa::cli {
 
@@ -134,7 +135,24 @@ inline bool is_ossa_file(const std::string& path) {
   return path.size() > 5 && path.compare(path.size() - 5, 5, ".ossa") == 0;
 }
 
-// A clip given by name, or by index when no clip has that name. -1 (and a message) when neither.
+// A model file or a .ossa, with its notifies (`notifies`, else embedded or MODEL.notifies.json), printing the
+// library's message to stderr on failure.
+inline std::shared_ptr<const LoadedCharacter> load_any(const std::string& file,
+                                                       const std::string& notifies = "") {
+  ModelLoadOptions options;
+  options.import = import_options(4, false);
+  options.notifies_path = notifies;
+  auto loaded = load_character(file, options);
+  if (!loaded) {
+    std::fprintf(stderr, "ossa: %s\n", loaded.error().c_str());
+    return nullptr;
+  }
+  return std::move(loaded).value();
+}
+
+// A clip given by name (ossa/asset/clip_names.h), or by index when no clip has that name. -1 (and a message)
+// when neither.
 int find_clip_arg(const ImportedScene& scene, const std::string& arg);
+int find_clip_arg(const CharacterAsset& asset, const std::string& source, const std::string& arg);
 
 }  // namespace ossa::cli

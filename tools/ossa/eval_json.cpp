@@ -49,24 +49,30 @@ ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* mo
 }  // namespace
 
 int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
+  // The library's rule (ossa/asset/clip_names.h: "Walk" finds "Armature|Walk"), then an index.
   int index = scene.find_clip(arg);
   if (index >= 0) return index;
   char* end = nullptr;
   long n = std::strtol(arg.c_str(), &end, 10);
   if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(scene.clips.size()))
     return static_cast<int>(n);
-  // Blender's FBX exporter names takes "Armature|Walk": accept "Walk" when exactly one clip ends that way.
-  int match = -1;
-  for (size_t i = 0; i < scene.clips.size(); ++i) {
-    const std::string& name = scene.clips[i].name;
-    if (name.size() > arg.size() && name.compare(name.size() - arg.size(), arg.size(), arg) == 0 &&
-        name[name.size() - arg.size() - 1] == '|')
-      match = match == -1 ? static_cast<int>(i) : -2;
-  }
-  if (match >= 0) return match;
   std::fprintf(stderr, "ossa: %s: no clip '%s' (clips:", scene.source_path.c_str(), arg.c_str());
   for (size_t i = 0; i < scene.clips.size(); ++i)
     std::fprintf(stderr, " %zu='%s'", i, scene.clips[i].name.c_str());
+  std::fprintf(stderr, ")\n");
+  return -1;
+}
+
+int find_clip_arg(const CharacterAsset& asset, const std::string& source, const std::string& arg) {
+  int index = asset.find_clip(arg);
+  if (index >= 0) return index;
+  char* end = nullptr;
+  long n = std::strtol(arg.c_str(), &end, 10);
+  if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(asset.clips.size()))
+    return static_cast<int>(n);
+  std::fprintf(stderr, "ossa: %s: no clip '%s' (clips:", source.c_str(), arg.c_str());
+  for (size_t i = 0; i < asset.clips.size(); ++i)
+    std::fprintf(stderr, " %zu='%s'", i, asset.clips[i].name().c_str());
   std::fprintf(stderr, ")\n");
   return -1;
 }
@@ -81,12 +87,10 @@ int run_eval_ossa(const EvalArgs& args) {
   const Skeleton& skeleton = asset->skeleton;
   int clip_index = -1;
   if (!args.clip.empty()) {
-    std::vector<std::string> names;
-    for (const Clip& c : asset->clips) names.push_back(c.name());
-    clip_index = match_clip_name(names, args.clip);
+    clip_index = asset->find_clip(args.clip);
     char* end = nullptr;
     long n = std::strtol(args.clip.c_str(), &end, 10);
-    if (clip_index < 0 && end && *end == '\0' && n >= 0 && n < static_cast<long>(names.size()))
+    if (clip_index < 0 && end && *end == '\0' && n >= 0 && n < static_cast<long>(asset->clips.size()))
       clip_index = static_cast<int>(n);
     if (clip_index < 0)
       return std::fprintf(stderr, "ossa: %s: no clip '%s'\n", args.file.c_str(), args.clip.c_str()), 1;

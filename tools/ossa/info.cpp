@@ -188,11 +188,18 @@ int run_info_ossa(const InfoArgs& args) {
     std::printf("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",
                 m["name"].get<std::string>().c_str(), m["vertices"].get<int>(), m["triangles"].get<size_t>(),
                 m["influences_per_vertex"].get<int>(), m["joints_used"].get<size_t>());
-  for (const auto& c : out["clips"])
-    std::printf("clip  %-24s %8.4f s  %-10s %6.1f fps  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
-                c["duration"].get<double>(), c["layout"].get<std::string>().c_str(),
-                c["frame_rate"].get<double>(), c["bytes"].get<size_t>(),
+  for (const auto& c : out["clips"]) {
+    // Keyed clips keep the file's own key times: they have no frame rate to print.
+    const std::string layout = c["layout"].get<std::string>();
+    char rate[32];
+    if (layout == "keyed")
+      std::snprintf(rate, sizeof rate, "%10s", "file keys");
+    else
+      std::snprintf(rate, sizeof rate, "%6.1f fps", c["frame_rate"].get<double>());
+    std::printf("clip  %-24s %8.4f s  %-10s %s  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
+                c["duration"].get<double>(), layout.c_str(), rate, c["bytes"].get<size_t>(),
                 c["root_motion"].get<bool>() ? "  root motion" : "");
+  }
   std::printf("materials %zu, textures %zu, notifies %s\n", file->materials.size(), file->textures.size(),
               file->notifies_json.empty() ? "no" : "yes");
   return 0;

@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   ossa::cli::InfoArgs info;
   CLI::App* info_cmd =
       app.add_subcommand("info", "Joints, meshes, clips, materials and the space conversion of a file");
-  info_cmd->add_option("file", info.file, "Model file (.fbx .glb .gltf .dae)")->required();
+  info_cmd->add_option("file", info.file, "Model file (.fbx .glb .gltf .dae) or .ossa")->required();
   info_cmd->add_flag("--json", info.json, "Print one JSON object");
   info_cmd->add_option("--max-influences", info.max_influences, "Influences kept per vertex (1-8)")
       ->check(CLI::Range(1, 8));
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
   ossa::cli::EvalArgs eval;
   CLI::App* eval_cmd =
       app.add_subcommand("eval", "World-space joints (and skinned vertices) of a clip at given times");
-  eval_cmd->add_option("file", eval.file, "Model file")->required();
-  eval_cmd->add_option("--clip", eval.clip, "RawClip name or index (default: the first)");
+  eval_cmd->add_option("file", eval.file, "Model file or .ossa")->required();
+  eval_cmd->add_option("--clip", eval.clip, "Clip name or index (default: the first)");
   eval_cmd
       ->add_option("--time", eval.times,
                    "Times in seconds, comma-separated (default: 0,25,50,75 % of the clip)")
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
 
   ossa::cli::PlayArgs play;
   CLI::App* play_cmd = app.add_subcommand("play", "Play a clip step by step and print the events it fires");
-  play_cmd->add_option("file", play.file, "Model file")->required();
+  play_cmd->add_option("file", play.file, "Model file or .ossa")->required();
   play_cmd->add_option("--clip", play.clip, "Clip name or index")->required();
   play_cmd->add_option("--notifies", play.notifies,
                        "Notify sidecar JSON (default: MODEL.notifies.json if present)");
@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
   std::string size = "512x512";
   CLI::App* render_cmd =
       app.add_subcommand("render", "Render a character headless to PNG (contact sheet) or GIF");
-  render_cmd->add_option("file", render.file, "Model file")->required();
+  render_cmd->add_option("file", render.file, "Model file or .ossa")->required();
   render_cmd->add_option("--clip", render.clip, "Clip name or index (default: the first)");
   auto* time_opt = render_cmd->add_option("--time", render.time, "Clip time in seconds (one frame)")
                        ->check(finite(0, 1e7));
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
   ossa::cli::BakeArgs bake;
   CLI::App* bake_cmd =
       app.add_subcommand("bake", "Bake every clip's frames x joints matrices for GPU instancing");
-  bake_cmd->add_option("file", bake.file, "Model file")->required();
+  bake_cmd->add_option("file", bake.file, "Model file or .ossa")->required();
   bake_cmd->add_option("-o,--output", bake.output, "Output prefix: writes OUT.bin and OUT.json")->required();
   bake_cmd->add_option("--fps", bake.fps, "Frame rate (default: each clip's own)")
       ->check(frame_rate_option());

@@ -12,37 +12,16 @@
 namespace ossa::cli {
 
 int run_play(const PlayArgs& args) {
-  auto scene = load_model(args.file, 4, false);
-  if (!scene) return kExitBadInput;
-  if (scene->clips.empty()) {
+  // A model file or a .ossa; notifies from --notifies, else embedded in the .ossa or MODEL.notifies.json.
+  auto character = load_any(args.file, args.notifies);
+  if (!character) return kExitBadInput;
+  const CharacterAsset& asset = character->asset;
+  if (asset.clips.empty()) {
     std::fprintf(stderr, "ossa: %s: no clips to play\n", args.file.c_str());
     return kExitBadInput;
   }
-  int clip = find_clip_arg(*scene, args.clip);
+  int clip = find_clip_arg(asset, args.file, args.clip);
   if (clip < 0) return kExitBadInput;
-  auto asset = CharacterAsset::build(*scene);
-  if (!asset) {
-    std::fprintf(stderr, "ossa: %s\n", asset.error().c_str());
-    return kExitBadInput;
-  }
-
-  // Notifies: the given file, else the sidecar MODEL.notifies.json when there is one.
-  std::string notify_path = args.notifies;
-  if (notify_path.empty()) {
-    std::filesystem::path sidecar = std::filesystem::path(args.file).replace_extension(".notifies.json");
-    if (std::filesystem::exists(sidecar)) notify_path = sidecar.string();
-  }
-  NotifySet notifies;
-  if (!notify_path.empty()) {
-    std::vector<ClipTiming> timings;
-    for (const RawClip& c : scene->clips) timings.push_back({c.name, c.duration});
-    auto loaded = load_notifies(notify_path, timings);
-    if (!loaded) {
-      std::fprintf(stderr, "ossa: %s\n", loaded.error().c_str());
-      return kExitBadInput;
-    }
-    notifies = std::move(loaded).value();
-  }
 
   // Steps are streamed, never stored: --steps 2000000000 or a --dt-file of /dev/zero costs no memory.
   std::ifstream dt_in;
@@ -101,10 +80,10 @@ int run_play(const PlayArgs& args) {
   LoopMode mode = args.loop == "once"       ? LoopMode::kOnce
                   : args.loop == "pingpong" ? LoopMode::kPingPong
                                             : LoopMode::kRepeat;
-  Animator animator(*asset, notify_path.empty() ? nullptr : &notifies);
+  Animator animator(asset, character->has_notifies() ? &character->notifies : nullptr);
   animator.play(clip, mode, args.passes, static_cast<float>(args.start));
   animator.set_speed(static_cast<float>(args.speed));
-  const std::string& clip_name = scene->clips[clip].name;
+  const std::string& clip_name = asset.clips[clip].name();
   size_t i = 0;
   for (double dt; next_step(i, dt); ++i) {
     animator.update(static_cast<float>(dt));
@@ -112,7 +91,7 @@ int run_play(const PlayArgs& args) {
       if (args.events_json) {
         nlohmann::ordered_json j;
         j["step"] = i;
-        j["clip"] = scene->clips[e.clip].name;
+        j["clip"] = asset.clips[e.clip].name();
         j["name"] = e.name ? nlohmann::ordered_json(*e.name) : nlohmann::ordered_json(nullptr);
         j["type"] = to_string(e.type);
         j["time"] = std::round(e.time * 1e6) / 1e6;

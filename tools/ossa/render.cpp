@@ -1,4 +1,5 @@
 // `ossa render`, `ossa bake`, `ossa demo`: headless OpenGL output of a character (PNG, GIF, contact sheets).
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -59,19 +60,14 @@ void animated_bounds(const CharacterAsset& asset, const Clip* clip, const std::v
 
 struct Session {
   std::shared_ptr<GlContext> gl;
-  ImportedScene scene;
-  std::unique_ptr<CharacterAsset> asset;
+  std::shared_ptr<const LoadedCharacter> character;  // from a model file or a .ossa
+  const CharacterAsset* asset = nullptr;
   std::unique_ptr<CharacterRenderer> renderer;
 };
 
 std::optional<Session> open_session(const std::string& file) {
-  auto scene = load_model(file, 4, false);
-  if (!scene) return std::nullopt;
-  auto asset = CharacterAsset::build(*scene);
-  if (!asset) {
-    std::fprintf(stderr, "ossa: %s\n", asset.error().c_str());
-    return std::nullopt;
-  }
+  auto character = load_any(file);
+  if (!character) return std::nullopt;
   auto gl = GlContext::create_headless();
   if (!gl) {
     std::fprintf(stderr, "ossa: %s\n", gl.error().c_str());
@@ -79,9 +75,11 @@ std::optional<Session> open_session(const std::string& file) {
   }
   Session s;
   s.gl = *gl;
-  s.scene = std::move(*scene);
-  s.asset = std::make_unique<CharacterAsset>(std::move(asset).value());
-  auto renderer = CharacterRenderer::create(*s.asset, s.scene);
+  s.character = std::move(character);
+  s.asset = &s.character->asset;
+  // The renderer draws runtime assets: the same path for an import and a .ossa.
+  auto renderer = CharacterRenderer::create(*s.asset, s.character->materials, s.character->textures,
+                                            s.character->flip_textures);
   if (!renderer) {
     std::fprintf(stderr, "ossa: %s: %s\n", file.c_str(), renderer.error().c_str());
     return std::nullopt;
@@ -136,12 +134,21 @@ std::vector<BakedInstance> crowd_instances(const CharacterAsset& asset, int coun
 }  // namespace
 
 int run_render(const RenderArgs& args) {
+  // Only PNG and GIF are written: refuse other names rather than put PNG bytes in a .jpg.
+  std::string lower = args.output;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (!ends_with(lower, ".png") && !ends_with(lower, ".gif")) {
+    std::fprintf(stderr,
+                 "ossa: -o %s: render writes .png (one frame or a contact sheet) or .gif (animated)\n",
+                 args.output.c_str());
+    return 2;
+  }
   auto session = open_session(args.file);
   if (!session) return 1;
   Session& s = *session;
   int clip_index = -1;
   if (!args.clip.empty()) {
-    clip_index = find_clip_arg(s.scene, args.clip);
+    clip_index = find_clip_arg(*s.asset, args.file, args.clip);
     if (clip_index < 0) return 1;
   } else if (!s.asset->clips.empty()) {
     clip_index = 0;
@@ -156,7 +163,7 @@ int run_render(const RenderArgs& args) {
   SkinningPath path = args.skinning == "cpu"     ? SkinningPath::kCpu
                       : args.skinning == "baked" ? SkinningPath::kBaked
                                                  : SkinningPath::kGpuPalette;
-  if (!output_is_not_an_input(args.output, s.scene.source_files)) return kExitOutput;
+  if (!output_is_not_an_input(args.output, s.character->source_files)) return kExitOutput;
   // Every frame is kept until the file is written: the whole output is sized before anything is drawn.
   const uint64_t frame_bytes = static_cast<uint64_t>(args.width) * args.height * 4;
   if (frame_bytes * std::max(1, args.frames) > kMaxImageBytes) {
@@ -244,14 +251,12 @@ int run_render(const RenderArgs& args) {
 }
 
 int run_bake(const BakeArgs& args) {
-  auto scene = load_model(args.file, 4, false);
-  if (!scene) return 1;
-  auto asset = CharacterAsset::build(*scene);
-  if (!asset) return std::fprintf(stderr, "ossa: %s\n", asset.error().c_str()), 1;
-  auto baked = bake_animation(*asset, args.fps, args.half);
+  auto character = load_any(args.file);
+  if (!character) return 1;
+  auto baked = bake_animation(character->asset, args.fps, args.half);
   if (!baked) return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), baked.error().c_str()), 1;
   for (const char* extension : {".bin", ".json"})
-    if (!output_is_not_an_input(args.output + extension, scene->source_files)) return kExitOutput;
+    if (!output_is_not_an_input(args.output + extension, character->source_files)) return kExitOutput;
   auto written = write_baked_animation(*baked, args.output);
   if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), kExitOutput;
   std::printf(
@@ -277,7 +282,7 @@ int run_demo(const DemoArgs& args) {
   if (!session) return 1;
   Session& s = *session;
   for (const char* name : {"character.gif", "crowd.png"})
-    if (!output_is_not_an_input((fs::path(args.output_dir) / name).string(), s.scene.source_files))
+    if (!output_is_not_an_input((fs::path(args.output_dir) / name).string(), s.character->source_files))
       return kExitOutput;
   fs::create_directories(args.output_dir);
   auto baked = bake_animation(*s.asset);

@@ -1,10 +1,15 @@
 // ossa/asset/character.h — everything one imported file gives the runtime: skeleton, clips, skinned meshes.
 //
-//   auto scene = ossa::import_file("hero.fbx");
-//   auto hero = ossa::CharacterAsset::build(*scene);   // fixed-rate clips by default
+//   auto scene = ossa::import_file("hero.fbx");            // ossa::import
+//   auto hero = ossa::CharacterAsset::build(*scene);       // fixed-rate clips by default
+// or from a `.ossa` file (ossa::runtime only): ossa::read_ossa("hero.ossa")->character(), or in one call
+// with notifies, ossa::load_ossa_character (ossa/serialize/load.h).
 // The result is immutable and shared by every character instance (and thread) that plays it.
 #pragma once
 
+#include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ossa/asset/clip.h"
@@ -12,6 +17,8 @@
 #include "ossa/asset/skinned_mesh.h"
 
 namespace ossa {
+
+struct ImportedScene;  // ossa/import/imported_scene.h
 
 struct CharacterBuildOptions {
   Clip::Layout layout = Clip::Layout::kFixedRate;
@@ -23,8 +30,15 @@ struct CharacterAsset {
   std::vector<Clip> clips;
   std::vector<SkinnedMesh> meshes;
 
+  // From an import (defined in ossa::import, which produces ImportedScene).
   static Result<CharacterAsset> build(const ImportedScene& scene, const CharacterBuildOptions& options = {});
-  int find_clip(std::string_view name) const;  // -1 when absent
+  // From Raw* data made any other way (ossa::runtime); errors start with `source_name`.
+  static Result<CharacterAsset> build(const RawSkeleton& skeleton, std::span<const RawClip> clips,
+                                      std::span<const RawMesh> meshes, const std::string& source_name,
+                                      const CharacterBuildOptions& options = {});
+  // The clip called `name` by the rule of ossa/asset/clip_names.h: exact, else the unique "<prefix>|name"
+  // ("Walk" finds "Armature|Walk"). -1 when absent or ambiguous.
+  int find_clip(std::string_view name) const;
 };
 
 }  // namespace ossa

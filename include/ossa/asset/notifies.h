@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ossa/asset/clip_names.h"
 #include "ossa/core/result.h"
 
 namespace ossa {
@@ -50,8 +51,5 @@ Result<NotifySet> parse_notifies(const std::string& json_text, const std::string
 // Every JSON text Ossa accepts is checked with this first: "" when no array or object nests deeper than
 // `max_depth`, else why (recursive consumers of a parsed document would overflow the stack).
 std::string json_nesting_error(std::string_view json_text, int max_depth = 64);
-
-// Clip lookup shared by the CLI and the loader: exact name, else the unique clip named "<anything>|query".
-int match_clip_name(const std::vector<std::string>& names, const std::string& query);
 
 }  // namespace ossa

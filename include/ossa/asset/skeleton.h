@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ossa/asset/raw.h"
 #include "ossa/core/result.h"
-#include "ossa/import/imported_scene.h"
 #include "ossa/runtime/pose.h"
 
 namespace ossa {

@@ -2,8 +2,12 @@
 //
 // A Result<T> holds either a value or a human-readable message. Messages name the file and the problem
 // ("walk.fbx: clip 'Run', joint 'spine': rotation key 3 is NaN"), so a CLI can print them unchanged.
+// Results are [[nodiscard]]: ignoring one is a compiler warning. Test it (`if (!r)`, `r.ok()`) before using
+// the value: value(), `*` and `->` on an error print the message to stderr and abort, in every build type.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,7 +15,7 @@
 namespace ossa {
 
 template <class T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose, `return scene;`
   static Result failure(std::string message) {
@@ -24,16 +28,22 @@ class Result {
   bool ok() const { return value_.has_value(); }
   const std::string& error() const { return error_; }
 
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() { return *value_; }
-  const T& operator*() const { return *value_; }
+  T& value() & { return checked(), *value_; }
+  const T& value() const& { return checked(), *value_; }
+  T&& value() && { return checked(), std::move(*value_); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
 
  private:
   Result() = default;
+  void checked() const {
+    if (value_.has_value()) return;
+    std::fprintf(stderr, "ossa: Result::value() called on an error: %s\n", error_.c_str());
+    std::abort();
+  }
   std::optional<T> value_;
   std::string error_;
 };

@@ -1,106 +1,17 @@
-// ossa/import/imported_scene.h — the asset data an import produces: skeleton, meshes, clips, materials.
+// ossa/import/imported_scene.h — what an import produces: the Raw* data (ossa/asset/raw.h) of one file,
+// plus where it came from and the space conversion applied.
 //
-// The Raw* types are the editable, offline form (as ozz's offline::Raw*): tools and builders read them; the
-// runtime builds its own compact objects from them (ossa/asset/).
 // Everything here is plain, editable, std::vector-based data in Ossa's canonical space: right-handed,
 // +Y up, metres, seconds (or left-handed when ImportOptions::left_handed asks for it). Nothing refers to
 // assimp. Later stages (reference evaluation, runtime builders, tools) read it; nothing writes back.
-//
-// Skinning model, for every mesh m and every vertex v with influences (k_i, w_i):
-//   skinned(v) = sum_i w_i * model[m.joint_remap[k_i]] * m.inverse_binds[k_i] * v.position
-// where `model` are the joints' model-space matrices (parents first: model[j] = model[parent] * local[j]).
-// In assimp terms the palette is rootInverse * global * offset; here the file's root transform and the
-// space conversion are already folded into the joints and vertices, so rootInverse is the identity and
-// vertex positions are stored in model space at bind time (not in the mesh node's local space).
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "ossa/core/math.h"
+#include "ossa/asset/raw.h"
 
 namespace ossa {
-
-struct RawJoint {
-  std::string name;            // as in the file (FBX "Model::" stripped); duplicates get "#2", "#3", ...
-  int parent = -1;             // index of the parent joint (always < own index), -1 for a root
-  Transform rest;              // local transform when no clip drives the joint
-  Mat4 inverse_bind;           // model space -> joint space at bind time
-  bool has_file_bind = false;  // inverse_bind came from the file (else computed from the rest pose)
-  bool weighted = false;       // some vertex of some mesh is weighted to it
-  bool is_mesh_node = false;   // the node holds meshes (rigid meshes and unweighted vertices follow it)
-};
-
-struct RawSkeleton {
-  std::vector<RawJoint> joints;             // parents before children
-  int find(const std::string& name) const;  // -1 when absent (linear search: tools and import only)
-};
-
-struct InfluenceStats {
-  int max_found = 0;            // most non-zero influences on one vertex in the file
-  int vertices_cut = 0;         // vertices that had more than max_influences
-  float largest_dropped = 0;    // largest single weight dropped by the cut (before renormalising)
-  int unweighted_vertices = 0;  // skinned mesh vertices without weights (they follow the mesh's node)
-};
-
-struct RawMesh {
-  std::string name;      // the mesh node's name (unique across the scene)
-  int node_joint = -1;   // joint of the node holding the mesh
-  int material = -1;     // index into ImportedScene::materials
-  bool skinned = false;  // false: rigid, every vertex follows node_joint with weight 1
-
-  // Vertex streams, model space at bind time. normals/tangents/uvs are empty when the file has none.
-  std::vector<Vec3> positions;
-  std::vector<Vec3> normals;
-  std::vector<Vec4> tangents;  // xyz tangent, w = bitangent sign
-  std::vector<Vec2> uvs;
-  std::vector<uint32_t> indices;  // triangles
-  uint32_t base_vertex = 0;       // offset of this mesh's first vertex if all meshes share one buffer
-
-  // Influences: `influences_per_vertex` slots per vertex, strongest first, weights sum to 1, unused
-  // slots have weight 0 and joint 0. Joint slots index joint_remap / inverse_binds.
-  int influences_per_vertex = 0;
-  std::vector<uint16_t> influence_joints;
-  std::vector<float> influence_weights;
-  std::vector<int> joint_remap;     // mesh palette slot -> skeleton joint
-  std::vector<Mat4> inverse_binds;  // mesh palette slot -> inverse bind (model space -> joint space)
-  InfluenceStats influence_stats;
-};
-
-// Keys of one joint; each channel has its own times (seconds from the clip start, ascending).
-struct RawTrack {
-  int joint = -1;
-  std::vector<float> translation_times;
-  std::vector<Vec3> translations;
-  std::vector<float> rotation_times;
-  std::vector<Quat> rotations;
-  std::vector<float> scale_times;
-  std::vector<Vec3> scales;
-};
-
-struct RawClip {
-  std::string name;
-  float duration = 0;            // seconds
-  double ticks_per_second = 0;   // the file's tick rate after defaulting (informational)
-  std::vector<RawTrack> tracks;  // joints without a track keep their rest transform
-};
-
-struct Texture {
-  std::string path;           // as written in the file ("*0" style for embedded ones)
-  std::string resolved_path;  // the file read for it (inside the model's folder), or empty
-  bool embedded = false;      // the image came from inside the model file
-  std::vector<uint8_t> data;  // the compressed image (png/jpg) bytes; empty when none could be read
-  std::string format_hint;    // e.g. "png", "jpg"
-};
-
-struct Material {
-  std::string name;
-  Vec4 base_color{1, 1, 1, 1};
-  int diffuse_texture = -1;  // indices into ImportedScene::textures
-  int normal_texture = -1;
-  int specular_texture = -1;
-};
 
 // What was done to reach the canonical space. canonical = file_to_canonical * file position.
 struct SpaceConversion {
@@ -126,7 +37,7 @@ struct ImportedScene {
   // Tools refuse to write over any of them.
   std::vector<std::string> source_files;
 
-  int find_clip(const std::string& name) const;  // -1 when absent
+  int find_clip(const std::string& name) const;  // ossa/asset/clip_names.h: "Walk" finds "Armature|Walk"
 };
 
 // Checks the invariants every later stage relies on: parents before children, indices and joint slots in

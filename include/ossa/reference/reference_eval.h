@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "ossa/import/imported_scene.h"
+#include "ossa/asset/raw.h"
 
 namespace ossa::reference {
 

@@ -22,11 +22,13 @@
 #include <vector>
 
 #include "ossa/asset/character.h"
-#include "ossa/import/imported_scene.h"
+#include "ossa/asset/raw.h"
 #include "ossa/render/baked_animation.h"
 #include "ossa/render/image.h"
 
 namespace ossa {
+
+struct ImportedScene;  // ossa/import/imported_scene.h
 
 enum class LightingMode { kPhong, kBlinnPhong, kLambert, kUnlit, kTextureOnly };
 enum class SkinningPath { kGpuPalette, kCpu, kBaked };
@@ -77,6 +79,14 @@ struct BakedInstance {
 
 class CharacterRenderer {
  public:
+  // Runtime assets with their materials and textures (as an OssaFile holds them). `flip_textures`: the
+  // images have v = 0 at their bottom (FBX, COLLADA), not at their top (glTF). Uploads the meshes and
+  // textures: keep `asset` alive while the renderer lives; materials and textures are not referenced after.
+  static Result<std::unique_ptr<CharacterRenderer>> create(const CharacterAsset& asset,
+                                                           std::span<const Material> materials,
+                                                           std::span<const Texture> textures,
+                                                           bool flip_textures = true);
+  // The same from an import: its materials, textures and format.
   static Result<std::unique_ptr<CharacterRenderer>> create(const CharacterAsset& asset,
                                                            const ImportedScene& scene);
   ~CharacterRenderer();

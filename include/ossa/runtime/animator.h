@@ -1,18 +1,32 @@
 // ossa/runtime/animator.h — the per-character animation instance a game drives every frame.
 //
 //   ossa::Animator hero(asset, &notifies);            // asset and notifies are shared, read-only
-//   hero.play(walk);                                   // repeat forever from 0
+//   if (!hero.play(asset.find_clip("Walk"))) ...      // false: no such clip
 //   hero.on("FootL", [](const ossa::AnimEvent& e) { play_sound(e); });
 //   each frame: hero.update(dt); hero.dispatch();      // or read hero.events() yourself
-//               upload hero.palette() (or skin with it)
+//               for each mesh m: upload hero.mesh_palette(m) (GPU skinning), or skin on the CPU with
+//               ossa::SkinningJob::for_mesh(asset.meshes[m], hero.mesh_palette(m))
+//
+// Palettes: a mesh's vertices index its own palette slots (SkinnedMesh::joint_remap() maps slot -> joint),
+// so skin mesh m with mesh_palette(m) (slot k = model[remap[k]] * mesh inverse_bind[k]). palette() has one
+// matrix per skeleton joint (model[j] * skeleton inverse_bind[j]): for drawing joints or a mesh whose slots
+// are the joints; SkinningJob::for_mesh refuses it for a mesh with another slot count.
 //
 // A base clip plays (with crossfades to the next one, optionally time-synchronised), and up to kMaxLayers
 // layers go on top: override layers with a per-joint mask (upper body waves while the legs walk) or additive
-// layers (see make_additive_clip). Notifies of a clip fire while its weight is at or above
-// notify_weight_threshold (default 0.5); when a clip's weight drops below it, or it stops or is replaced, its
-// active states end. Root motion: with root-motion tracks given (extract_root_motion), the base clip's travel
-// is reported per update by root_delta() instead of moving the pose. Buffers are sized at construction and on
-// play(); update() does not allocate. Events carry pointers into the NotifySet, valid while it lives.
+// layers (see make_additive_clip). Clips are indices into asset.clips; find them by name with
+// CharacterAsset::find_clip ("Walk" finds "Armature|Walk"). play() and crossfade() return false, and change
+// nothing, for an index that is not a clip.
+//
+// Notifies: a clip's notifies fire while its weight is at or above notify_weight_threshold (default 0.5);
+// when its weight drops below it, or it stops or is replaced, its active states end. The exception is the
+// clip being blended in by a crossfade: its notifies count from notify_blend_in_threshold (default 1e-5,
+// Unreal's rule of a per-clip trigger threshold near zero), so a notify at its t = 0 ("WaveStart") fires on
+// the first update of the fade, and the clip blended out keeps firing until its weight falls under 0.5 (both
+// may fire during a fade). Set notify_blend_in_threshold = notify_weight_threshold for one rule for both.
+// Root motion: with root-motion tracks given (extract_root_motion), the base clip's travel is reported per
+// update by root_delta() instead of moving the pose. Buffers are sized at construction and on play();
+// update() does not allocate. Events carry pointers into the NotifySet, valid while it lives.
 #pragma once
 
 #include <array>
@@ -46,11 +60,13 @@ class Animator {
   Animator(const CharacterAsset& asset, const NotifySet* notifies = nullptr,
            std::span<const RootMotionTrack> root_motion = {});
 
-  // Base clip. passes: 0 = forever (ignored for once).
-  void play(int clip, LoopMode mode = LoopMode::kRepeat, int passes = 0, float start_time = 0);
-  // Fades from the current base clip to `clip` over `duration` seconds. With `sync`, both advance at the same
-  // normalised rate and the new clip starts at the current one's ratio (walk -> run without foot sliding).
-  void crossfade(int clip, float duration, bool sync = false, LoopMode mode = LoopMode::kRepeat,
+  // Base clip. passes: 0 = forever (ignored for once). False (nothing changes) when `clip` is not an index
+  // into asset.clips, e.g. the -1 of a failed find_clip.
+  bool play(int clip, LoopMode mode = LoopMode::kRepeat, int passes = 0, float start_time = 0);
+  // Fades from the current base clip to `clip` over `duration` seconds (plays it at once when nothing plays
+  // or duration <= 0). With `sync`, both advance at the same normalised rate and the new clip starts at the
+  // current one's ratio (walk -> run without foot sliding). False (nothing changes) for an invalid clip.
+  bool crossfade(int clip, float duration, bool sync = false, LoopMode mode = LoopMode::kRepeat,
                  int passes = 0);
   void stop();  // ends states; the pose goes back to rest
   void pause() { paused_ = true; }
@@ -67,10 +83,12 @@ class Animator {
   void set_layer_weight(int layer, float weight);
   void remove_layer(int layer);
 
-  float notify_weight_threshold = 0.5f;
+  float notify_weight_threshold = 0.5f;     // notifies of the base clip (outside fades), of the clip
+                                            // blended out, and of layers count at this weight and above
+  float notify_blend_in_threshold = 1e-5f;  // ... and of the clip being blended in by a crossfade
 
-  // Advances every playing clip by dt seconds, collects events, samples, blends, computes model space and the
-  // skinning palette. Returns false when nothing plays (the rest pose is produced).
+  // Advances every playing clip by dt seconds, collects events, samples, blends, computes model space, the
+  // skeleton palette and every mesh's palette. Returns false when nothing plays (the rest pose is produced).
   bool update(float dt);
 
   std::span<const AnimEvent> events() const { return events_; }  // this update's, in order
@@ -81,7 +99,13 @@ class Animator {
 
   std::span<const JointPose> locals() const { return locals_; }
   std::span<const Mat4> model() const { return model_; }
-  std::span<const Mat4> palette() const { return palette_; }  // palette[j] = model[j] * inverse_bind[j]
+  // Skeleton palette: palette[j] = model[j] * skeleton inverse_bind[j], one per joint. Not for skinning a
+  // mesh (its vertices index its own slots): use mesh_palette().
+  std::span<const Mat4> palette() const { return palette_; }
+  // Mesh m's skinning palette (asset.meshes[m]): slot k = model[joint_remap[k]] * inverse_binds[k]; what
+  // SkinningJob::for_mesh and a GPU skinning shader take. Empty for an m that is not a mesh.
+  std::span<const Mat4> mesh_palette(int mesh) const;
+  int mesh_count() const { return static_cast<int>(mesh_palette_offset_.size()) - 1; }
   RootDelta root_delta() const { return root_delta_; }
 
   int clip() const { return base_[current_].clip; }
@@ -107,7 +131,7 @@ class Animator {
   };
 
   void start_track(Track& t, int clip, LoopMode mode, int passes, float time);
-  void advance_track(Track& t, double delta);
+  void advance_track(Track& t, double delta, float threshold);
   void end_track_states(Track& t);
   void collect(const Track& t);
   bool sample_track(Track& t);
@@ -127,6 +151,8 @@ class Animator {
   std::vector<JointPose> locals_, blended_;
   std::vector<float> mask_scratch_;
   std::vector<Mat4> model_, palette_;
+  std::vector<Mat4> mesh_palettes_;          // every mesh's slots, one after the other
+  std::vector<size_t> mesh_palette_offset_;  // mesh m: [offset[m], offset[m + 1])
   RootDelta root_delta_;
 };
 

@@ -24,6 +24,9 @@ struct SkinningJob {
   std::span<const uint16_t> joint_indices;  // vertex_count * influences, index into palette
   std::span<const float> joint_weights;     // vertex_count * influences
   std::span<const Mat4> palette;
+  // When > 0, palette.size() must equal it (for_mesh sets the mesh's palette slot count): a skeleton palette
+  // (one matrix per joint) given for a mesh whose slots are not the joints fails validate().
+  size_t palette_size = 0;
 
   const float* in_positions = nullptr;
   size_t in_positions_stride = 12;
@@ -42,8 +45,10 @@ struct SkinningJob {
   bool validate() const;
   bool run() const;
 
-  // A job over `mesh` (its vertex count, influences and bind-time positions) with `palette`, the output of a
-  // PaletteJob on the mesh's joint map. Set the outputs (and normals/tangents if wanted) before run().
+  // A job over `mesh` (its vertex count, influences and bind-time positions) with `palette`, the mesh's own
+  // palette: Animator::mesh_palette(m), or a PaletteJob on the mesh's joint_remap() and inverse_binds(). Not
+  // Animator::palette() (one matrix per skeleton joint): validate() refuses a palette whose length is not the
+  // mesh's slot count. Set the outputs (and normals/tangents if wanted) before run().
   static SkinningJob for_mesh(const SkinnedMesh& mesh, std::span<const Mat4> palette);
 };
 

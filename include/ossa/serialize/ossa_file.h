@@ -26,8 +26,8 @@
 
 #include "ossa/asset/character.h"
 #include "ossa/asset/notifies.h"
+#include "ossa/asset/raw.h"
 #include "ossa/asset/root_motion.h"
-#include "ossa/import/imported_scene.h"
 
 namespace ossa {
 
@@ -43,7 +43,9 @@ struct OssaFile {
   std::string notifies_json;                                // empty when none
   std::vector<std::optional<RootMotionTrack>> root_motion;  // parallel to clips
 
-  // Skeleton, clips and meshes as one CharacterAsset (fails without a skeleton).
+  // Skeleton, clips and meshes as one CharacterAsset (fails without a skeleton): `file->character()` copies
+  // them, `std::move(*file).character()` moves them out. ossa/serialize/load.h does it all in one call.
+  Result<CharacterAsset> character() const&;
   Result<CharacterAsset> character() &&;
 };
 

@@ -1,6 +1,8 @@
 // OpenGL 4.5 core renderer of skinned characters; headless context through EGL (libepoxy).
 #include "ossa/render/gl_renderer.h"
 
+#include "ossa/import/imported_scene.h"  // plain data: the ImportedScene overload of create() reads its fields
+
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 
@@ -303,6 +305,14 @@ CharacterRenderer::~CharacterRenderer() {
 
 Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const CharacterAsset& asset,
                                                                      const ImportedScene& scene) {
+  // Textures: glTF puts v = 0 at the image's top, FBX and COLLADA at its bottom.
+  return create(asset, scene.materials, scene.textures, scene.format != "gltf");
+}
+
+Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const CharacterAsset& asset,
+                                                                     std::span<const Material> materials,
+                                                                     std::span<const Texture> textures,
+                                                                     bool flip_textures) {
   using R = Result<std::unique_ptr<CharacterRenderer>>;
   auto impl = std::make_unique<Impl>();
   impl->asset = &asset;
@@ -312,12 +322,10 @@ Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const Chara
   impl->line_program = link(detail::kLineVertexShader, detail::kLineFragmentShader, error);
   if (!error.empty()) return R::failure(error);
 
-  // Textures: glTF puts v = 0 at the image's top, FBX and COLLADA at its bottom.
-  const bool flip = scene.format != "gltf";
-  std::vector<GLuint> texture_ids(scene.textures.size(), 0);
-  for (size_t t = 0; t < scene.textures.size(); ++t) {
+  std::vector<GLuint> texture_ids(textures.size(), 0);
+  for (size_t t = 0; t < textures.size(); ++t) {
     std::string warning;
-    texture_ids[t] = upload_texture(scene.textures[t], flip, warning);
+    texture_ids[t] = upload_texture(textures[t], flip_textures, warning);
     if (texture_ids[t]) impl->textures.push_back(texture_ids[t]);
   }
 
@@ -385,8 +393,8 @@ Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const Chara
     attribute(detail::kAttrAnim, 4, GL_FLOAT, 64, 2);
     attribute(detail::kAttrBlend, 1, GL_FLOAT, 80, 2);
     glVertexArrayBindingDivisor(g.vao, 2, 1);
-    if (mesh.material() >= 0 && mesh.material() < static_cast<int>(scene.materials.size())) {
-      const Material& m = scene.materials[mesh.material()];
+    if (mesh.material() >= 0 && mesh.material() < static_cast<int>(materials.size())) {
+      const Material& m = materials[mesh.material()];
       g.base_color = m.base_color;
       if (m.diffuse_texture >= 0) g.diffuse = texture_ids[m.diffuse_texture];
       if (m.normal_texture >= 0) g.normal_map = texture_ids[m.normal_texture];

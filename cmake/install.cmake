@@ -1,0 +1,83 @@
+# Install rules: headers, the component libraries, the CMake package (ossaConfig.cmake, one export set per
+# component) and pkg-config files. Included from the top-level CMakeLists.txt when OSSA_INSTALL is on.
+include(CMakePackageConfigHelpers)
+set(OSSA_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ossa)
+
+# Headers of the components built (runtime headers are everything outside import/ and render/).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ossa DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        COMPONENT ossa_development
+        PATTERN "import" EXCLUDE PATTERN "render" EXCLUDE PATTERN "baseline" EXCLUDE)
+foreach(component import render)
+  if(${component} IN_LIST OSSA_COMPONENTS)
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ossa/${component} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ossa
+            COMPONENT ossa_development)
+  endif()
+endforeach()
+
+foreach(component IN LISTS OSSA_COMPONENTS)
+  install(TARGETS ossa_${component} EXPORT ossa-${component}-targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ossa_development
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ossa_runtime
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ossa_runtime
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT ossa-${component}-targets NAMESPACE ossa:: DESTINATION ${OSSA_CMAKE_DIR}
+          COMPONENT ossa_development)
+endforeach()
+install(TARGETS ossa_all EXPORT ossa-all-targets)
+install(EXPORT ossa-all-targets NAMESPACE ossa:: DESTINATION ${OSSA_CMAKE_DIR} COMPONENT ossa_development)
+if(TARGET ossa_cli)
+  install(TARGETS ossa_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ossa_tools)
+endif()
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ossaConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/ossaConfig.cmake INSTALL_DESTINATION ${OSSA_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ossaConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ossaConfig.cmake ${PROJECT_BINARY_DIR}/ossaConfigVersion.cmake
+        DESTINATION ${OSSA_CMAKE_DIR} COMPONENT ossa_development)
+
+# pkg-config: ossa-runtime, ossa-import, ossa-render, and ossa (every component built). The libraries are
+# static by default, so their dependencies are in Requires/Libs (pkg-config --libs works without --static);
+# shared builds list them as private.
+# Relocatable: the prefix is found from the .pc file's own folder, so `cmake --install --prefix` works.
+file(RELATIVE_PATH OSSA_PC_UP "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" OSSA_PC_UP "${OSSA_PC_UP}")
+string(REPLACE ";" " " OSSA_PC_COMPONENT_LIST "${OSSA_COMPONENTS}")
+set(OSSA_PC_runtime_REQUIRES "libxxhash")
+set(OSSA_PC_runtime_LIBS "-pthread")
+set(OSSA_PC_import_REQUIRES "assimp")
+set(OSSA_PC_import_LIBS "")
+set(OSSA_PC_render_REQUIRES "epoxy egl stb")
+set(OSSA_PC_render_LIBS "-lgif")
+set(OSSA_PC_ALL "")
+foreach(component IN LISTS OSSA_COMPONENTS)
+  set(OSSA_PC_NAME ossa-${component})
+  set(OSSA_PC_LIB ossa_${component})
+  set(OSSA_PC_DEPS_REQUIRES "${OSSA_PC_${component}_REQUIRES}")
+  set(OSSA_PC_DEPS_LIBS "${OSSA_PC_${component}_LIBS}")
+  if(component STREQUAL runtime)
+    set(own_requires "")
+    set(OSSA_PC_CFLAGS "-std=c++20")
+  else()
+    set(own_requires "ossa-runtime = ${PROJECT_VERSION}")
+    string(TOUPPER ${component} upper)
+    set(OSSA_PC_CFLAGS "-DOSSA_HAS_${upper}=1")
+  endif()
+  set(deps "${OSSA_PC_${component}_REQUIRES}")
+  set(libs "${OSSA_PC_${component}_LIBS}")
+  if(BUILD_SHARED_LIBS)
+    set(OSSA_PC_LINES "Requires: ${own_requires}\nRequires.private: ${deps}\nLibs: -L\${libdir} -lossa_${component}\nLibs.private: ${libs}")
+  else()
+    string(JOIN ", " all_requires ${own_requires} ${deps})
+    set(OSSA_PC_LINES "Requires: ${all_requires}\nLibs: -L\${libdir} -lossa_${component} ${libs}")
+  endif()
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/ossa-component.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/ossa-${component}.pc
+                 @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/ossa-${component}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT ossa_development)
+  string(APPEND OSSA_PC_ALL " ossa-${component} = ${PROJECT_VERSION}")
+endforeach()
+string(REPLACE " = ${PROJECT_VERSION} " " = ${PROJECT_VERSION}, " OSSA_PC_ALL "${OSSA_PC_ALL}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ossa.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/ossa.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/ossa.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+        COMPONENT ossa_development)

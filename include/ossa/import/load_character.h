@@ -1,0 +1,32 @@
+// ossa/import/load_character.h — any character file ready for an Animator in one call (ossa::import).
+//
+//   auto hero = ossa::load_character("hero.fbx");   // or .glb, .gltf, .dae, .ossa
+//   if (!hero) { std::fprintf(stderr, "%s\n", hero.error().c_str()); return 1; }
+//   ossa::Animator anim = (*hero)->animator();
+//
+// A `.ossa` file (recognised by its magic bytes) goes to load_ossa_character (ossa/serialize/load.h, which
+// needs only ossa::runtime); a model file is imported (guarded, ImportOptions), built (CharacterBuildOptions)
+// and given the notifies of LoadOptions::notifies_path or of MODEL.notifies.json beside it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ossa/asset/character.h"
+#include "ossa/import/import.h"
+#include "ossa/serialize/load.h"
+
+namespace ossa {
+
+struct ModelLoadOptions : LoadOptions {
+  ImportOptions import;
+  CharacterBuildOptions build;
+};
+
+Result<std::shared_ptr<const LoadedCharacter>> load_character(const std::string& path,
+                                                              const ModelLoadOptions& options = {});
+
+// True when the file starts with the .ossa magic bytes.
+bool is_ossa_file(const std::string& path);
+
+}  // namespace ossa

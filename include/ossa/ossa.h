@@ -1,0 +1,46 @@
+// ossa/ossa.h — everything in one include.
+//
+//   #include <ossa/ossa.h>
+//
+// Always the runtime (ossa::runtime): math, assets, jobs, Animator, notifies, crowd, .ossa loading. With
+// ossa::import linked (it defines OSSA_HAS_IMPORT for its users) also the import API and load_character();
+// with ossa::render (OSSA_HAS_RENDER) the OpenGL renderer and image output.
+#pragma once
+
+#include "ossa/asset/character.h"
+#include "ossa/asset/clip.h"
+#include "ossa/asset/clip_names.h"
+#include "ossa/asset/compression.h"
+#include "ossa/asset/notifies.h"
+#include "ossa/asset/raw.h"
+#include "ossa/asset/root_motion.h"
+#include "ossa/asset/skeleton.h"
+#include "ossa/asset/skinned_mesh.h"
+#include "ossa/core/math.h"
+#include "ossa/core/result.h"
+#include "ossa/reference/reference_eval.h"
+#include "ossa/runtime/animator.h"
+#include "ossa/runtime/blend_job.h"
+#include "ossa/runtime/crowd.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/playhead.h"
+#include "ossa/runtime/pose.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/simd.h"
+#include "ossa/runtime/skinning_job.h"
+#include "ossa/runtime/thread_pool.h"
+#include "ossa/serialize/load.h"
+#include "ossa/serialize/ossa_file.h"
+
+#if defined(OSSA_HAS_IMPORT)
+#include "ossa/import/import.h"
+#include "ossa/import/imported_scene.h"
+#include "ossa/import/load_character.h"
+#endif
+
+#if defined(OSSA_HAS_RENDER)
+#include "ossa/render/baked_animation.h"
+#include "ossa/render/gl_renderer.h"
+#include "ossa/render/image.h"
+#endif

@@ -1,0 +1,63 @@
+// ossa/serialize/load.h — a character ready for an Animator in one call: assets, notifies, root motion,
+// materials and textures.
+//
+//   auto hero = ossa::load_ossa_character("hero.ossa");          // ossa::runtime: .ossa files
+//   auto hero = ossa::load_character("hero.fbx");                // ossa::import: .ossa or a model file
+//   if (!hero) { std::fprintf(stderr, "%s\n", hero.error().c_str()); return 1; }
+//   ossa::Animator anim = (*hero)->animator();                   // many animators may share one character
+//
+// Notifies come from, in order: LoadOptions::notifies_path when given; the notifies embedded in a .ossa
+// (`ossa convert` stores the sidecar it found); MODEL.notifies.json next to the file. The character is
+// returned behind a shared_ptr because Animators point into it: it must not move while they live.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ossa/asset/character.h"
+#include "ossa/asset/notifies.h"
+#include "ossa/asset/raw.h"
+#include "ossa/asset/root_motion.h"
+#include "ossa/core/result.h"
+#include "ossa/runtime/animator.h"
+
+namespace ossa {
+
+struct LoadedCharacter {
+  std::string source_path;
+  CharacterAsset asset;
+  NotifySet notifies;                        // no names when the character has none
+  std::vector<RootMotionTrack> root_motion;  // one per clip (converted with --root-motion), else empty
+  std::vector<Material> materials;           // SkinnedMesh::material() indexes these
+  std::vector<Texture> textures;             // Material::*_texture index these
+  bool flip_textures = true;                 // images have v = 0 at the bottom (not glTF)
+  bool left_handed = false;                  // the data was converted to a left-handed space
+  // Every file read to make it (absolute): the model or .ossa, its buffers and textures, the notifies.
+  // Tools never write over these.
+  std::vector<std::string> source_files;
+
+  bool has_notifies() const { return !notifies.names.empty(); }
+  // An Animator on this character, with its notifies and root motion. The character must outlive it.
+  Animator animator() const;
+};
+
+struct LoadOptions {
+  std::string notifies_path;  // a notify sidecar to use instead of the embedded one or MODEL.notifies.json
+  bool sidecar = true;        // look for MODEL.notifies.json when nothing else gives notifies
+};
+
+// A `.ossa` file (ossa::runtime).
+Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::string& path,
+                                                                   const LoadOptions& options = {});
+
+// Parses notify JSON for `asset`'s clips (names matched by ossa/asset/clip_names.h); `source_name` names the
+// text in errors.
+Result<NotifySet> parse_notifies_for(const CharacterAsset& asset, const std::string& json_text,
+                                     const std::string& source_name);
+Result<NotifySet> load_notifies_for(const CharacterAsset& asset, const std::string& path);
+
+// MODEL.notifies.json beside `model_path` when it exists, else "".
+std::string find_notify_sidecar(const std::string& model_path);
+
+}  // namespace ossa

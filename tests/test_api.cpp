@@ -1,0 +1,193 @@
+// The public API used the way a new user uses it (issue 11): the obvious calls either work or fail loudly.
+// Palette misuse, clip lookup by name, Result misuse, the crossfade notify rule, loading in one call.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "oracle_compare.h"
+#include "ossa/ossa.h"
+
+namespace ossa {
+namespace {
+
+std::string sample(const char* name) {
+  return test::source_dir() + "/assets/sample/" + name;
+}
+
+CharacterAsset load_sample(const char* name) {
+  ImportOptions options;
+  options.isolate = false;  // our own file
+  auto scene = import_file(sample(name), options);
+  EXPECT_TRUE(scene) << scene.error();
+  auto asset = CharacterAsset::build(*scene);
+  EXPECT_TRUE(asset) << asset.error();
+  return std::move(asset).value();
+}
+
+// What `animator.h` used to suggest: skin a mesh with the animator's skeleton palette. The Body mesh has 26
+// palette slots, the skeleton 32 joints: slot k is not joint k, so the result was 2.3 m off and run()
+// returned true. A palette of the wrong length must fail validate().
+TEST(PaletteMisuse, SkeletonPaletteOnAMeshFailsValidate) {
+  CharacterAsset asset = load_sample("ossa_sample.glb");
+  Animator anim(asset);
+  anim.play(0);
+  anim.update(0.25f);
+  const SkinnedMesh& body = asset.meshes[0];
+  ASSERT_NE(body.joint_remap().size(), anim.palette().size());
+  std::vector<float> out(static_cast<size_t>(body.vertex_count()) * 3);
+  SkinningJob job = SkinningJob::for_mesh(body, anim.palette());
+  job.out_positions = out.data();
+  EXPECT_FALSE(job.validate());
+  EXPECT_FALSE(job.run());
+}
+
+// The right way has a name: Animator::mesh_palette(m), the mesh's own slots (PaletteJob with joint_remap).
+TEST(PaletteMisuse, AnimatorMeshPalettesSkinLikeTheReference) {
+  ImportOptions options;
+  options.isolate = false;
+  auto scene = import_file(sample("ossa_sample.glb"), options);
+  ASSERT_TRUE(scene) << scene.error();
+  auto asset = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
+  ASSERT_TRUE(asset) << asset.error();
+  Animator anim(*asset);
+  const int walk = asset->find_clip("Walk");
+  ASSERT_GE(walk, 0);
+  ASSERT_TRUE(anim.play(walk));
+  anim.update(0.3f);
+  ASSERT_EQ(anim.mesh_count(), static_cast<int>(asset->meshes.size()));
+  EXPECT_TRUE(anim.mesh_palette(-1).empty());
+  EXPECT_TRUE(anim.mesh_palette(anim.mesh_count()).empty());
+  // Reference: the raw clip's keys at the same time, skinned the obviously-correct way.
+  const RawClip& raw = scene->clips[scene->find_clip("Walk")];
+  const auto local = reference::sample_clip(scene->skeleton, raw, anim.time());
+  const auto model = reference::local_to_model(scene->skeleton, local);
+  const float size = 2.0f;  // the sample is about 2 m tall
+  for (int m = 0; m < anim.mesh_count(); ++m) {
+    const SkinnedMesh& mesh = asset->meshes[m];
+    ASSERT_EQ(anim.mesh_palette(m).size(), mesh.joint_remap().size());
+    std::vector<float> out(static_cast<size_t>(mesh.vertex_count()) * 3);
+    SkinningJob job = SkinningJob::for_mesh(mesh, anim.mesh_palette(m));
+    job.out_positions = out.data();
+    ASSERT_TRUE(job.run()) << mesh.name();
+    const auto expected = reference::skin_mesh(scene->meshes[m], model).positions;
+    float worst = 0;
+    for (int v = 0; v < mesh.vertex_count(); ++v)
+      for (int a = 0; a < 3; ++a) worst = std::max(worst, std::fabs(out[v * 3 + a] - (&expected[v].x)[a]));
+    EXPECT_LT(worst, 1e-5f * size) << mesh.name();
+  }
+}
+
+// One lookup rule: exact name, else the unique "<prefix>|name". Blender's FBX exporter names the sample's
+// clips "Armature|Walk" and so on.
+TEST(ClipLookup, ShortNamesFindBlenderTakesEverywhere) {
+  CharacterAsset asset = load_sample("ossa_sample.fbx");
+  const int exact = asset.find_clip("Armature|Walk");
+  ASSERT_GE(exact, 0);
+  EXPECT_EQ(asset.find_clip("Walk"), exact);
+  EXPECT_EQ(asset.find_clip("alk"), -1);  // a suffix only counts after '|'
+  EXPECT_EQ(asset.find_clip("Nope"), -1);
+  std::vector<std::string> names;
+  for (const Clip& c : asset.clips) names.push_back(c.name());
+  EXPECT_EQ(match_clip_name(names, "Walk"), exact);
+  EXPECT_EQ(match_clip_name({"A|Walk", "B|Walk"}, "Walk"), -1);  // ambiguous
+  EXPECT_EQ(match_clip_name({"A|Walk", "Walk"}, "Walk"), 1);     // exact wins
+}
+
+TEST(ClipLookup, InvalidClipIndicesAreErrorsTheCallerSees) {
+  CharacterAsset asset = load_sample("ossa_sample.glb");
+  Animator anim(asset);
+  EXPECT_FALSE(anim.play(asset.find_clip("NoSuchClip")));
+  EXPECT_FALSE(anim.play(static_cast<int>(asset.clips.size())));
+  EXPECT_FALSE(anim.playing());
+  ASSERT_TRUE(anim.play(0));
+  EXPECT_FALSE(anim.crossfade(-1, 0.3f));
+  EXPECT_EQ(anim.clip(), 0);  // still playing the first clip
+  EXPECT_TRUE(anim.crossfade(1, 0.3f));
+  EXPECT_EQ(anim.clip(), 1);
+}
+
+TEST(ResultMisuse, ValueOfAnErrorStopsWithTheMessage) {
+  auto failed = Result<std::vector<int>>::failure("hero.fbx: no such file");
+  EXPECT_DEATH((void)failed.value().size(), "hero.fbx: no such file");
+  EXPECT_DEATH((void)*failed, "hero.fbx: no such file");
+  EXPECT_DEATH((void)std::move(failed).value(), "hero.fbx: no such file");
+}
+
+TEST(ResultMisuse, OssaFileCharacterWorksOnAnLvalue) {
+  ImportOptions options;
+  options.isolate = false;
+  auto scene = import_file(sample("ossa_sample.glb"), options);
+  ASSERT_TRUE(scene) << scene.error();
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset) << asset.error();
+  OssaFile file;
+  file.skeleton = asset->skeleton;
+  file.clips = asset->clips;
+  file.meshes = asset->meshes;
+  file.materials = scene->materials;
+  file.textures = scene->textures;
+  auto decoded = decode_ossa(encode_ossa(file), "memory.ossa");
+  ASSERT_TRUE(decoded) << decoded.error();
+  auto character = decoded->character();  // no std::move(*decoded) needed
+  ASSERT_TRUE(character) << character.error();
+  EXPECT_EQ(character->clips.size(), asset->clips.size());
+  EXPECT_TRUE(decoded->skeleton.has_value());  // the file is left as it was
+  EXPECT_FALSE(OssaFile{}.character());        // no skeleton: an error, not a crash
+}
+
+// One call: a model file with its sidecar notifies, ready for an Animator; payloads reach the handlers.
+TEST(LoadCharacter, ModelFileWithItsSidecarNotifies) {
+  ModelLoadOptions options;
+  options.import.isolate = false;
+  auto hero = load_character(sample("ossa_sample.fbx"), options);
+  ASSERT_TRUE(hero) << hero.error();
+  const LoadedCharacter& c = **hero;
+  ASSERT_TRUE(c.has_notifies());  // assets/sample/ossa_sample.notifies.json
+  EXPECT_FALSE(c.materials.empty());
+  Animator anim = c.animator();
+  std::string payload;
+  ASSERT_TRUE(anim.on("FootL", [&](const AnimEvent& e) { payload = *e.payload; }));
+  ASSERT_TRUE(anim.play(c.asset.find_clip("Walk")));  // "Armature|Walk" in the FBX
+  anim.update(0.1f);
+  anim.dispatch();
+  EXPECT_NE(payload.find("step_grass"), std::string::npos) << payload;
+  EXPECT_FALSE(load_character(sample("no_such_file.fbx"), options));
+}
+
+// The same for a .ossa file: notifies embedded by convert, found by load_character (magic bytes) and by the
+// runtime-only load_ossa_character.
+TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
+  ModelLoadOptions options;
+  options.import.isolate = false;
+  options.sidecar = false;
+  auto model = load_character(sample("ossa_sample.glb"), options);
+  ASSERT_TRUE(model) << model.error();
+  EXPECT_FALSE((*model)->has_notifies());
+  OssaFile file;
+  file.skeleton = (*model)->asset.skeleton;
+  file.clips = (*model)->asset.clips;
+  file.meshes = (*model)->asset.meshes;
+  file.materials = (*model)->materials;
+  file.textures = (*model)->textures;
+  file.notifies_json =
+      R"({"clips": {"Wave": [{"name": "WaveStart", "ratio": 0.0, "payload": {"hand": "r"}}]}})";
+  const std::string path = ::testing::TempDir() + "api_embedded.ossa";
+  ASSERT_TRUE(write_ossa(file, path));
+  for (bool runtime_only : {true, false}) {
+    auto hero = runtime_only ? load_ossa_character(path) : load_character(path);
+    ASSERT_TRUE(hero) << hero.error();
+    ASSERT_TRUE((*hero)->has_notifies());
+    Animator anim = (*hero)->animator();
+    int fired = 0;
+    ASSERT_TRUE(anim.on("WaveStart", [&](const AnimEvent& e) { fired += *e.payload == R"({"hand":"r"})"; }));
+    ASSERT_TRUE(anim.play((*hero)->asset.find_clip("Wave")));
+    anim.update(0.05f);
+    anim.dispatch();
+    EXPECT_EQ(fired, 1);
+  }
+}
+
+}  // namespace
+}  // namespace ossa
