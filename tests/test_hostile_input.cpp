@@ -321,6 +321,70 @@ TEST(HostileOssa, TexturePathsInsideAnOssaAreNeverOpened) {
   EXPECT_TRUE(loaded->textures[0].data.empty());
 }
 
+// ------------------------------------------------------------------------------- weights and binds
+
+// Two joints, a triangle weighted to them with `weights` (4 per vertex) and inverse binds `binds` (2 x 16).
+std::string skinned_triangle(const std::string& dir, const std::vector<float>& weights,
+                             const std::vector<float>& binds) {
+  test::GltfBuilder b;
+  b.add_node({{"name", "Root"}, {"children", {1}}});
+  b.add_node({{"name", "Child"}, {"translation", {0, 1, 0}}});
+  b.add_node({{"name", "Body"}, {"mesh", 0}, {"skin", 0}});
+  b.doc()["scenes"][0]["nodes"] = {0, 2};
+  int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+  int joints = b.add_u16({0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, "VEC4");
+  int weight_accessor = b.add_floats(weights, "VEC4");
+  int ibm = b.add_floats(binds, "MAT4");
+  nlohmann::json attributes = {{"POSITION", positions}, {"JOINTS_0", joints}, {"WEIGHTS_0", weight_accessor}};
+  nlohmann::json primitive = {{"attributes", attributes}};
+  b.doc()["meshes"] = nlohmann::json::array({{{"primitives", nlohmann::json::array({primitive})}}});
+  b.doc()["skins"] = nlohmann::json::array({{{"joints", {0, 1}}, {"inverseBindMatrices", ibm}}});
+  const std::string path = dir + "/skinned.gltf";
+  b.write(path);
+  return path;
+}
+const std::vector<float> kIdentityBinds = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0,  0, 1,
+                                           1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
+
+bool warned(const ImportedScene& scene, const std::string& what) {
+  for (const std::string& w : scene.warnings)
+    if (w.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(HostileWeights, NegativeWeightsAreReportedNotDroppedSilently) {
+  const std::string dir = test::temp_dir("hostile_weights");
+  auto scene =
+      import_file(skinned_triangle(dir, {0.5f, 0.5f, 0, 0, 1.5f, -0.5f, 0, 0, 1, 0, 0, 0}, kIdentityBinds));
+  ASSERT_TRUE(scene) << scene.error();
+  // assimp's glTF reader drops the negative weight before Ossa sees it; what is left sums to 1.5.
+  EXPECT_TRUE(warned(*scene, "negative weights were ignored") || warned(*scene, "summing to 1.5-1.5"))
+      << "a negative weight vanished without a word";
+  // The vertex keeps its positive influence, renormalised to 1.
+  const RawMesh& mesh = scene->meshes.at(0);
+  const int k = mesh.influences_per_vertex;
+  EXPECT_FLOAT_EQ(mesh.influence_weights[static_cast<size_t>(k)], 1.f);
+  auto clean = import_file(skinned_triangle(dir, {0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, kIdentityBinds));
+  ASSERT_TRUE(clean) << clean.error();
+  EXPECT_FALSE(warned(*clean, "negative") || warned(*clean, "summing")) << "no warning without a reason";
+  fs::remove_all(dir);
+}
+
+TEST(HostileWeights, SingularInverseBindsAreReported) {
+  const std::string dir = test::temp_dir("hostile_binds");
+  std::vector<float> binds = kIdentityBinds;
+  std::fill(binds.begin() + 16, binds.end(), 0.f);  // Child's inverse bind: all zeros
+  auto scene = import_file(skinned_triangle(dir, {0.5f, 0.5f, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0}, binds));
+  ASSERT_TRUE(scene) << scene.error();
+  EXPECT_TRUE(warned(*scene, "'Child' has a singular offset (inverse bind) matrix"))
+      << "silently at the origin";
+  auto clean =
+      import_file(skinned_triangle(dir, {0.5f, 0.5f, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0}, kIdentityBinds));
+  ASSERT_TRUE(clean) << clean.error();
+  EXPECT_FALSE(warned(*clean, "singular"));
+  fs::remove_all(dir);
+}
+
 // ------------------------------------------------------------------------------------------------- JSON
 
 TEST(HostileJson, DeeplyNestedNotifyPayloadsAreRefused) {

@@ -455,6 +455,8 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
     return it->second;
   };
   int weights_ignored = 0;  // negative: no exporter means them
+  int unnormalised = 0;     // vertices whose weights do not sum to 1
+  float lowest_total = 1e30f, highest_total = -1e30f;
   const Mat4 node_inverse_bind = mapper_->conjugate(inverse(node_global));
   std::vector<std::vector<std::pair<float, int>>> per_vertex(nv);
   for (unsigned b = 0; b < am->mNumBones; ++b) {
@@ -535,6 +537,15 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
       mesh.influence_weights[static_cast<size_t>(v) * k] = 1.f;
       continue;
     }
+    // Weights as read (before the cut) should sum to 1; when they do not, the reader dropped some (assimp's
+    // glTF reader skips negative and NaN weights) or the file is unnormalised: renormalised, and reported.
+    float total = 0;
+    for (auto& e : list) total += e.first;
+    if (std::fabs(total - 1.f) > 1e-3f) {
+      ++unnormalised;
+      lowest_total = std::min(lowest_total, total);
+      highest_total = std::max(highest_total, total);
+    }
     if (static_cast<int>(list.size()) > k) {
       ++stats.vertices_cut;
       stats.largest_dropped = std::max(stats.largest_dropped, list[k].first);
@@ -552,6 +563,12 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
          " influences (up to " + std::to_string(stats.max_found) +
          "); the weakest were dropped (largest dropped " + std::to_string(stats.largest_dropped) +
          ") and the rest renormalised");
+  if (unnormalised) {
+    char range[96];
+    std::snprintf(range, sizeof range, "%.4g-%.4g", lowest_total, highest_total);
+    warn(where + ": " + std::to_string(unnormalised) + " vertices had weights summing to " + range +
+         " instead of 1 (the file's, or after the reader dropped negative or NaN weights); renormalised");
+  }
   if (weights_ignored)
     warn(where + ": " + std::to_string(weights_ignored) +
          " negative weights were ignored (the other influences were renormalised)");
