@@ -9,7 +9,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -22,6 +21,7 @@
 
 #include "gltf_builder.h"
 #include "ossa/serialize/ossa_file.h"
+#include "ossa_bytes.h"
 
 namespace ossa {
 namespace {
@@ -350,23 +350,11 @@ TEST_F(CliHostile, ConvertEmbedsNoFileFromOutsideTheModelsFolder) {
 TEST_F(CliHostile, HostileOssaNumbersAndNestingAreBadInput) {
   write_small_ossa(path("rate.ossa"), "child");
   // Clip section (ossa_file.h): u64 name length, "Walk", u32 layout, f32 duration, u32 joints, f32 rate.
-  std::string bytes = slurp(path("rate.ossa"));
-  uint32_t count;
-  std::memcpy(&count, bytes.data() + 16, 4);
-  for (uint32_t i = 0; i < count; ++i) {
-    char* entry = bytes.data() + 32 + 32 * i;
-    uint32_t type;
-    uint64_t offset, size;
-    std::memcpy(&type, entry, 4);
-    std::memcpy(&offset, entry + 8, 8);
-    std::memcpy(&size, entry + 16, 8);
-    if (type != 3) continue;
-    const float inf = std::numeric_limits<float>::infinity();
-    std::memcpy(bytes.data() + offset + 8 + 4 + 4 + 4 + 4, &inf, 4);
-    const uint64_t checksum = XXH3_64bits(bytes.data() + offset, size);
-    std::memcpy(entry + 24, &checksum, 8);
-  }
-  std::ofstream(path("rate.ossa"), std::ios::binary) << bytes;
+  const std::string text = slurp(path("rate.ossa"));
+  std::vector<uint8_t> bytes(text.begin(), text.end());
+  test::patch_ossa_section(bytes, 3, 8 + 4 + 4 + 4 + 4, std::numeric_limits<float>::infinity());
+  std::ofstream(path("rate.ossa"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   EXPECT_TRUE(ends_with(ossa({"eval", "rate.ossa"}), kBadInput));
   EXPECT_TRUE(ends_with(ossa({"info", "rate.ossa"}), kBadInput));
 

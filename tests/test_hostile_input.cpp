@@ -3,7 +3,6 @@
 // time. Each case is made here, by code, from a small valid file; each must give an error naming the file
 // and the problem (or load something the runtime can sample without reading out of bounds).
 #include <gtest/gtest.h>
-#include <xxhash.h>
 
 #include <cmath>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include "ossa/import/import.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/serialize/ossa_file.h"
+#include "ossa_bytes.h"
 
 namespace ossa {
 namespace {
@@ -89,20 +89,6 @@ uint32_t type_of(const Section& s) {
   std::memcpy(&t, s.entry, 4);
   return t;
 }
-// Writes `value` at `at` in the first section of `type`, and recomputes that section's checksum.
-template <class T>
-void patch(std::vector<uint8_t>& bytes, uint32_t type, size_t at, T value) {
-  for (Section& s : sections(bytes)) {
-    if (type_of(s) != type) continue;
-    ASSERT_LE(at + sizeof value, s.size);
-    std::memcpy(s.payload + at, &value, sizeof value);
-    const uint64_t checksum = XXH3_64bits(s.payload, s.size);
-    std::memcpy(s.entry + 24, &checksum, 8);
-    return;
-  }
-  FAIL() << "no section of type " << type;
-}
-
 // Clip section layout (ossa_file.h): u64 name length, name ("c"), u32 layout, f32 duration, u32 joints,
 // then (fixed-rate and quantized) f32 frame rate, u32 frame count.
 constexpr size_t kDurationAt = 8 + 1 + 4, kJointsAt = kDurationAt + 4, kRateAt = kJointsAt + 4,
@@ -135,23 +121,23 @@ TEST(HostileOssa, ClipRatesAndDurationsBehindValidChecksumsAreRefused) {
     ASSERT_TRUE(decode_ossa(good, "good.ossa"));
     for (float rate : {kInf, 1e30f, 1e-30f, -30.f, 0.f, std::nanf(""), 31.f, 10001.f}) {
       auto bytes = good;
-      patch(bytes, kClipSection, kRateAt, rate);
+      test::patch_ossa_section(bytes, kClipSection, kRateAt, rate);
       EXPECT_TRUE(refused_or_safe(bytes, ("frame rate " + std::to_string(rate)).c_str()));
     }
     for (float duration : {kInf, 1e30f, -1.f, std::nanf(""), 0.5f, 3.f}) {
       auto bytes = good;
-      patch(bytes, kClipSection, kDurationAt, duration);
+      test::patch_ossa_section(bytes, kClipSection, kDurationAt, duration);
       EXPECT_TRUE(refused_or_safe(bytes, ("duration " + std::to_string(duration)).c_str()));
     }
     auto frames = good;
-    patch(frames, kClipSection, kFramesAt, uint32_t{0x7fffffff});
+    test::patch_ossa_section(frames, kClipSection, kFramesAt, uint32_t{0x7fffffff});
     EXPECT_TRUE(refused_or_safe(frames, "frame count"));
   }
   // Keyed: the duration is the only number the sampler computes with.
   const std::vector<uint8_t> keyed = encode_ossa(small_file(Clip::Layout::kKeyed));
   for (float duration : {kInf, 1e30f, -1.f, std::nanf("")}) {
     auto bytes = keyed;
-    patch(bytes, kClipSection, kDurationAt, duration);
+    test::patch_ossa_section(bytes, kClipSection, kDurationAt, duration);
     EXPECT_TRUE(refused_or_safe(bytes, ("keyed duration " + std::to_string(duration)).c_str()));
   }
 }
@@ -195,7 +181,7 @@ TEST(HostileOssa, RootMotionNumbersAreChecked) {
   // Root motion section: i32 joint, f32 frame rate, f32 duration, frames.
   for (float rate : {kInf, 1e30f, 1e-30f}) {
     auto bytes = good;
-    patch(bytes, kRootMotionSection, 4, rate);
+    test::patch_ossa_section(bytes, kRootMotionSection, 4, rate);
     auto r = decode_ossa(bytes, "hostile.ossa");
     if (r && r->root_motion[0]) {  // loaded: then it must at least sample inside its frames
       volatile RootDelta d = r->root_motion[0]->at(0.5f);
@@ -204,7 +190,7 @@ TEST(HostileOssa, RootMotionNumbersAreChecked) {
     }
   }
   auto bytes = good;
-  patch(bytes, kRootMotionSection, 8, 1e30f);
+  test::patch_ossa_section(bytes, kRootMotionSection, 8, 1e30f);
   EXPECT_FALSE(decode_ossa(bytes, "hostile.ossa")) << "root motion lasting 1e30 s loaded";
 }
 

@@ -15,6 +15,7 @@
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/serialize/ossa_file.h"
+#include "ossa_bytes.h"
 
 namespace ossa {
 namespace {
@@ -253,38 +254,17 @@ TEST(OssaFile, BitFlipsAreCaughtOrHarmless) {
   EXPECT_GT(rejected, 350);
 }
 
-// Edits a section's bytes and fixes its checksum, so that only the loader's own validation stands between
-// the edit and the runtime.
-void patch_section(std::vector<uint8_t>& bytes, uint32_t type, size_t offset_in_section, uint64_t value) {
-  uint32_t count;
-  std::memcpy(&count, bytes.data() + 16, 4);
-  for (uint32_t i = 0; i < count; ++i) {
-    uint8_t* entry = bytes.data() + 32 + 32 * i;
-    uint32_t t;
-    uint64_t offset, size;
-    std::memcpy(&t, entry, 4);
-    std::memcpy(&offset, entry + 8, 8);
-    std::memcpy(&size, entry + 16, 8);
-    if (t != type) continue;
-    std::memcpy(bytes.data() + offset + offset_in_section, &value, sizeof value);
-    uint64_t checksum = XXH3_64bits(bytes.data() + offset, size);
-    std::memcpy(entry + 24, &checksum, 8);
-    return;
-  }
-  FAIL() << "no section of type " << type;
-}
-
 TEST(OssaFile, OversizedCountsAndWrongVersionsAreClearErrors) {
   std::vector<uint8_t> bytes = sample_bytes();
   // Skeleton section: u32 joint count first.
   std::vector<uint8_t> huge_joints = bytes;
-  patch_section(huge_joints, 1, 0, 0x00FFFFFFu | (uint64_t{0xAB} << 32));
+  test::patch_ossa_section(huge_joints, 1, 0, 0x00FFFFFFu | (uint64_t{0xAB} << 32));
   auto r1 = decode_ossa(huge_joints, "joints.ossa");
   ASSERT_FALSE(r1);
   EXPECT_NE(r1.error().find("joint count"), std::string::npos) << r1.error();
   // Clip section: u64 name length first, made enormous.
   std::vector<uint8_t> huge_name = bytes;
-  patch_section(huge_name, 3, 0, uint64_t{1} << 60);
+  test::patch_ossa_section(huge_name, 3, 0, uint64_t{1} << 60);
   auto r2 = decode_ossa(huge_name, "count.ossa");
   ASSERT_FALSE(r2);
   EXPECT_NE(r2.error().find("exceeds the section"), std::string::npos) << r2.error();
