@@ -1,7 +1,6 @@
 // The .ossa format: exact round trips, compressed round trips within the error bound, and damaged files
 // (truncated, bit-flipped, oversized counts, wrong version) that must each give a clear error.
 #include <gtest/gtest.h>
-#include <xxhash.h>
 
 #include <cstring>
 #include <filesystem>

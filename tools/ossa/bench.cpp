@@ -276,25 +276,25 @@ double bytes_per_joint_second(const Clip& clip) {
 
 int run_bench(const BenchArgs& args) {
   auto scene = load_model(args.file, 4, false);
-  if (!scene) return 1;
+  if (!scene) return kExitBadInput;
   if (scene->clips.empty()) {
     std::fprintf(stderr, "ossa: %s: no clips to play\n", args.file.c_str());
-    return 1;
+    return kExitBadInput;
   }
   int clip_index = args.clip.empty() ? 0 : find_clip_arg(*scene, args.clip);
-  if (clip_index < 0) return 1;
+  if (clip_index < 0) return kExitBadInput;
   auto fixed = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, args.frame_rate});
   auto keyed = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
   if (!fixed || !keyed) {
     std::fprintf(stderr, "ossa: %s\n", (!fixed ? fixed.error() : keyed.error()).c_str());
-    return 1;
+    return kExitBadInput;
   }
   std::optional<CharacterAsset> compressed;
   if (args.compress) {  // the fixed-rate clips compressed within the default bound (0.01 cm at 3 cm)
     auto copy = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, args.frame_rate});
     for (Clip& c : copy->clips) {
       auto q = compress_clip(c, copy->skeleton);
-      if (!q) return std::fprintf(stderr, "ossa: %s\n", q.error().c_str()), 1;
+      if (!q) return std::fprintf(stderr, "ossa: %s\n", q.error().c_str()), kExitBadInput;
       c = std::move(q).value();
     }
     compressed = std::move(copy).value();

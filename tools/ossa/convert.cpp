@@ -153,7 +153,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
 }  // namespace
 
 int run_convert(const ConvertArgs& args) {
-  if (args.inputs.empty()) return std::fprintf(stderr, "ossa convert: no input files\n"), 2;
+  if (args.inputs.empty()) return std::fprintf(stderr, "ossa convert: no input files\n"), kExitUsage;
   const bool batch = args.inputs.size() > 1 || fs::is_directory(args.output);
   if (batch && !args.notifies.empty())
     return std::fprintf(stderr,

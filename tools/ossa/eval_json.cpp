@@ -80,10 +80,11 @@ int find_clip_arg(const CharacterAsset& asset, const std::string& source, const 
 // .ossa files hold runtime assets: evaluate them through the runtime jobs (the same numbers a game gets).
 int run_eval_ossa(const EvalArgs& args) {
   auto file = read_ossa(args.file);
-  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), 1;
+  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), kExitBadInput;
   const bool left_handed = file->left_handed;
   auto asset = std::move(*file).character();
-  if (!asset) return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), asset.error().c_str()), 1;
+  if (!asset)
+    return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), asset.error().c_str()), kExitBadInput;
   const Skeleton& skeleton = asset->skeleton;
   int clip_index = -1;
   if (!args.clip.empty()) {
@@ -93,7 +94,8 @@ int run_eval_ossa(const EvalArgs& args) {
     if (clip_index < 0 && end && *end == '\0' && n >= 0 && n < static_cast<long>(asset->clips.size()))
       clip_index = static_cast<int>(n);
     if (clip_index < 0)
-      return std::fprintf(stderr, "ossa: %s: no clip '%s'\n", args.file.c_str(), args.clip.c_str()), 1;
+      return std::fprintf(stderr, "ossa: %s: no clip '%s'\n", args.file.c_str(), args.clip.c_str()),
+             kExitBadInput;
   } else if (!asset->clips.empty()) {
     clip_index = 0;
   }
@@ -157,14 +159,14 @@ int run_eval_ossa(const EvalArgs& args) {
 int run_eval(const EvalArgs& args) {
   if (is_ossa_file(args.file)) return run_eval_ossa(args);
   auto scene = load_model(args.file, args.max_influences, args.left_handed);
-  if (!scene) return 1;
+  if (!scene) return kExitBadInput;
   const RawSkeleton& skeleton = scene->skeleton;
 
   const RawClip* clip = nullptr;
   int clip_index = -1;
   if (!args.clip.empty()) {
     clip_index = find_clip_arg(*scene, args.clip);
-    if (clip_index < 0) return 1;
+    if (clip_index < 0) return kExitBadInput;
   } else if (!scene->clips.empty()) {
     clip_index = 0;
   }

@@ -145,7 +145,7 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
 // An .ossa file: what its sections hold.
 int run_info_ossa(const InfoArgs& args) {
   auto file = read_ossa(args.file);
-  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), 1;
+  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), kExitBadInput;
   ordered_json out;
   out["file"] = args.file;
   out["format"] = "ossa";
@@ -208,7 +208,7 @@ int run_info_ossa(const InfoArgs& args) {
 int run_info(const InfoArgs& args) {
   if (is_ossa_file(args.file)) return run_info_ossa(args);
   auto scene = load_model(args.file, args.max_influences, args.left_handed);
-  if (!scene) return 1;
+  if (!scene) return kExitBadInput;
   ordered_json info = build_info(*scene);
   if (args.json)
     std::printf("%s\n", json_text(info, 2).c_str());

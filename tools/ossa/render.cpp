@@ -141,15 +141,15 @@ int run_render(const RenderArgs& args) {
     std::fprintf(stderr,
                  "ossa: -o %s: render writes .png (one frame or a contact sheet) or .gif (animated)\n",
                  args.output.c_str());
-    return 2;
+    return kExitUsage;
   }
   auto session = open_session(args.file);
-  if (!session) return 1;
+  if (!session) return kExitBadInput;
   Session& s = *session;
   int clip_index = -1;
   if (!args.clip.empty()) {
     clip_index = find_clip_arg(*s.asset, args.file, args.clip);
-    if (clip_index < 0) return 1;
+    if (clip_index < 0) return kExitBadInput;
   } else if (!s.asset->clips.empty()) {
     clip_index = 0;
   }
@@ -158,7 +158,7 @@ int run_render(const RenderArgs& args) {
   if (!parse_lighting_mode(args.lighting, lighting)) {
     std::fprintf(stderr, "ossa: unknown lighting '%s' (phong, blinn-phong, lambert, unlit, texture-only)\n",
                  args.lighting.c_str());
-    return 2;
+    return kExitUsage;
   }
   SkinningPath path = args.skinning == "cpu"     ? SkinningPath::kCpu
                       : args.skinning == "baked" ? SkinningPath::kBaked
@@ -189,7 +189,7 @@ int run_render(const RenderArgs& args) {
     auto baked = bake_animation(*s.asset);
     if (!baked) {
       std::fprintf(stderr, "ossa: %s\n", baked.error().c_str());
-      return 1;
+      return kExitBadInput;
     }
     s.renderer->set_baked(*baked);
   }
@@ -205,10 +205,10 @@ int run_render(const RenderArgs& args) {
   if (args.instances > 1) {
     if (!clip) {
       std::fprintf(stderr, "ossa: --instances needs a model with clips\n");
-      return 1;
+      return kExitBadInput;
     }
     auto baked = bake_animation(*s.asset);
-    if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), 1;
+    if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), kExitBadInput;
     s.renderer->set_baked(*baked);
     float size = std::max(hi.x - lo.x, hi.z - lo.z) * 1.4f + 1e-3f;
     crowd = crowd_instances(*s.asset, args.instances, size);
@@ -252,9 +252,10 @@ int run_render(const RenderArgs& args) {
 
 int run_bake(const BakeArgs& args) {
   auto character = load_any(args.file);
-  if (!character) return 1;
+  if (!character) return kExitBadInput;
   auto baked = bake_animation(character->asset, args.fps, args.half);
-  if (!baked) return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), baked.error().c_str()), 1;
+  if (!baked)
+    return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), baked.error().c_str()), kExitBadInput;
   for (const char* extension : {".bin", ".json"})
     if (!output_is_not_an_input(args.output + extension, character->source_files)) return kExitOutput;
   auto written = write_baked_animation(*baked, args.output);
@@ -276,17 +277,18 @@ int run_demo(const DemoArgs& args) {
         model = candidate;
         break;
       }
-    if (model.empty()) return std::fprintf(stderr, "ossa: demo: the bundled sample was not found\n"), 1;
+    if (model.empty())
+      return std::fprintf(stderr, "ossa: demo: the bundled sample was not found\n"), kExitBadInput;
   }
   auto session = open_session(model);
-  if (!session) return 1;
+  if (!session) return kExitBadInput;
   Session& s = *session;
   for (const char* name : {"character.gif", "crowd.png"})
     if (!output_is_not_an_input((fs::path(args.output_dir) / name).string(), s.character->source_files))
       return kExitOutput;
   fs::create_directories(args.output_dir);
   auto baked = bake_animation(*s.asset);
-  if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), 1;
+  if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), kExitBadInput;
   s.renderer->set_baked(*baked);
 
   // 1. The character cycling its clips, crossfading from one to the next (GPU palette skinning).
@@ -362,11 +364,12 @@ namespace ossa::cli {
 // and mesh, palettes computed on the CPU) and with baked instancing (one instanced draw per mesh).
 int run_render_bench(const BenchArgs& args) {
   auto session = open_session(args.file);
-  if (!session) return 1;
+  if (!session) return kExitBadInput;
   Session& s = *session;
-  if (s.asset->clips.empty()) return std::fprintf(stderr, "ossa: %s: no clips\n", args.file.c_str()), 1;
+  if (s.asset->clips.empty())
+    return std::fprintf(stderr, "ossa: %s: no clips\n", args.file.c_str()), kExitBadInput;
   auto baked = bake_animation(*s.asset);
-  if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), 1;
+  if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), kExitBadInput;
   s.renderer->set_baked(*baked);
   Vec3 lo, hi;
   animated_bounds(*s.asset, &s.asset->clips[0], {0.f}, lo, hi);
