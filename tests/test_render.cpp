@@ -319,6 +319,35 @@ TEST(DecodeImage, TheFuzzersPnmIsRefused) {
   EXPECT_FALSE(image);
 }
 
+// fuzz_image's second finding: Huffman tables whose symbol counts sum past 256 overflow stb's tables.
+TEST(DecodeImage, OversizedJpegHuffmanTablesAreRefused) {
+  std::vector<uint8_t> jpeg = {0xFF, 0xD8, 0xFF, 0xC4, 0x01, 0x53, 0x00};  // length 2 + 17 + 320
+  jpeg.insert(jpeg.end(), 16, 20);  // 16 code lengths x 20 symbols = 320
+  jpeg.resize(jpeg.size() + 400, 0);
+  auto refused = decode_image(jpeg);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("320 symbols"), std::string::npos) << refused.error();
+  // The same table after a scan has started (progressive JPEGs define tables between scans).
+  std::vector<uint8_t> later = {0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x04, 0x00, 0x00, 0x12, 0xFF, 0x00, 0x34};
+  later.insert(later.end(), jpeg.begin() + 2, jpeg.end());
+  EXPECT_FALSE(decode_image(later));
+}
+
+// Real JPEG and PNG textures still decode (CesiumMan's is a JPEG; ../shared only).
+TEST(DecodeImage, RealTexturesDecode) {
+  const std::string model = test::shared_dir() + "/models/CesiumMan.glb";
+  if (!std::filesystem::exists(model))
+    GTEST_SKIP() << model << " not found (../shared is not in users' clones)";
+  auto scene = import_file(model);
+  ASSERT_TRUE(scene) << scene.error();
+  ASSERT_FALSE(scene->textures.empty());
+  for (const Texture& t : scene->textures) {
+    auto image = decode_image(t.data);
+    ASSERT_TRUE(image) << t.path << ": " << image.error();
+    EXPECT_GT(image->width, 0);
+  }
+}
+
 TEST(WriteImage, OutputsAreWrittenWholeOrNotAtAll) {
   const std::string dir = test::temp_dir("whole");
   Image image{2, 2, std::vector<uint8_t>(16, 200)};

@@ -79,8 +79,54 @@ Result<Image> read_png(const std::string& path) {
   return image;
 }
 
+namespace {
+// Debian's stb_image (2022-09) trusts the symbol counts of a JPEG Huffman table (DHT): counts summing to
+// more than 256 write past its 257-entry tables into the decoder's state, function pointers included
+// (found by fuzz_image; later stb versions check). This walks the markers the way stb reads them (bytes
+// that are not FF skipped one at a time, segments skipped by their length, so every marker in entropy-coded
+// data is seen too: FF 00 is a stuffed byte, FF D0-D7 a restart) and refuses any DHT stb could parse whose
+// counts sum past 256.
+std::string jpeg_huffman_error(std::span<const uint8_t> b) {
+  const size_t size = b.size();
+  auto byte = [&](size_t i) -> unsigned { return i < size ? b[i] : 0; };  // stb reads 0 past the end
+  size_t i = 0;
+  if (byte(i) != 0xFF) return {};
+  while (byte(i) == 0xFF && i < size) ++i;
+  if (byte(i) != 0xD8) return {};  // not a JPEG
+  ++i;
+  while (i < size) {
+    if (b[i] != 0xFF) {  // stb skips anything else between segments, a byte at a time
+      ++i;
+      continue;
+    }
+    while (i < size && b[i] == 0xFF) ++i;
+    if (i >= size) break;
+    const unsigned marker = b[i++];
+    if (marker == 0x00 || (marker >= 0xD0 && marker <= 0xD9) || marker == 0x01) continue;  // no length
+    const size_t length = byte(i) << 8 | byte(i + 1);
+    if (marker == 0xC4) {
+      long remaining = static_cast<long>(length) - 2;
+      size_t at = i + 2;
+      while (remaining > 0) {
+        const unsigned q = byte(at++);
+        if ((q >> 4) > 1 || (q & 15) > 3) break;  // stb refuses the table
+        unsigned symbols = 0;
+        for (int k = 0; k < 16; ++k) symbols += byte(at++);
+        if (symbols > 256)
+          return "a malformed JPEG Huffman table (" + std::to_string(symbols) + " symbols, at most 256)";
+        at += symbols;
+        remaining -= 17 + static_cast<long>(symbols);
+      }
+    }
+    i += length;
+  }
+  return {};
+}
+}  // namespace
+
 Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side, bool flip) {
   if (bytes.empty()) return Result<Image>::failure("no image data");
+  if (std::string bad = jpeg_huffman_error(bytes); !bad.empty()) return Result<Image>::failure(bad);
   if (bytes.size() > static_cast<size_t>(INT32_MAX)) return Result<Image>::failure("image data over 2 GB");
   const int length = static_cast<int>(bytes.size());
   int w = 0, h = 0, n = 0;
