@@ -18,8 +18,14 @@
 #include <mutex>
 #include <random>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <csignal>
 
 #include "oracle_compare.h"
 #include "ossa/asset/character.h"
@@ -269,6 +275,54 @@ TEST(ThreadPool, DefaultThreadCountNeverExceedsTheHardware) {
   ThreadPool pool;
   EXPECT_GE(pool.thread_count(), 1);
   EXPECT_LE(pool.thread_count(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;  // shadow memory does not fit under an address-space limit
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// A worker that cannot be started is reported (std::system_error from the constructor) instead of terminating
+// the program. In a child process whose address space is capped so that only a few thread stacks fit.
+TEST(ThreadPool, WorkerThatCannotStartIsReportedNotFatal) {
+  if (kSanitized) GTEST_SKIP() << "an address-space limit cannot hold a sanitizer's shadow memory";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t used = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
+    rlimit limit{used + (64u << 20), used + (64u << 20)};  // room for a few 8 MiB stacks, not 256
+    if (pages <= 0 || setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(10);
+    try {
+      ThreadPool pool(256);
+      std::_Exit(11);  // every thread started: the limit did not bite
+    } catch (const std::system_error&) {
+      std::_Exit(0);
+    } catch (...) {
+      std::_Exit(12);
+    }
+  }
+  // The pool before this one hung here (its condition variable destroyed while workers waited on it).
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 3000 && (done = waitpid(child, &status, WNOHANG)) == 0; ++i)
+    std::this_thread::sleep_for(10ms);
+  if (done == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the constructor hung after a worker failed to start";
+  }
+  ASSERT_EQ(done, child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << " (std::terminate?)";
+  if (WEXITSTATUS(status) == 10 || WEXITSTATUS(status) == 11)
+    GTEST_SKIP() << "cannot limit the address space here";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // While a worker runs a long chunk, the caller waits without burning its core.
