@@ -2,6 +2,7 @@
 // tutorial-style update they replace. Model: $OSSA_BENCH_MODEL (clip $OSSA_BENCH_CLIP, an index), else the
 // bundled sample. `ossa bench` measures the same things with its own harness and a JSON contract.
 #include <benchmark/benchmark.h>
+#include <atomic>
 
 #include <cstdlib>
 #include <memory>
@@ -172,7 +173,16 @@ void BM_Crowd1000(benchmark::State& state) {
   state.counters["updates/s"] = benchmark::Counter(
       static_cast<double>(state.iterations()) * characters.size(), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Crowd1000)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_Crowd1000)->Arg(1)->Arg(2)->Arg(8)->UseRealTime();
+
+// What one parallel_for costs when there is nothing to do (64 indices, chunk 1, empty body).
+void BM_EmptyParallelFor(benchmark::State& state) {
+  ossa::ThreadPool pool(static_cast<int>(state.range(0)));
+  std::atomic<int> sink{0};
+  for (auto _ : state)
+    pool.parallel_for(64, 1, [&](int, int) { sink.fetch_add(0, std::memory_order_relaxed); });
+}
+BENCHMARK(BM_EmptyParallelFor)->Arg(1)->Arg(2)->Arg(8)->UseRealTime();
 }  // namespace
 
 BENCHMARK_MAIN();

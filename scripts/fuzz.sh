@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with ASan + UBSan (preset `fuzz`, clang) and runs each for SECONDS (default 60)
-# on a seed corpus made from the bundled assets. Exit status is non-zero when a fuzzer finds a crash.
-# Usage: scripts/fuzz.sh [SECONDS]
+# on seed corpora made from the bundled assets. Exit status is non-zero when a fuzzer finds a crash.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: fuzz_ossa_loader fuzz_import fuzz_notifies
+# fuzz_image; default all). Each run's last lines (runs, edges "cov:", corpus) are printed.
 set -euo pipefail
 seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_ossa_loader fuzz_import fuzz_notifies fuzz_image)
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 for p in clang libclang-rt-14-dev; do
@@ -18,8 +22,10 @@ cmake --build --preset fuzz -j 2
 
 corpus=build/fuzz/corpus   # what the fuzzers add (kept between runs)
 seeds=build/fuzz/seeds     # rebuilt each run from the repository (and ../shared/models when present)
-mkdir -p "$corpus/ossa" "$corpus/import"
-rm -rf "$seeds" && mkdir -p "$seeds/ossa" "$seeds/import"
+mkdir -p "$corpus/ossa" "$corpus/import" "$corpus/notifies" "$corpus/image"
+rm -rf "$seeds" && mkdir -p "$seeds/ossa" "$seeds/import" "$seeds/notifies" "$seeds/image"
+cp assets/sample/*.notifies.json "$seeds/notifies/"
+cp assets/sample/*.png "$seeds/image/"
 # .ossa seeds in each clip layout, from the release CLI when it is built, else none (libFuzzer starts empty).
 if [ -x build/release/ossa ]; then
   build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/keyed.ossa" --clips Walk >/dev/null
@@ -39,8 +45,11 @@ done
 # assimp leaks on the damaged files it rejects.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-for target in fuzz_ossa_loader fuzz_import; do
-  dir=ossa; [ "$target" = fuzz_import ] && dir=import
+for target in "${targets[@]}"; do
+  case "$target" in
+    fuzz_ossa_loader) dir=ossa ;; fuzz_import) dir=import ;; fuzz_notifies) dir=notifies ;; fuzz_image) dir=image ;;
+    *) echo "fuzz: unknown target $target"; exit 2 ;;
+  esac
   echo "fuzz: $target for ${seconds}s"
   # The import target enforces its own budgets (ImportOptions::isolate: assimp reads in a child process with
   # 1 GB and 20 s), so libFuzzer's per-allocation limit, which the child inherits, is set above that budget.
@@ -50,6 +59,7 @@ for target in fuzz_ossa_loader fuzz_import; do
   build/fuzz/fuzz/$target "${extra[@]}" -max_total_time="$seconds" -print_final_stats=1 -max_len=2000000 -rss_limit_mb=2048 \
     -artifact_prefix=build/fuzz/ "$corpus/$dir" "$seeds/$dir" > "build/fuzz/$target.log" 2>&1 || status=$?
   grep -E "Done [0-9]+ runs|ERROR|SUMMARY" "build/fuzz/$target.log" || true
+  grep -E "^#[0-9]+.*cov: " "build/fuzz/$target.log" | tail -1 || true
   if [ "$status" != 0 ]; then
     echo "fuzz: $target found a problem (log: build/fuzz/$target.log; artifacts: build/fuzz/crash-*)"
     tail -40 "build/fuzz/$target.log"

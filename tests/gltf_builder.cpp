@@ -87,10 +87,16 @@ int GltfBuilder::add_node(nlohmann::json node) {
   return static_cast<int>(doc_["nodes"].size() - 1);
 }
 
-void GltfBuilder::write(const std::string& path) const {
+void GltfBuilder::write(const std::string& path, const std::string& external_buffer) const {
   nlohmann::json doc = doc_;
-  doc["buffers"] = {
-      {{"byteLength", buffer_.size()}, {"uri", "data:application/octet-stream;base64," + base64(buffer_)}}};
+  std::string uri = "data:application/octet-stream;base64," + base64(buffer_);
+  if (!external_buffer.empty()) {
+    uri = external_buffer;
+    namespace fs = std::filesystem;
+    std::ofstream((fs::path(path).parent_path() / external_buffer).string(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(buffer_.data()), static_cast<std::streamsize>(buffer_.size()));
+  }
+  doc["buffers"] = {{{"byteLength", buffer_.size()}, {"uri", uri}}};
   std::ofstream(path) << doc.dump(1);
 }
 

@@ -17,7 +17,8 @@ class GltfBuilder {
   int add_floats(const std::vector<float>& values, const char* type, bool with_min_max = false);
   int add_u16(const std::vector<uint16_t>& values, const char* type);
   int add_node(nlohmann::json node);  // returns the node index
-  void write(const std::string& path) const;
+  // The buffer is embedded as a data URI, or written to `external_buffer` (a file name) beside `path`.
+  void write(const std::string& path, const std::string& external_buffer = "") const;
 
  private:
   int add_view(const void* data, size_t bytes);

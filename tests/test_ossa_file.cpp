@@ -153,14 +153,14 @@ TEST(OssaFile, QuantizedClipPartsAreValidated) {
     p.packed.assign(2, 0);
     return p;
   };
-  auto good = Clip::from_quantized("ok", 0.1f, 30, rest, parts());
+  auto good = Clip::from_quantized("ok", 2 / 30.f, 30, rest, parts());  // 3 frames
   ASSERT_TRUE(good) << good.error();
   std::vector<JointPose> pose(2);
   good->decode_frame(2, pose.data());
   EXPECT_FLOAT_EQ(pose[1].rotation[2], 0.25f) << "a 0-bit component decodes to the middle of its range";
 
   auto expect_rejected = [&](Clip::QuantizedParts p, const char* why) {
-    auto clip = Clip::from_quantized("bad", 0.1f, 30, rest, std::move(p));
+    auto clip = Clip::from_quantized("bad", 2 / 30.f, 30, rest, std::move(p));
     ASSERT_FALSE(clip) << why;
     EXPECT_NE(clip.error().find("clip 'bad'"), std::string::npos) << clip.error();
   };

@@ -280,3 +280,57 @@ TEST(Render, GifAndPngFilesAreWritten) {
 
 }  // namespace
 }  // namespace ossa
+
+namespace ossa {
+namespace {
+// A PNG whose header claims `side` x `side` pixels: a valid 1x1 file with its IHDR size edited (stb checks
+// no CRC), so only the size check stands between it and a gigabyte allocation.
+std::vector<uint8_t> png_claiming(uint32_t side) {
+  Image one{1, 1, {255, 0, 0, 255}};
+  const std::string path = test::temp_dir("claim") + "/one.png";
+  EXPECT_TRUE(write_png(one, path));
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (int i = 0; i < 4; ++i) bytes[16 + i] = bytes[20 + i] = static_cast<uint8_t>(side >> (24 - 8 * i));
+  return bytes;
+}
+
+TEST(DecodeImage, HeadersClaimingHugeImagesAreRefusedBeforeDecoding) {
+  auto huge = decode_image(png_claiming(16384));
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().find("16384x16384"), std::string::npos) << huge.error();
+  auto one = decode_image(png_claiming(1));
+  ASSERT_TRUE(one) << one.error();
+  EXPECT_EQ(one->width, 1);
+  EXPECT_EQ(one->rgba[0], 255);
+  EXPECT_FALSE(decode_image(std::vector<uint8_t>(100, 7)));
+  EXPECT_FALSE(decode_image({}));
+}
+
+// fuzz_image's finding: a PNM header in front of PNG bytes crashed the stb_image copy inside assimp's
+// libdraco, which the dynamic linker bound our calls to. Our private stb reads only PNG, JPEG, BMP and TGA.
+TEST(DecodeImage, TheFuzzersPnmIsRefused) {
+  const std::vector<uint8_t> pnm = {
+      0x50, 0x36, 0x36, 0x33, 0x0c, 0x36, 0x36, 0x33, 0x0c, 0x33, 0x33, 0x33, 0x33, 0x50, 0x4e, 0x47,
+      0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x80,
+      0x00, 0x00, 0x00, 0x80, 0x08, 0x33, 0x33, 0x33, 0x98, 0x33, 0x33, 0x0c, 0x33, 0x33, 0x33, 0x33,
+      0x33, 0x33, 0x33, 0x33, 0x98, 0x33, 0x33, 0x0c, 0x33, 0x33, 0x29, 0x33, 0x33, 0x33, 0x33, 0x33};
+  auto image = decode_image(pnm);
+  EXPECT_FALSE(image);
+}
+
+TEST(WriteImage, OutputsAreWrittenWholeOrNotAtAll) {
+  const std::string dir = test::temp_dir("whole");
+  Image image{2, 2, std::vector<uint8_t>(16, 200)};
+  EXPECT_FALSE(write_png(image, dir + "/missing-folder/x.png"));
+  Image lying{4, 4, std::vector<uint8_t>(16, 200)};  // claims more pixels than it has
+  EXPECT_FALSE(write_png(lying, dir + "/lying.png"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/lying.png"));
+  EXPECT_FALSE(write_gif({image, lying}, 10, dir + "/mixed.gif"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/mixed.gif"));
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
+  std::filesystem::remove_all(dir);
+}
+}  // namespace
+}  // namespace ossa

@@ -16,7 +16,8 @@ std::string check_tracks(const RawClip& raw, const Skeleton& skeleton) {
     if (t.joint < 0 || t.joint >= skeleton.joint_count())
       return "clip '" + raw.name + "': a track targets joint " + std::to_string(t.joint) + " of " +
              std::to_string(skeleton.joint_count());
-  if (!std::isfinite(raw.duration) || raw.duration < 0) return "clip '" + raw.name + "': invalid duration";
+  if (!std::isfinite(raw.duration) || raw.duration < 0 || raw.duration > Clip::kMaxDuration)
+    return "clip '" + raw.name + "': invalid duration";
   return {};
 }
 
@@ -53,11 +54,30 @@ float max_rotation_step(const std::vector<JointPose>& frames, int joints, int fr
 }
 }  // namespace
 
+int64_t Clip::frame_count_for(float duration, float frame_rate) {
+  // The last frame sits at the clip's end, closer than a full frame when duration * rate is not whole.
+  const double frames = std::ceil(static_cast<double>(duration) * frame_rate - 1e-3) + 1;
+  if (!(frames >= 1)) return 1;
+  return frames > 1e15 ? int64_t{1} << 50 : static_cast<int64_t>(frames);
+}
+
+namespace {
+// The checks every fixed-rate or quantized clip passes (see Clip::kMaxFrameRate): "" when fine.
+std::string check_timing(float duration, float frame_rate, int64_t frame_count) {
+  if (!std::isfinite(duration) || duration < 0 || duration > Clip::kMaxDuration)
+    return "duration " + std::to_string(duration) + " s is outside 0-1e7 s";
+  if (!std::isfinite(frame_rate) || !(frame_rate > 0) || frame_rate > Clip::kMaxFrameRate)
+    return "frame rate " + std::to_string(frame_rate) + " is outside (0, 10000] fps";
+  const int64_t expected = Clip::frame_count_for(duration, frame_rate);
+  if (frame_count != expected)
+    return std::to_string(frame_count) + " frames where " + std::to_string(duration) + " s at " +
+           std::to_string(frame_rate) + " fps has " + std::to_string(expected);
+  return {};
+}
+}  // namespace
+
 void Clip::resample(const RawClip& raw, const Skeleton& skeleton) {
-  // Frames at f / rate, the last one at the clip's end (closer than a full frame when duration * rate is not
-  // whole).
-  frame_count_ =
-      std::max(1, static_cast<int>(std::ceil(static_cast<double>(duration_) * frame_rate_ - 1e-3)) + 1);
+  frame_count_ = static_cast<int>(frame_count_for(duration_, frame_rate_));
   const int joints = joint_count_;
   frames_.assign(static_cast<size_t>(frame_count_) * joints, JointPose{});
   std::vector<const RawTrack*> track_of(joints, nullptr);
@@ -176,11 +196,12 @@ Result<Clip> Clip::build_keyed(const RawClip& raw, const Skeleton& skeleton) {
 
 Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rate, int joint_count,
                                std::vector<JointPose> frames) {
-  if (joint_count <= 0 || frames.empty() || frames.size() % joint_count != 0)
+  if (joint_count <= 0 || joint_count > kMaxJoints || frames.empty() || frames.size() % joint_count != 0)
     return Result<Clip>::failure("clip '" + name + "': frames do not divide into " +
                                  std::to_string(joint_count) + " joints");
-  if (!(frame_rate > 0) || !(duration >= 0))
-    return Result<Clip>::failure("clip '" + name + "': invalid rate or duration");
+  if (std::string e = check_timing(duration, frame_rate, static_cast<int64_t>(frames.size() / joint_count));
+      !e.empty())
+    return Result<Clip>::failure("clip '" + name + "': " + e);
   Clip c;
   c.name_ = std::move(name);
   c.duration_ = duration;
@@ -252,10 +273,12 @@ Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
                              std::vector<uint32_t> channel_first, std::vector<float> key_times,
                              std::vector<float> key_values) {
   auto fail = [&](const std::string& e) { return Result<Clip>::failure("clip '" + name + "': " + e); };
-  if (joint_count <= 0 || channel_first.size() != static_cast<size_t>(joint_count) * 3 + 1)
+  if (joint_count <= 0 || joint_count > kMaxJoints ||
+      channel_first.size() != static_cast<size_t>(joint_count) * 3 + 1)
     return fail("channel table does not match " + std::to_string(joint_count) + " joints");
   if (key_values.size() != key_times.size() * 4) return fail("key values do not match the key times");
-  if (!(duration >= 0) || !std::isfinite(duration)) return fail("invalid duration");
+  if (!(duration >= 0) || !std::isfinite(duration) || duration > kMaxDuration)
+    return fail("duration " + std::to_string(duration) + " s is outside 0-1e7 s");
   if (channel_first.front() != 0 || channel_first.back() != key_times.size())
     return fail("channel table does not cover the keys");
   for (size_t c = 0; c + 1 < channel_first.size(); ++c) {
@@ -287,9 +310,8 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   const auto& channels = parts.channels;
   const auto& segment_channels = parts.segment_channels;
   if (joint_count <= 0 || joint_count > 65535) return fail("joint count out of range");
-  if (frame_count <= 0 || frame_count > (1 << 24) || !(frame_rate > 0) || !std::isfinite(frame_rate) ||
-      !(duration >= 0) || !std::isfinite(duration))
-    return fail("invalid frame count, rate or duration");
+  if (frame_count <= 0 || frame_count > (1 << 24)) return fail("invalid frame count");
+  if (std::string e = check_timing(duration, frame_rate, frame_count); !e.empty()) return fail(e);
   if (segment_frames < 1 || segment_frames > frame_count) return fail("invalid segment length");
   for (const JointPose& p : default_pose)
     for (int i = 0; i < 4; ++i)

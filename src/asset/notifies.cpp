@@ -5,20 +5,38 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unordered_map>
 
 namespace ossa {
 
-int match_clip_name(const std::vector<std::string>& names, const std::string& query) {
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == query) return static_cast<int>(i);
-  int match = -1;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string& n = names[i];
-    if (n.size() > query.size() && n.compare(n.size() - query.size(), query.size(), query) == 0 &&
-        n[n.size() - query.size() - 1] == '|')
-      match = match == -1 ? static_cast<int>(i) : -2;
+namespace {
+// The clip-name rule (notifies.h) as an index: exact names, and every part after a '|' ("Walk" and
+// "Armature|Walk" of "Rig|Armature|Walk"), each found in constant time.
+class ClipNameIndex {
+ public:
+  explicit ClipNameIndex(const std::vector<std::string>& names) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string_view name = names[i];
+      exact_.emplace(name, static_cast<int>(i));  // the first of equal names wins
+      for (size_t bar = name.find('|'); bar != std::string_view::npos; bar = name.find('|', bar + 1)) {
+        auto [it, added] = suffix_.emplace(name.substr(bar + 1), static_cast<int>(i));
+        if (!added && it->second != static_cast<int>(i)) it->second = -2;  // ambiguous
+      }
+    }
   }
-  return match >= 0 ? match : -1;
+  int find(std::string_view query) const {
+    if (auto it = exact_.find(query); it != exact_.end()) return it->second;
+    auto it = suffix_.find(query);
+    return it != suffix_.end() && it->second >= 0 ? it->second : -1;
+  }
+
+ private:
+  std::unordered_map<std::string_view, int> exact_, suffix_;
+};
+}  // namespace
+
+int match_clip_name(const std::vector<std::string>& names, const std::string& query) {
+  return ClipNameIndex(names).find(query);
 }
 
 int NotifySet::find_name(const std::string& name) const {
@@ -27,22 +45,51 @@ int NotifySet::find_name(const std::string& name) const {
   return -1;
 }
 
+std::string json_nesting_error(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;  // the escaped character cannot end the string
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return "JSON nested deeper than " + std::to_string(max_depth) + " levels (at byte " +
+               std::to_string(i) + ")";
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return {};
+}
+
 Result<NotifySet> parse_notifies(const std::string& text, const std::string& source,
                                  const std::vector<ClipTiming>& clips) {
   auto fail = [&](const std::string& what) { return Result<NotifySet>::failure(source + ": " + what); };
+  // nlohmann's parser is iterative, but dumping and comparing values recurse: depth is capped first.
+  if (std::string nested = json_nesting_error(text); !nested.empty()) return fail(nested);
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded()) return fail("not valid JSON");
   if (!doc.is_object() || !doc.contains("clips") || !doc["clips"].is_object())
     return fail("expected an object {\"clips\": {CLIP: [notify, ...]}}");
   NotifySet set;
   set.clips.resize(clips.size());
+  std::unordered_map<std::string, int> ids;  // interning by hash: files with 100k names stay linear
   std::vector<std::string> clip_names;
   for (const ClipTiming& c : clips) clip_names.push_back(c.name);
+  const ClipNameIndex clip_index(clip_names);
   for (auto& [clip_name, list] : doc["clips"].items()) {
-    int ci = match_clip_name(clip_names, clip_name);
+    int ci = clip_index.find(clip_name);
     if (ci < 0) {
       std::string known;
-      for (const std::string& n : clip_names) known += (known.empty() ? "" : ", ") + ("'" + n + "'");
+      for (size_t k = 0; k < clip_names.size() && k < 20; ++k)
+        known += (k ? ", '" : "'") + clip_names[k] + "'";
+      if (clip_names.size() > 20) known += ", ... " + std::to_string(clip_names.size() - 20) + " more";
       return fail("clip '" + clip_name + "' is not in the model (clips: " + known + ")");
     }
     if (!list.is_array()) return fail("clip '" + clip_name + "': expected an array of notifies");
@@ -80,12 +127,9 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
                       " s, after the clip's end (" + std::to_string(duration) + " s)");
       }
       if (e.contains("payload")) n.payload = e["payload"].dump();
-      int id = set.find_name(name);
-      if (id < 0) {
-        id = static_cast<int>(set.names.size());
-        set.names.push_back(name);
-      }
-      n.name_id = id;
+      auto [it, added] = ids.emplace(name, static_cast<int>(set.names.size()));
+      if (added) set.names.push_back(name);
+      n.name_id = it->second;
       (n.duration > 0 ? set.clips[ci].states : set.clips[ci].instants).push_back(std::move(n));
     }
   }
@@ -98,8 +142,13 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
 }
 
 Result<NotifySet> load_notifies(const std::string& path, const std::vector<ClipTiming>& clips) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Result<NotifySet>::failure(path + ": cannot open");
+  const std::streamoff size = in.tellg();
+  if (size < 0 || size > kMaxNotifyFileBytes)
+    return Result<NotifySet>::failure(path + ": larger than " + std::to_string(kMaxNotifyFileBytes >> 20) +
+                                      " MB (or not a regular file)");
+  in.seekg(0);
   std::stringstream text;
   text << in.rdbuf();
   return parse_notifies(text.str(), path, clips);

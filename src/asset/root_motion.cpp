@@ -50,9 +50,10 @@ RootDelta RootDelta::inverse() const {
 
 RootDelta RootMotionTrack::at(float time) const {
   if (frames.empty()) return {};
-  float f = std::clamp(time, 0.f, duration) * frame_rate;
-  int n = static_cast<int>(frames.size());
-  int i = std::min(static_cast<int>(f), n - 1);
+  const int n = static_cast<int>(frames.size());
+  // Clamped before the conversion to int: whatever the track's numbers, the index stays in the frames.
+  const float f = std::clamp(std::clamp(time, 0.f, duration) * frame_rate, 0.f, static_cast<float>(n - 1));
+  int i = static_cast<int>(f);
   float a = f - static_cast<float>(i);
   if (i >= n - 1) return frames[n - 1];
   if (i == n - 2) {  // last stretch ends at the clip's end

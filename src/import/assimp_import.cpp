@@ -18,6 +18,7 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <assimp/DefaultIOSystem.h>
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cmath>
@@ -181,6 +182,22 @@ struct NodeInfo {
   bool has_meshes = false;
 };
 
+// Notes every file assimp opens (a glTF's .bin buffers, COLLADA's references, ...):
+// ImportedScene::source_files.
+class RecordingIOSystem : public Assimp::DefaultIOSystem {
+ public:
+  explicit RecordingIOSystem(std::vector<std::string>& opened) : opened_(opened) {}
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    Assimp::IOStream* stream = DefaultIOSystem::Open(file, mode);
+    std::error_code ec;
+    if (stream) opened_.push_back(fs::absolute(file, ec).lexically_normal().string());
+    return stream;
+  }
+
+ private:
+  std::vector<std::string>& opened_;
+};
+
 class Importer {
  public:
   Importer(std::string path, const ImportOptions& options) : path_(std::move(path)), options_(options) {}
@@ -203,11 +220,12 @@ class Importer {
   std::string build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names);
   std::string build_clips();
   void build_materials();
-  int add_texture(const aiString& path);
+  int add_texture(const aiString& path, const std::string& material);
+  std::string read_external_texture(const std::string& path, Texture& tex);
   void choose_space();
   double file_frame_rate() const;
-  const aiScene* read_with_assimp(Assimp::Importer& importer) const;
-  std::string probe_in_child() const;
+  const aiScene* read_with_assimp(Assimp::Importer& importer, bool validate) const;
+  std::string probe_in_child(bool& validated) const;
 
   std::string path_;
   ImportOptions options_;
@@ -427,13 +445,16 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
 
   // Influences. Palette slots are per mesh (joint_remap); the mesh node gets a slot when something follows
   // it.
+  std::unordered_map<int, int> slot_of_joint;  // a map, not a search: meshes with 40k bones stay linear
   auto slot_for = [&](int joint, const Mat4& inverse_bind) {
-    for (size_t s = 0; s < mesh.joint_remap.size(); ++s)
-      if (mesh.joint_remap[s] == joint) return static_cast<int>(s);
-    mesh.joint_remap.push_back(joint);
-    mesh.inverse_binds.push_back(inverse_bind);
-    return static_cast<int>(mesh.joint_remap.size() - 1);
+    auto [it, added] = slot_of_joint.emplace(joint, static_cast<int>(mesh.joint_remap.size()));
+    if (added) {
+      mesh.joint_remap.push_back(joint);
+      mesh.inverse_binds.push_back(inverse_bind);
+    }
+    return it->second;
   };
+  int weights_ignored = 0;  // negative: no exporter means them
   const Mat4 node_inverse_bind = mapper_->conjugate(inverse(node_global));
   std::vector<std::vector<std::pair<float, int>>> per_vertex(nv);
   for (unsigned b = 0; b < am->mNumBones; ++b) {
@@ -452,6 +473,10 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
     Mat4 offset = to_mat4(bone->mOffsetMatrix);
     if (!is_finite(offset))
       return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite offset matrix";
+    if (Mat4 unused; !invert(offset, unused))
+      warn(where + ": bone '" + std::string(bone->mName.C_Str()) +
+           "' has a singular offset (inverse bind) matrix; its bind pose cannot be recovered from it, so the "
+           "joint's bind position is wrong (check the exporter's scale settings)");
     // offset maps mesh-node space to bone space; our vertices are in model space already.
     Mat4 inverse_bind = mapper_->conjugate(offset * inverse(node_global));
     RawJoint& j = out_.skeleton.joints[joint];
@@ -470,7 +495,10 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
                std::to_string(vw.mVertexId) + " of " + std::to_string(nv);
       if (!std::isfinite(vw.mWeight))
         return where + ": bone '" + std::string(bone->mName.C_Str()) + "' has a non-finite weight";
-      if (vw.mWeight > 0) per_vertex[vw.mVertexId].emplace_back(vw.mWeight, slot);
+      if (vw.mWeight > 0)
+        per_vertex[vw.mVertexId].emplace_back(vw.mWeight, slot);
+      else if (vw.mWeight < 0)
+        ++weights_ignored;
     }
   }
 
@@ -524,6 +552,9 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
          " influences (up to " + std::to_string(stats.max_found) +
          "); the weakest were dropped (largest dropped " + std::to_string(stats.largest_dropped) +
          ") and the rest renormalised");
+  if (weights_ignored)
+    warn(where + ": " + std::to_string(weights_ignored) +
+         " negative weights were ignored (the other influences were renormalised)");
   if (stats.unweighted_vertices)
     warn(where + ": " + std::to_string(stats.unweighted_vertices) +
          " vertices have no weights and follow the mesh node");
@@ -645,7 +676,70 @@ std::string Importer::build_clips() {
   return {};
 }
 
-int Importer::add_texture(const aiString& ai_path) {
+namespace {
+// `path` lies inside `folder` (both lexically normal and absolute).
+bool is_inside(const fs::path& path, const fs::path& folder) {
+  auto p = path.begin(), f = folder.begin();
+  for (; f != folder.end() && !f->empty(); ++f, ++p)
+    if (p == path.end() || *p != *f) return false;
+  return true;
+}
+}  // namespace
+
+// The texture policy of ImportOptions::texture_folders: returns "" and fills `tex` with the file's bytes, or
+// why the texture is not read.
+std::string Importer::read_external_texture(const std::string& path, Texture& tex) {
+  if (from_memory_) return "external textures are not resolved for files read from memory";
+  std::string normalized = path;
+  std::replace(normalized.begin(), normalized.end(), '\\', '/');
+  std::error_code ec;
+  const fs::path model_dir = fs::absolute(fs::path(path_), ec).parent_path().lexically_normal();
+  std::vector<fs::path> allowed{fs::weakly_canonical(model_dir, ec)};
+  for (const std::string& folder : options_.texture_folders)
+    allowed.push_back(fs::weakly_canonical(fs::absolute(folder, ec), ec));
+  auto permitted = [&](const fs::path& p) {
+    return std::any_of(allowed.begin(), allowed.end(), [&](const fs::path& a) { return is_inside(p, a); });
+  };
+  const fs::path as_written = fs::path(normalized);
+  bool escaped = false;
+  // As written (relative to the model), then by its file name next to the model (exporters often write
+  // absolute paths from the artist's machine).
+  for (const fs::path& candidate :
+       {(model_dir / as_written).lexically_normal(), model_dir / as_written.filename()}) {
+    if (as_written.filename().empty()) break;
+    // Lexically first, so that nothing outside the allowed folders is even tested for existence.
+    if (!permitted(candidate) && !is_inside(candidate, model_dir)) {
+      escaped = true;
+      continue;
+    }
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    const fs::path real = fs::weakly_canonical(candidate, ec);  // symlinks resolved
+    if (ec || !permitted(real)) {
+      escaped = true;
+      continue;
+    }
+    const uintmax_t size = fs::file_size(real, ec);
+    if (ec) continue;
+    if (size > options_.max_texture_bytes)
+      return "is " + std::to_string(size) + " bytes, over the " + std::to_string(options_.max_texture_bytes) +
+             "-byte limit (ImportOptions::max_texture_bytes)";
+    std::ifstream in(real, std::ios::binary);
+    tex.data.resize(static_cast<size_t>(size));
+    if (size && !in.read(reinterpret_cast<char*>(tex.data.data()), static_cast<std::streamsize>(size))) {
+      tex.data.clear();
+      return "could not be read";
+    }
+    tex.resolved_path = candidate.string();
+    out_.source_files.push_back(real.lexically_normal().string());
+    std::string ext = real.extension().string();
+    tex.format_hint = ext.size() > 1 ? ext.substr(1) : "";
+    return {};
+  }
+  return escaped ? "lies outside the model's folder (ImportOptions::texture_folders allows more)"
+                 : "was not found next to the model";
+}
+
+int Importer::add_texture(const aiString& ai_path, const std::string& material) {
   std::string path = ai_path.C_Str();
   if (path.empty()) return -1;
   auto it = texture_by_path_.find(path);
@@ -654,25 +748,17 @@ int Importer::add_texture(const aiString& ai_path) {
   tex.path = path;
   if (const aiTexture* embedded = scene_->GetEmbeddedTexture(path.c_str())) {
     tex.embedded = true;
-    tex.format_hint = embedded->achFormatHint;
+    tex.format_hint = std::string(embedded->achFormatHint, strnlen(embedded->achFormatHint, 4));
     if (embedded->mHeight == 0 && embedded->pcData) {  // compressed file bytes
       const auto* bytes = reinterpret_cast<const uint8_t*>(embedded->pcData);
       tex.data.assign(bytes, bytes + embedded->mWidth);
     } else {
       warn("texture '" + path + "' is an uncompressed embedded image; its pixels are not kept");
     }
-  } else {
-    std::string normalized = path;
-    std::replace(normalized.begin(), normalized.end(), '\\', '/');
-    fs::path dir = fs::path(path_).parent_path();
-    for (const fs::path& candidate : {dir / normalized, dir / fs::path(normalized).filename()}) {
-      std::error_code ec;
-      if (fs::is_regular_file(candidate, ec)) {
-        tex.resolved_path = candidate.lexically_normal().string();
-        break;
-      }
-    }
-    if (tex.resolved_path.empty()) warn("texture '" + path + "' not found next to the model");
+  } else if (std::string why = read_external_texture(path, tex); !why.empty()) {
+    warn("material '" + material + "': texture '" + path + "' " + why + "; the material has no such texture");
+    texture_by_path_[path] = -1;
+    return -1;
   }
   int index = static_cast<int>(out_.textures.size());
   out_.textures.push_back(std::move(tex));
@@ -694,7 +780,7 @@ void Importer::build_materials() {
       for (aiTextureType type : types) {
         aiString path;
         if (am->GetTextureCount(type) > 0 && am->GetTexture(type, 0, &path) == AI_SUCCESS)
-          return add_texture(path);
+          return add_texture(path, mat.name);
       }
       return -1;
     };
@@ -731,13 +817,17 @@ void Importer::choose_space() {
   }
 }
 
-const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
+// `validate`: assimp's ValidateDataStructure step, which guards its other steps against damaged structures.
+// It is quadratic in the children of one node (60,000 joints under one parent: 4 s), so it runs once: in the
+// guard's child when there is one (under its time budget), else here. The parse is deterministic, so a file
+// the child validated needs no second check.
+const aiScene* Importer::read_with_assimp(Assimp::Importer& importer, bool validate) const {
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, 0);
   const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                          aiProcess_GenSmoothNormals | aiProcess_CalcTangentSpace |
-                         aiProcess_ValidateDataStructure;
+                         (validate ? unsigned{aiProcess_ValidateDataStructure} : 0u);
   const std::string ext = lower_extension(path_);
   return from_memory_ ? importer.ReadFileFromMemory(memory_.data(), memory_.size(), flags,
                                                     ext.empty() ? "" : ext.substr(1).c_str())
@@ -748,7 +838,7 @@ const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
 // Only when that succeeds does it read it again here, so Ossa's own conversion always runs in this process
 // (where a bug of ours still shows, e.g. to the fuzzer). Returns "" when the file may be read here, else why
 // not.
-std::string Importer::probe_in_child() const {
+std::string Importer::probe_in_child(bool& validated) const {
   detail::ChildLimits limits;
   limits.memory_bytes = options_.memory_limit_mb << 20;
   limits.seconds = options_.time_limit_seconds;
@@ -756,7 +846,7 @@ std::string Importer::probe_in_child() const {
       [&]() -> std::string {
         try {
           Assimp::Importer importer;
-          if (read_with_assimp(importer)) return {};
+          if (read_with_assimp(importer, /*validate=*/true)) return {};
           std::string why = importer.GetErrorString();
           // assimp turns an allocation that failed under the budget into an error string.
           if (why.find("bad_alloc") != std::string::npos) throw std::bad_alloc();
@@ -771,6 +861,7 @@ std::string Importer::probe_in_child() const {
   using Kind = detail::ChildOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kFinished:
+      validated = outcome.message.empty();
       return outcome.message;
     case Kind::kOutOfMemory:
       return "assimp needed more than " + std::to_string(options_.memory_limit_mb) +
@@ -819,11 +910,13 @@ Result<ImportedScene> Importer::run() {
     if (!version_error.empty()) return fail(version_error);
   }
 
+  bool validated_in_child = false;
   if (options_.isolate) {
-    if (std::string why = probe_in_child(); !why.empty()) return fail(why);
+    if (std::string why = probe_in_child(validated_in_child); !why.empty()) return fail(why);
   }
   Assimp::Importer importer;
-  scene_ = read_with_assimp(importer);
+  if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
+  scene_ = read_with_assimp(importer, /*validate=*/!validated_in_child);
   if (!scene_) {
     std::string why = importer.GetErrorString();
     if (why.empty()) why = "unreadable";

@@ -1,6 +1,7 @@
 #include "ossa/import/load_character.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace ossa {
@@ -26,12 +27,15 @@ Result<std::shared_ptr<const LoadedCharacter>> load_character(const std::string&
   character->textures = std::move(scene->textures);
   character->flip_textures = scene->format != "gltf";
   character->left_handed = scene->space.left_handed;
+  character->source_files = std::move(scene->source_files);
   std::string notify_path = options.notifies_path;
   if (notify_path.empty() && options.sidecar) notify_path = find_notify_sidecar(path);
   if (!notify_path.empty()) {
     auto notifies = load_notifies_for(character->asset, notify_path);
     if (!notifies) return R::failure(notifies.error());
     character->notifies = std::move(notifies).value();
+    std::error_code ec;
+    character->source_files.push_back(std::filesystem::absolute(notify_path, ec).lexically_normal().string());
   }
   return std::shared_ptr<const LoadedCharacter>(std::move(character));
 }

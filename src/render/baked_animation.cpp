@@ -1,5 +1,7 @@
 #include "ossa/render/baked_animation.h"
 
+#include "ossa/core/file_io.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -115,15 +117,10 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
 }
 
 Result<bool> write_baked_animation(const BakedAnimation& b, const std::string& prefix) {
-  std::ofstream bin(prefix + ".bin", std::ios::binary);
-  if (!bin) return Result<bool>::failure(prefix + ".bin: cannot open for writing");
-  if (b.half)
-    bin.write(reinterpret_cast<const char*>(b.halves.data()),
-              static_cast<std::streamsize>(b.halves.size() * 2));
-  else
-    bin.write(reinterpret_cast<const char*>(b.texels.data()),
-              static_cast<std::streamsize>(b.texels.size() * 4));
-  if (!bin) return Result<bool>::failure(prefix + ".bin: write failed");
+  const auto* texels = b.half ? reinterpret_cast<const uint8_t*>(b.halves.data())
+                              : reinterpret_cast<const uint8_t*>(b.texels.data());
+  const size_t texel_bytes = b.half ? b.halves.size() * 2 : b.texels.size() * 4;
+  if (auto written = write_file_atomically(prefix + ".bin", {texels, texel_bytes}); !written) return written;
   nlohmann::ordered_json j;
   j["format"] = b.half ? "RGBA16F" : "RGBA32F";
   j["layout"] =
@@ -141,8 +138,9 @@ Result<bool> write_baked_animation(const BakedAnimation& b, const std::string& p
                           {"frames", c.frame_count},
                           {"frame_rate", c.frame_rate},
                           {"duration", c.duration}});
-  std::ofstream(prefix + ".json") << j.dump(2) << "\n";
-  return true;
+  const std::string json = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return write_file_atomically(prefix + ".json",
+                               {reinterpret_cast<const uint8_t*>(json.data()), json.size()});
 }
 
 }  // namespace ossa

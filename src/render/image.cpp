@@ -1,29 +1,101 @@
 #include "ossa/render/image.h"
 
+#include "ossa/core/file_io.h"
+
 #include <gif_lib.h>
+
+// stb (Debian's libstb-dev headers) compiled here, private to this file: static functions only, so no other
+// copy can interpose. assimp's libdraco exports an older stb_image whose symbols a dynamic link would bind
+// to instead of libstb's, and that copy crashes on a 90-byte PNM file (found by fuzz_image). Only the formats
+// textures come in are compiled: fewer decoders, less to attack.
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#define STBI_ONLY_JPEG
+#define STBI_ONLY_BMP
+#define STBI_ONLY_TGA
+#define STBI_NO_STDIO
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_WRITE_NO_STDIO
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wpedantic"
 #include <stb_image.h>
 #include <stb_image_write.h>
+#pragma GCC diagnostic pop
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
+#include <fstream>
 
 namespace ossa {
+
+namespace {
+// Byte sinks for stb and giflib: images are encoded in memory, then written whole (file_io.h).
+void append_bytes(void* context, void* data, int size) {
+  auto* out = static_cast<std::vector<uint8_t>*>(context);
+  out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+}
+int append_gif_bytes(GifFileType* gif, const GifByteType* data, int size) {
+  append_bytes(gif->UserData, const_cast<GifByteType*>(data), size);
+  return size;
+}
+}  // namespace
 
 Result<bool> write_png(const Image& image, const std::string& path) {
   stbi_write_png_compression_level = 6;
   if (image.width <= 0 || image.height <= 0) return Result<bool>::failure(path + ": empty image");
-  if (!stbi_write_png(path.c_str(), image.width, image.height, 4, image.rgba.data(), image.width * 4))
-    return Result<bool>::failure(path + ": cannot write PNG");
-  return true;
+  // stb computes sizes in int: refuse what it cannot hold instead of overflowing.
+  if (static_cast<uint64_t>(image.width) * image.height * 4 > kMaxImageBytes ||
+      image.rgba.size() != static_cast<size_t>(image.width) * image.height * 4)
+    return Result<bool>::failure(path + ": a " + std::to_string(image.width) + "x" +
+                                 std::to_string(image.height) + " image is too large to write");
+  std::vector<uint8_t> png;
+  if (!stbi_write_png_to_func(append_bytes, &png, image.width, image.height, 4, image.rgba.data(),
+                              image.width * 4))
+    return Result<bool>::failure(path + ": cannot encode PNG");
+  return write_file_atomically(path, png);
 }
 
 Result<Image> read_png(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+  if (size < 0 || size > (std::streamoff{256} << 20))
+    return Result<Image>::failure(path + ": cannot read image (missing, unreadable or over 256 MB)");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (size && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    return Result<Image>::failure(path + ": cannot read image");
+  auto image = decode_image(bytes, 16384);
+  if (!image) return Result<Image>::failure(path + ": " + image.error());
+  return image;
+}
+
+Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side, bool flip) {
+  if (bytes.empty()) return Result<Image>::failure("no image data");
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) return Result<Image>::failure("image data over 2 GB");
+  const int length = static_cast<int>(bytes.size());
   int w = 0, h = 0, n = 0;
-  unsigned char* data = stbi_load(path.c_str(), &w, &h, &n, 4);
-  if (!data) return Result<Image>::failure(path + ": cannot read image (" + stbi_failure_reason() + ")");
-  Image image{w, h, std::vector<uint8_t>(data, data + static_cast<size_t>(w) * h * 4)};
-  stbi_image_free(data);
+  if (!stbi_info_from_memory(bytes.data(), length, &w, &h, &n))
+    return Result<Image>::failure(std::string("could not be decoded (") + stbi_failure_reason() + ")");
+  if (w <= 0 || h <= 0 || w > max_side || h > max_side)
+    return Result<Image>::failure("is " + std::to_string(w) + "x" + std::to_string(h) + " pixels, over the " +
+                                  std::to_string(max_side) + "-pixel limit per side");
+  stbi_set_flip_vertically_on_load_thread(flip);
+  unsigned char* pixels = stbi_load_from_memory(bytes.data(), length, &w, &h, &n, 4);
+  stbi_set_flip_vertically_on_load_thread(false);
+  if (!pixels)
+    return Result<Image>::failure(std::string("could not be decoded (") + stbi_failure_reason() + ")");
+  Image image{w, h, std::vector<uint8_t>(pixels, pixels + static_cast<size_t>(w) * h * 4)};
+  stbi_image_free(pixels);
   return image;
 }
 
@@ -63,9 +135,14 @@ uint8_t palette_index(const uint8_t* px, int x, int y) {
 Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std::string& path) {
   if (frames.empty()) return Result<bool>::failure(path + ": no frames");
   const int w = frames[0].width, h = frames[0].height;
+  if (w <= 0 || h <= 0 || w > 65535 || h > 65535 ||
+      static_cast<uint64_t>(w) * h * frames.size() > kMaxImageBytes)
+    return Result<bool>::failure(path + ": " + std::to_string(frames.size()) + " frames of " +
+                                 std::to_string(w) + "x" + std::to_string(h) + " are too large to write");
   int error = 0;
-  GifFileType* gif = EGifOpenFileName(path.c_str(), false, &error);
-  if (!gif) return Result<bool>::failure(path + ": cannot open for writing (" + GifErrorString(error) + ")");
+  std::vector<uint8_t> bytes;
+  GifFileType* gif = EGifOpen(&bytes, append_gif_bytes, &error);
+  if (!gif) return Result<bool>::failure(path + ": cannot start a GIF (" + GifErrorString(error) + ")");
   EGifSetGifVersion(gif, true);  // GIF89a: frame delays and looping need its extensions
   std::vector<GifColorType> colors = fixed_palette();
   ColorMapObject* map = GifMakeMapObject(256, colors.data());
@@ -84,7 +161,8 @@ Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std
     return fail("cannot write the loop extension");
   std::vector<GifByteType> line(w);
   for (const Image& frame : frames) {
-    if (frame.width != w || frame.height != h) return fail("frames differ in size");
+    if (frame.width != w || frame.height != h || frame.rgba.size() != static_cast<size_t>(w) * h * 4)
+      return fail("frames differ in size");
     GraphicsControlBlock gcb{DISPOSAL_UNSPECIFIED, false, delay_cs, NO_TRANSPARENT_COLOR};
     GifByteType ext[4];
     EGifGCBToExtension(&gcb, ext);
@@ -100,13 +178,7 @@ Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std
   GifFreeMapObject(map);
   if (EGifCloseFile(gif, &error) == GIF_ERROR)
     return Result<bool>::failure(path + ": cannot finish the file");
-  // giflib creates files readable by their owner only; images are meant to be shared like the PNGs.
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::permissions(
-      path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read,
-      fs::perm_options::replace, ec);
-  return true;
+  return write_file_atomically(path, bytes);
 }
 
 Image contact_sheet(const std::vector<Image>& frames, int columns) {
@@ -114,6 +186,8 @@ Image contact_sheet(const std::vector<Image>& frames, int columns) {
   if (frames.empty() || columns <= 0) return sheet;
   const int w = frames[0].width, h = frames[0].height;
   const int rows = (static_cast<int>(frames.size()) + columns - 1) / columns;
+  if (static_cast<uint64_t>(w) * std::min<size_t>(columns, frames.size()) * h * rows * 4 > kMaxImageBytes)
+    return sheet;
   sheet.width = w * std::min<int>(columns, static_cast<int>(frames.size()));
   sheet.height = h * rows;
   // Cells without a frame take the first frame's corner pixel (the background), not transparent black, which

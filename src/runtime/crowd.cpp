@@ -29,9 +29,9 @@ bool update_character(const Skeleton& skeleton, CharacterInstance& c, float dt) 
          PaletteJob{c.model, skeleton.inverse_binds(), {}, c.palette, {}}.run();
 }
 
-void update_crowd(ThreadPool& pool, const Skeleton& skeleton, std::span<CharacterInstance> characters,
+void update_crowd(Executor& executor, const Skeleton& skeleton, std::span<CharacterInstance> characters,
                   float dt) {
-  pool.parallel_for(static_cast<int>(characters.size()), [&](int begin, int end) {
+  executor.parallel_for(static_cast<int>(characters.size()), [&](int begin, int end) {
     for (int i = begin; i < end; ++i) update_character(skeleton, characters[i], dt);
   });
 }

@@ -1,6 +1,7 @@
 #include "ossa/runtime/playhead.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace ossa {
@@ -57,7 +58,8 @@ void Playhead::start(float duration, LoopMode mode, int passes, float time, cons
 }
 
 void Playhead::seek(float time) {
-  time_ = std::clamp(static_cast<double>(time), 0.0, duration_);
+  // A non-finite time (NaN from a caller's bad arithmetic) would make every later step loop forever.
+  time_ = std::isfinite(time) ? std::clamp(static_cast<double>(time), 0.0, duration_) : 0.0;
   include_start_ = true;
   finished_ = false;
 }
@@ -138,11 +140,14 @@ void Playhead::advance(double delta, EventBuffer& out) {
   double remaining = std::fabs(delta);
   // A step of many clip lengths still crosses every pass; absurd steps are cut to a bounded number of passes
   // (their events could not be consumed anyway) and the loop count jumps.
+  // Playback with a pass limit skips no further than its last pass. The loop count saturates at INT_MAX.
   const double kMaxPasses = 100000;
-  if (remaining > kMaxPasses * d && passes_ == 0) {
-    double skipped = std::floor(remaining / d) - kMaxPasses;
-    remaining -= skipped * d;
-    loops_ += static_cast<int>(std::fmod(skipped, 1e9));
+  double skipped = std::floor(remaining / d) - kMaxPasses;
+  if (passes_ > 0) skipped = std::min(skipped, static_cast<double>(passes_) - loops_ - 1);
+  if (skipped > 0) {
+    // fmod is exact: subtracting skipped * d from a step of 1e30 clip lengths would leave rounding noise.
+    remaining = passes_ > 0 ? remaining - skipped * d : std::fmod(remaining, d) + kMaxPasses * d;
+    loops_ = static_cast<int>(std::min<double>(loops_ + skipped, INT_MAX));
     if (mode_ == LoopMode::kPingPong && std::fmod(skipped, 2.0) != 0) {
       direction_ = -direction_;
       dir = -dir;
@@ -163,7 +168,7 @@ void Playhead::advance(double delta, EventBuffer& out) {
     sweep(time_, boundary, include_start_, out);
     include_start_ = false;
     remaining -= distance;
-    ++loops_;  // a pass is complete
+    if (loops_ < INT_MAX) ++loops_;  // a pass is complete
     if (passes_ > 0 && loops_ >= passes_) {
       finish(boundary, out);
       return;

@@ -58,7 +58,9 @@ void sample_keyed(const Clip& clip, float t, uint32_t* cursor, JointPose* out) {
 // Frame index and blend factor of time t in a clip of frames at f / rate, the last at the clip's end.
 void frame_span(const Clip& clip, float t, int& i, float& alpha) {
   const int n = clip.frame_count();
-  float f = t * clip.frame_rate();
+  // Clips are validated where they are made (rate, duration and frame count agree); the clamp keeps the
+  // float-to-int conversion defined whatever t is.
+  const float f = std::clamp(t * clip.frame_rate(), 0.f, static_cast<float>(n - 1));
   i = static_cast<int>(f);
   alpha = f - static_cast<float>(i);
   if (i >= n - 1) {

@@ -1,5 +1,7 @@
 #include "ossa/runtime/simd.h"
 
+#include <atomic>
+
 #include "kernels/kernels.h"
 
 namespace ossa {
@@ -14,17 +16,18 @@ SimdLevel detect() {
 #endif
 }
 const SimdLevel kBest = detect();
-SimdLevel g_level = kBest;
+// Atomic so that set_simd_level may run while jobs read it (relaxed: a plain load on x86).
+std::atomic<SimdLevel> g_level{kBest};
 }  // namespace
 
 SimdLevel simd_level() {
-  return g_level;
+  return g_level.load(std::memory_order_relaxed);
 }
 SimdLevel best_simd_level() {
   return kBest;
 }
 void set_simd_level(SimdLevel level) {
-  g_level = static_cast<int>(level) > static_cast<int>(kBest) ? kBest : level;
+  g_level.store(static_cast<int>(level) > static_cast<int>(kBest) ? kBest : level, std::memory_order_relaxed);
 }
 const char* to_string(SimdLevel level) {
   switch (level) {
@@ -41,7 +44,7 @@ const char* to_string(SimdLevel level) {
 namespace detail {
 const Kernels& active_kernels() {
 #if defined(__x86_64__) || defined(__i386__)
-  switch (g_level) {
+  switch (g_level.load(std::memory_order_relaxed)) {
     case SimdLevel::kAvx2:
       return kAvx2Kernels;
     case SimdLevel::kSse2:

@@ -67,6 +67,11 @@ Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::st
     notifies = load_notifies_for(character->asset, sidecar);
   if (!notifies) return R::failure(notifies.error());
   character->notifies = std::move(notifies).value();
+  std::error_code ec;
+  character->source_files.push_back(std::filesystem::absolute(path, ec).lexically_normal().string());
+  for (const std::string& read : {options.notifies_path, embedded.empty() ? sidecar : std::string()})
+    if (!read.empty())
+      character->source_files.push_back(std::filesystem::absolute(read, ec).lexically_normal().string());
   return std::shared_ptr<const LoadedCharacter>(std::move(character));
 }
 

@@ -1,5 +1,7 @@
 #include "ossa/serialize/ossa_file.h"
 
+#include "ossa/core/file_io.h"
+
 #include <xxhash.h>
 
 #include <algorithm>
@@ -116,8 +118,8 @@ std::vector<uint8_t> encode_materials(const std::vector<Material>& materials,
   w.put(static_cast<uint32_t>(textures.size()));
   for (const Texture& t : textures) {
     w.put_string(t.path);
-    w.put_string(t.resolved_path);
-    w.put(static_cast<uint8_t>(t.embedded));
+    w.put_string(std::string());  // where the writer found the image: never stored (it names local files)
+    w.put(static_cast<uint8_t>(t.embedded || !t.data.empty()));
     w.put_string(t.format_hint);
     w.put_array(std::span<const uint8_t>(t.data));
   }
@@ -334,6 +336,7 @@ std::string decode_materials(Reader& r, OssaFile& file) {
         !r.get_string(t.format_hint) || !r.get_array(t.data))
       return r.error;
     t.embedded = embedded != 0;
+    t.resolved_path.clear();  // a .ossa never makes its reader open a file it names
     file.textures.push_back(std::move(t));
   }
   for (const Material& m : file.materials)
@@ -347,8 +350,10 @@ std::string decode_root_motion(Reader& r, RootMotionTrack& t) {
   int32_t joint = -1;
   if (!r.get(joint) || !r.get(t.frame_rate) || !r.get(t.duration) || !r.get_array(t.frames)) return r.error;
   t.joint = joint;
-  if (!(t.frame_rate > 0) || !std::isfinite(t.duration) || t.frames.empty())
-    return "root motion: invalid track";
+  if (!(t.frame_rate > 0) || t.frame_rate > Clip::kMaxFrameRate || !(t.duration >= 0) ||
+      t.duration > Clip::kMaxDuration ||
+      static_cast<int64_t>(t.frames.size()) != Clip::frame_count_for(t.duration, t.frame_rate))
+    return "root motion: invalid track (rate, duration and frame count disagree)";
   for (const RootDelta& d : t.frames)
     if (!std::isfinite(d.x) || !std::isfinite(d.z) || !std::isfinite(d.yaw)) return "root motion: not finite";
   return r.at_end() ? "" : "root motion: trailing bytes";
@@ -404,12 +409,7 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
 }
 
 Result<bool> write_ossa(const OssaFile& file, const std::string& path) {
-  std::vector<uint8_t> bytes = encode_ossa(file);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return Result<bool>::failure(path + ": cannot open for writing");
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return Result<bool>::failure(path + ": write failed");
-  return true;
+  return write_file_atomically(path, encode_ossa(file));
 }
 
 Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& name) {
@@ -435,7 +435,13 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
 
   OssaFile file;
   file.left_handed = (flags & 1) != 0;
-  // Sections are decoded in table order; meshes and clips need the skeleton first (the writer puts it first).
+  struct Entry {
+    uint32_t type, index;
+    std::span<const uint8_t> payload;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(count);
+  int skeleton_entry = -1;
   for (uint32_t i = 0; i < count; ++i) {
     const uint8_t* entry = bytes.data() + kHeaderSize + kEntrySize * i;
     uint32_t type, index;
@@ -450,35 +456,49 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
       return fail(where + " lies outside the file");
     if (offset < kHeaderSize + kEntrySize * count) return fail(where + " overlaps the section table");
     std::span<const uint8_t> payload = bytes.subspan(offset, length);
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  // fuzzers mutate what lies behind the checksum
     if (XXH3_64bits(payload.data(), payload.size()) != checksum)
       return fail(where + ": checksum mismatch (damaged)");
-    Reader r(payload, where);
+#endif
+    if (type == kSkeleton) {
+      if (skeleton_entry >= 0) return fail("two skeleton sections");
+      skeleton_entry = static_cast<int>(i);
+    }
+    entries.push_back({type, index, payload});
+  }
+  // The skeleton first, wherever the table puts it: meshes and clips are checked against it.
+  if (skeleton_entry >= 0) {
+    Reader r(entries[skeleton_entry].payload, "section " + std::to_string(skeleton_entry));
+    if (std::string error = decode_skeleton(r, file.skeleton); !error.empty()) return fail(error);
+  }
+  const Skeleton* skeleton = file.skeleton ? &*file.skeleton : nullptr;
+  std::vector<std::pair<uint32_t, RootMotionTrack>> tracks;
+  for (uint32_t i = 0; i < count; ++i) {
+    const Entry& e = entries[i];
+    const std::string where = "section " + std::to_string(i);
+    Reader r(e.payload, where);
     std::string error;
-    switch (type) {
+    switch (e.type) {
       case kSkeleton:
-        if (file.skeleton) return fail("two skeleton sections");
-        error = decode_skeleton(r, file.skeleton);
-        break;
+        break;  // decoded above
       case kMesh:
-        error = decode_mesh(r, file.skeleton ? &*file.skeleton : nullptr, file.meshes);
+        error = decode_mesh(r, skeleton, file.meshes);
         break;
       case kClip:
-        error = decode_clip(r, file.skeleton ? &*file.skeleton : nullptr, file.clips);
+        error = decode_clip(r, skeleton, file.clips);
         break;
       case kMaterials:
+        if (!file.materials.empty() || !file.textures.empty()) return fail("two material sections");
         error = decode_materials(r, file);
         break;
       case kNotifies:
-        file.notifies_json.assign(payload.begin(), payload.end());
+        if (!file.notifies_json.empty()) return fail("two notify sections");
+        file.notifies_json.assign(e.payload.begin(), e.payload.end());
         break;
       case kRootMotion: {
         RootMotionTrack track;
         error = decode_root_motion(r, track);
-        if (error.empty()) {
-          if (index >= file.clips.size()) return fail(where + ": root motion for a missing clip");
-          file.root_motion.resize(file.clips.size());
-          file.root_motion[index] = std::move(track);
-        }
+        if (error.empty()) tracks.emplace_back(e.index, std::move(track));
         break;
       }
       default:
@@ -487,6 +507,15 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
     if (!error.empty()) return fail(error);
   }
   file.root_motion.resize(file.clips.size());
+  for (auto& [index, track] : tracks) {
+    if (index >= file.clips.size()) return fail("root motion for a missing clip");
+    if (file.root_motion[index]) return fail("two root motion tracks for clip " + std::to_string(index));
+    const Clip& clip = file.clips[index];
+    if (track.duration != clip.duration()) return fail("root motion: its duration differs from its clip's");
+    if (track.joint < 0 || track.joint >= clip.joint_count())
+      return fail("root motion: joint " + std::to_string(track.joint) + " is not in its clip");
+    file.root_motion[index] = std::move(track);
+  }
   for (const SkinnedMesh& m : file.meshes)
     if (m.material() >= static_cast<int>(file.materials.size()))
       return fail("mesh '" + m.name() + "': material out of range");

@@ -2,6 +2,7 @@
 // skinning cost per vertex; crowd throughput per thread count. Medians of repeated rounds (the machine is
 // noisy).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <random>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/asset/character.h"
 #include "ossa/asset/compression.h"
 #include "ossa/baseline/naive_animator.h"
@@ -205,22 +207,42 @@ SkinTimes measure_skinning(const CharacterAsset& asset, const CharacterInstance&
   return t;
 }
 
-// Character updates per second for `count` characters with 1..N threads.
+// The thread counts the threading figures are given for: one, two, and more threads than most machines
+// running the suite have cores (8), which is where a pool that spins or waits for every worker falls over.
+constexpr int kThreadCounts[] = {1, 2, 8};
+
+// Character updates per second for `count` characters at 1, 2 and 8 threads.
 std::vector<std::pair<int, double>> measure_threads(const CharacterAsset& asset, const Clip& clip,
                                                     int count) {
   std::mt19937 rng(2);
   std::uniform_real_distribution<float> phase(0, clip.duration());
   std::vector<CharacterInstance> characters(count);
   for (auto& c : characters) c.init(asset.skeleton, &clip, phase(rng));
-  int hw = std::max(2u, std::thread::hardware_concurrency());
   std::vector<std::pair<int, double>> out;
-  for (int threads = 1; threads <= hw; threads *= 2) {
+  for (int threads : kThreadCounts) {
     ThreadPool pool(threads);
     const int frames = 20;
     double ns_per_update = median_ns(15, frames * count, [&] {
       for (int f = 0; f < frames; ++f) update_crowd(pool, asset.skeleton, characters, 1.f / 60);
     });
     out.emplace_back(threads, 1e9 / ns_per_update);
+  }
+  return out;
+}
+
+// What one call costs when there is nothing to do: parallel_for over 64 indices in chunks of 1 with an empty
+// body (hand-out, wake-up and waiting only), at 1, 2 and 8 threads.
+std::vector<std::pair<int, double>> measure_overhead() {
+  std::vector<std::pair<int, double>> out;
+  for (int threads : kThreadCounts) {
+    ThreadPool pool(threads);
+    const int calls = 200;
+    std::atomic<int> sink{0};
+    double ns = median_ns(15, calls, [&] {
+      for (int c = 0; c < calls; ++c)
+        pool.parallel_for(64, 1, [&](int, int) { sink.fetch_add(0, std::memory_order_relaxed); });
+    });
+    out.emplace_back(threads, ns);
   }
   return out;
 }
@@ -282,6 +304,26 @@ int run_bench(const BenchArgs& args) {
   const int joints = asset.skeleton.joint_count();
   const int count = std::max(1, args.characters);
 
+  if (args.threading) {
+    auto overhead = measure_overhead();
+    auto rates = measure_threads(asset, clip, count);
+    nlohmann::ordered_json out, per_call = nlohmann::ordered_json::object(),
+                                per_thread = nlohmann::ordered_json::object();
+    for (auto& [n, ns] : overhead) per_call[std::to_string(n)] = ns;
+    for (auto& [n, rate] : rates) per_thread[std::to_string(n)] = rate;
+    out["parallel_for_overhead_ns"] = per_call;
+    out["threads"] = per_thread;
+    out["characters"] = count;
+    if (args.json) return std::printf("%s\n", out.dump().c_str()), 0;
+    std::printf("  empty parallel_for (64 indices, chunk 1):");
+    for (auto& [n, ns] : overhead) std::printf("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
+    std::printf("\n  %d characters:", count);
+    for (auto& [n, rate] : rates)
+      std::printf("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / rates[0].second);
+    std::printf("\n");
+    return 0;
+  }
+
   baseline::NaiveAnimator naive_animator(*scene, clip_index);
   double naive = 0;
   StageTimes stages = measure_update(asset, clip, 16, &naive_animator, &naive);
@@ -291,6 +333,7 @@ int run_bench(const BenchArgs& args) {
   update_character(asset.skeleton, posed, 0);
   SkinTimes skin = measure_skinning(asset, posed);
   auto threads = measure_threads(asset, clip, count);
+  auto overhead = measure_overhead();
   auto [animator_ns, blend2_ns] = measure_animator(asset, clip_index);
   std::pair<double, double> versus_fixed{0, 0};
   if (compressed) versus_fixed = measure_compressed_vs_fixed(*fixed, *compressed, clip_index);
@@ -309,6 +352,9 @@ int run_bench(const BenchArgs& args) {
   nlohmann::ordered_json per_thread = nlohmann::ordered_json::object();
   for (auto& [n, rate] : threads) per_thread[std::to_string(n)] = rate;
   out["threads"] = per_thread;
+  nlohmann::ordered_json per_call = nlohmann::ordered_json::object();
+  for (auto& [n, ns] : overhead) per_call[std::to_string(n)] = ns;
+  out["parallel_for_overhead_ns"] = per_call;
   out["characters"] = count;
   out["layout"] = args.compress ? "quantized" : args.keyed ? "keyed" : "fixed_rate";
   out["frame_rate"] = fixed->clips[clip_index].frame_rate();
@@ -325,7 +371,7 @@ int run_bench(const BenchArgs& args) {
                                        {"compressed_ns", versus_fixed.second},
                                        {"ratio", versus_fixed.second / versus_fixed.first}};
   if (args.json) {
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", json_text(out).c_str());
     return 0;
   }
   std::printf("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(),
@@ -351,6 +397,8 @@ int run_bench(const BenchArgs& args) {
   std::printf("  %d characters:", count);
   for (auto& [n, rate] : threads)
     std::printf("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / threads[0].second);
+  std::printf("\n  empty parallel_for (64 indices, chunk 1):");
+  for (auto& [n, ns] : overhead) std::printf("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
   std::printf("\n  memory per joint per clip-second: fixed rate %.0f bytes, keyed %.0f bytes\n",
               bytes_per_joint_second(fixed->clips[clip_index]),
               bytes_per_joint_second(keyed->clips[clip_index]));

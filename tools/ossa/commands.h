@@ -6,6 +6,15 @@
 
 namespace ossa::cli {
 
+// Exit codes, the same for every command (README "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitBadInput = 1,  // an input was refused: unreadable, damaged or hostile file, unknown clip, ...
+  kExitUsage = 2,     // the command line: unknown command or option, a value out of range
+  kExitOutput = 3,    // an output could not be written (or would overwrite an input)
+  kExitInternal = 4,  // a bug or resource exhaustion in Ossa itself (reported, never a crash)
+};
+
 struct InfoArgs {
   std::string file;
   bool json = false;
@@ -30,13 +39,16 @@ struct BenchArgs {
   std::string clip;  // name or index; empty = the first
   int characters = 1000;
   bool json = false;
-  bool keyed = false;     // measure the keyed layout instead of fixed rate
-  float frame_rate = 0;   // fixed-rate layout: 0 = picked from the keys
-  bool render = false;    // measure GPU drawing instead (palette vs baked instancing)
-  bool compress = false;  // measure compressed (quantized) clips
+  bool keyed = false;      // measure the keyed layout instead of fixed rate
+  float frame_rate = 0;    // fixed-rate layout: 0 = picked from the keys
+  bool render = false;     // measure GPU drawing instead (palette vs baked instancing)
+  bool compress = false;   // measure compressed (quantized) clips
+  bool threading = false;  // only the thread pool: per-call overhead and crowd throughput at 1/2/8 threads
 };
 int run_bench(const BenchArgs& args);
 int run_render_bench(const BenchArgs& args);
+
+constexpr int kMaxPlaySteps = 100000000;  // play --steps, and lines of a --dt-file
 
 struct PlayArgs {
   std::string file, clip, notifies, loop = "repeat", dt_file;
@@ -114,6 +126,10 @@ inline std::optional<ImportedScene> load_model(const std::string& file, int max_
   }
   return std::move(scene).value();
 }
+
+// True when `output` is none of `inputs` (compared as absolute paths and, for existing files, as the same
+// file through links); else prints why. Commands call it for every file they are about to write.
+bool output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
 
 inline bool is_ossa_file(const std::string& path) {
   return path.size() > 5 && path.compare(path.size() - 5, 5, ".ossa") == 0;

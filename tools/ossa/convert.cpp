@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/asset/compression.h"
 #include "ossa/serialize/ossa_file.h"
 
@@ -30,7 +32,9 @@ std::vector<std::string> split(const std::string& list) {
   return out;
 }
 
-Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input, const std::string& output) {
+// `output_error` is set when the failure was writing (exit code 3) rather than reading.
+Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input, const std::string& output,
+                               bool& output_error) {
   using R = Result<FileReport>;
   FileReport report;
   std::error_code ec;
@@ -56,14 +60,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   OssaFile file;
   file.left_handed = args.left_handed;
   file.materials = scene->materials;
-  file.textures = scene->textures;
-  for (Texture& t : file.textures) {  // external images are embedded, so the .ossa stands alone
-    if (t.embedded || t.resolved_path.empty()) continue;
-    std::ifstream image(t.resolved_path, std::ios::binary);
-    t.data.assign(std::istreambuf_iterator<char>(image), std::istreambuf_iterator<char>());
-    t.embedded = !t.data.empty();
-    t.format_hint = fs::path(t.resolved_path).extension().string().substr(1);
-  }
+  file.textures = scene->textures;  // the importer read external images (its folder policy): embedded now
   file.root_motion.resize(asset->clips.size());
   for (size_t c = 0; c < asset->clips.size(); ++c) {
     Clip clip = std::move(asset->clips[c]);
@@ -114,6 +111,8 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     std::vector<std::string> names;
     for (const Clip& c : file.clips) timings.push_back({c.name(), c.duration()}), names.push_back(c.name());
     std::string json = text.str();
+    if (std::string nested = json_nesting_error(json); !nested.empty())
+      return R::failure(notify_path + ": " + nested);
     if (!args.clips.empty()) {  // notifies of clips left out by --clips are left out too
       auto doc = nlohmann::json::parse(json, nullptr, false);
       if (doc.is_object() && doc.contains("clips") && doc["clips"].is_object()) {
@@ -121,15 +120,22 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
         for (auto& [name, list] : doc["clips"].items())
           if (match_clip_name(names, name) >= 0) kept[name] = list;
         doc["clips"] = kept;
-        json = doc.dump();
+        json = json_text(doc);
       }
     }
     auto parsed = parse_notifies(json, notify_path, timings);
     if (!parsed) return R::failure(parsed.error());
     file.notifies_json = json;
   }
+  std::vector<std::string> inputs = scene->source_files;
+  inputs.push_back(input);
+  inputs.push_back(notify_path);
+  output_error = true;
+  if (!output_is_not_an_input(output, inputs))
+    return R::failure(output + ": not written (it is an input of this conversion)");
   auto written = write_ossa(file, output);
   if (!written) return R::failure(written.error());
+  output_error = false;
   report.bytes_out = fs::file_size(output, ec);
 
   // Load speed against just reading the bytes.
@@ -149,19 +155,35 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
 int run_convert(const ConvertArgs& args) {
   if (args.inputs.empty()) return std::fprintf(stderr, "ossa convert: no input files\n"), 2;
   const bool batch = args.inputs.size() > 1 || fs::is_directory(args.output);
-  if (batch) fs::create_directories(args.output);
   if (batch && !args.notifies.empty())
     return std::fprintf(stderr,
                         "ossa convert: --notifies takes one input (batches use each MODEL.notifies.json)\n"),
-           2;
-  size_t done = 0, failed = 0, bytes_in = 0, bytes_out = 0;
-  double worst = 0;
-  auto start = Clock::now();
+           kExitUsage;
+  // Each input's output, decided before anything is written: two inputs named alike (x/m.glb, y/m.fbx) would
+  // write one file twice, so the batch is refused, naming both.
+  std::vector<std::string> outputs;
+  std::map<std::string, std::string> claimed;  // output -> the input it is for
   for (const std::string& input : args.inputs) {
     std::string output =
         batch ? (fs::path(args.output) / fs::path(input).filename().replace_extension(".ossa")).string()
               : args.output;
-    auto report = convert_one(args, input, output);
+    auto [it, added] = claimed.emplace(fs::absolute(output).lexically_normal().string(), input);
+    if (!added) {
+      std::fprintf(stderr, "ossa convert: %s and %s would both be written to %s; convert them separately\n",
+                   it->second.c_str(), input.c_str(), output.c_str());
+      return kExitUsage;
+    }
+    outputs.push_back(output);
+  }
+  if (!output_is_not_an_input(batch ? args.output : outputs[0], args.inputs)) return kExitOutput;
+  if (batch) fs::create_directories(args.output);
+  size_t done = 0, failed = 0, output_failed = 0, bytes_in = 0, bytes_out = 0;
+  double worst = 0;
+  auto start = Clock::now();
+  for (size_t n = 0; n < args.inputs.size(); ++n) {
+    const std::string &input = args.inputs[n], &output = outputs[n];
+    bool output_error = false;
+    auto report = convert_one(args, input, output, output_error);
     ++done;
     if (batch) {  // progress bar on stderr
       const int width = 30, filled = static_cast<int>(width * done / args.inputs.size());
@@ -171,6 +193,7 @@ int run_convert(const ConvertArgs& args) {
     }
     if (!report) {
       ++failed;
+      output_failed += output_error;
       std::fprintf(stderr, "ossa: %s\n", report.error().c_str());
       continue;
     }
@@ -193,7 +216,7 @@ int run_convert(const ConvertArgs& args) {
   if (args.compress)
     std::printf(", worst error %.4f mm (tolerance %.4f mm)", worst * 1000, args.tolerance_mm);
   std::printf("\n");
-  return failed ? 1 : 0;
+  return output_failed ? kExitOutput : failed ? kExitBadInput : kExitOk;
 }
 
 }  // namespace ossa::cli

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
@@ -27,7 +28,8 @@ ordered_json vec_json(Vec3 v) {
 
 ordered_json joints_json(const RawSkeleton& skeleton, const std::vector<Mat4>& model) {
   ordered_json j = ordered_json::object();
-  for (size_t i = 0; i < model.size(); ++i) j[skeleton.joints[i].name] = vec_json(model[i].translation());
+  for (size_t i = 0; i < model.size(); ++i)
+    append_unique(j, skeleton.joints[i].name, vec_json(model[i].translation()));
   return j;
 }
 
@@ -40,7 +42,7 @@ ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* mo
     } else {
       for (const Vec3& p : mesh.positions) verts.push_back(vec_json(p));
     }
-    j[mesh.name] = std::move(verts);
+    append_unique(j, mesh.name, std::move(verts));
   }
   return j;
 }
@@ -110,7 +112,8 @@ int run_eval_ossa(const EvalArgs& args) {
   std::vector<Mat4> model(skeleton.joint_count());
   auto joints = [&]() {
     ordered_json j = ordered_json::object();
-    for (int i = 0; i < skeleton.joint_count(); ++i) j[skeleton.name(i)] = vec_json(model[i].translation());
+    for (int i = 0; i < skeleton.joint_count(); ++i)
+      append_unique(j, skeleton.name(i), vec_json(model[i].translation()));
     return j;
   };
   auto meshes = [&](bool skin) {
@@ -127,7 +130,7 @@ int run_eval_ossa(const EvalArgs& args) {
       ordered_json verts = ordered_json::array();
       for (size_t v = 0; v + 2 < out_p.size(); v += 3)
         verts.push_back(vec_json({out_p[v], out_p[v + 1], out_p[v + 2]}));
-      j[mesh.name()] = std::move(verts);
+      append_unique(j, mesh.name(), std::move(verts));
     }
     return j;
   };
@@ -147,7 +150,7 @@ int run_eval_ossa(const EvalArgs& args) {
     samples.push_back(std::move(sample));
   }
   out["samples"] = std::move(samples);
-  std::printf("%s\n", out.dump(args.json ? -1 : 2).c_str());
+  std::printf("%s\n", json_text(out, args.json ? -1 : 2).c_str());
   return 0;
 }
 
@@ -172,11 +175,7 @@ int run_eval(const EvalArgs& args) {
     double d = clip ? clip->duration : 0.0;
     times = {0.0, 0.25 * d, 0.5 * d, 0.75 * d};
   }
-  for (double t : times)
-    if (!std::isfinite(t)) {
-      std::fprintf(stderr, "ossa: --time values must be finite numbers\n");
-      return 2;
-    }
+  // --time values are finite and in range for both paths (main.cpp checks them).
 
   ordered_json out;
   out["space"] = {{"up", "+Y"}, {"handedness", args.left_handed ? "left" : "right"}, {"units", "m"}};
@@ -203,7 +202,7 @@ int run_eval(const EvalArgs& args) {
   out["samples"] = std::move(samples);
 
   if (args.json) {
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", json_text(out).c_str());
     return 0;
   }
   // Text: one line per joint and time, aligned.

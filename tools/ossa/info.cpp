@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/serialize/ossa_file.h"
 
 namespace ossa::cli {
@@ -178,7 +179,7 @@ int run_info_ossa(const InfoArgs& args) {
   out["textures"] = file->textures.size();
   out["notifies"] = !file->notifies_json.empty();
   if (args.json) {
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out, 2).c_str());
     return 0;
   }
   std::printf("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
@@ -210,7 +211,7 @@ int run_info(const InfoArgs& args) {
   if (!scene) return 1;
   ordered_json info = build_info(*scene);
   if (args.json)
-    std::printf("%s\n", info.dump(2).c_str());
+    std::printf("%s\n", json_text(info, 2).c_str());
   else
     print_text(*scene, info);
   return 0;

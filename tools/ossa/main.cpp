@@ -1,12 +1,83 @@
 // ossa — command-line front end of the Ossa library. See README.md for the commands and their contracts.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <new>
 
 #include "commands.h"
+
+namespace {
+using namespace ossa::cli;
+
+// CLI11's Range lets NaN through (every comparison with NaN is false) and accepts "inf": every number on the
+// command line must be finite and within its documented range.
+CLI::Validator finite(double lo, double hi) {
+  char description[96];
+  std::snprintf(description, sizeof description, "FINITE in [%g, %g]", lo, hi);
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end == text.c_str() || *end != '\0') return "'" + text + "' is not a number";
+        if (!std::isfinite(v) || v < lo || v > hi) {
+          char why[160];
+          std::snprintf(why, sizeof why, "%s is outside %g to %g", text.c_str(), lo, hi);
+          return why;
+        }
+        return {};
+      },
+      description);
+}
+
+// A resampling rate: 0 (automatic / each clip's own) or 1-1000 fps. Below 1 fps every clip would freeze.
+CLI::Validator frame_rate_option() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end == text.c_str() || *end != '\0') return "'" + text + "' is not a number";
+        if (v == 0 || (std::isfinite(v) && v >= 1 && v <= 1000)) return {};
+        return "a frame rate must be 0 (automatic) or 1-1000 fps, not " + text;
+      },
+      "0 or [1, 1000]");
+}
+
+int run_guarded(const char* command, int (*run)(const void*), const void* args) {
+  // Every failure ends here as a message and a documented exit code, never as a signal.
+  try {
+    return run(args);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ossa %s: out of memory\n", command);
+    return kExitInternal;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::fprintf(stderr, "ossa %s: %s\n", command, e.what());
+    return kExitOutput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ossa %s: internal error: %s\n", command, e.what());
+    return kExitInternal;
+  }
+}
+template <class Args>
+int guarded(const char* command, int (*run)(const Args&), const Args& args) {
+  struct Call {
+    int (*run)(const Args&);
+    const Args* args;
+  } call{run, &args};
+  return run_guarded(
+      command,
+      [](const void* p) { return static_cast<const Call*>(p)->run(*static_cast<const Call*>(p)->args); },
+      &call);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"ossa: skeletal animation toolkit (import, evaluate, inspect, measure)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "ossa " OSSA_VERSION);
   app.add_flag(
       "--trusted", ossa::cli::trusted_input,
       "Read model files without the guard (faster; by default assimp first reads each file in a child "
@@ -29,7 +100,8 @@ int main(int argc, char** argv) {
   eval_cmd
       ->add_option("--time", eval.times,
                    "Times in seconds, comma-separated (default: 0,25,50,75 % of the clip)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(finite(0, 1e7));
   eval_cmd->add_flag("--vertices", eval.vertices, "Also print skinned vertices per mesh");
   eval_cmd->add_option("--max-influences", eval.max_influences, "Influences kept per vertex (1-8)")
       ->check(CLI::Range(1, 8));
@@ -46,8 +118,11 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--keyed", bench.keyed, "Measure keyed clips instead of fixed-rate ones");
   bench_cmd->add_flag("--compress", bench.compress, "Measure clips compressed within 0.01 cm");
   bench_cmd->add_option("--fps", bench.frame_rate, "Fixed-rate resampling rate (default: from the keys)")
-      ->check(CLI::Range(0.0, 10000.0));
+      ->check(frame_rate_option());
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object (the documented contract)");
+  bench_cmd->add_flag(
+      "--threading", bench.threading,
+      "Only the thread pool: empty parallel_for overhead and crowd throughput, 1/2/8 threads");
 #ifdef OSSA_HAVE_RENDER
   bench_cmd->add_flag("--render", bench.render, "Measure drawing: palette skinning vs baked instancing");
 #endif
@@ -61,13 +136,15 @@ int main(int argc, char** argv) {
   play_cmd->add_option("--loop", play.loop, "once | repeat | pingpong")
       ->check(CLI::IsMember({"once", "repeat", "pingpong"}));
   play_cmd->add_option("--passes", play.passes, "Passes before finishing (repeat/pingpong; 0 = forever)")
-      ->check(CLI::NonNegativeNumber);
-  play_cmd->add_option("--speed", play.speed, "Playback rate; negative plays backwards");
-  play_cmd->add_option("--start", play.start, "Start time in seconds");
+      ->check(CLI::Range(0, 1000000));
+  play_cmd->add_option("--speed", play.speed, "Playback rate; negative plays backwards")
+      ->check(finite(-1000, 1000));
+  play_cmd->add_option("--start", play.start, "Start time in seconds")->check(finite(0, 1e7));
   auto* dt_file =
       play_cmd->add_option("--dt-file", play.dt_file, "File with one step length (seconds) per line");
-  auto* steps = play_cmd->add_option("--steps", play.steps, "Number of steps")->check(CLI::NonNegativeNumber);
-  play_cmd->add_option("--dt", play.dt, "Step length in seconds (with --steps)");
+  auto* steps =
+      play_cmd->add_option("--steps", play.steps, "Number of steps")->check(CLI::Range(0, kMaxPlaySteps));
+  play_cmd->add_option("--dt", play.dt, "Step length in seconds (with --steps)")->check(finite(0, 3600));
   dt_file->excludes(steps);
   play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
 
@@ -80,13 +157,13 @@ int main(int argc, char** argv) {
   convert_cmd->add_flag("--compress", convert.compress, "Compress clips within --tolerance");
   convert_cmd
       ->add_option("--tolerance", convert.tolerance_mm, "Virtual-vertex error bound in millimetres (0.1)")
-      ->check(CLI::Range(1e-6, 1000.0));
+      ->check(finite(1e-6, 1000.0));
   convert_cmd
       ->add_option("--shell", convert.shell_mm,
                    "Distance of the virtual vertices from each joint in millimetres (30)")
-      ->check(CLI::Range(1e-3, 1e6));
+      ->check(finite(1e-3, 1e6));
   convert_cmd->add_option("--fps", convert.fps, "Store clips resampled at this rate (default: exact keys)")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(frame_rate_option());
   convert_cmd->add_option("--clips", convert.clips, "Only these clips, comma-separated");
   convert_cmd->add_flag("--left-handed", convert.left_handed, "Convert to left-handed (z mirrored)");
   convert_cmd->add_flag("--root-motion", convert.root_motion, "Extract root motion: clips in place + tracks");
@@ -98,12 +175,12 @@ int main(int argc, char** argv) {
       app.add_subcommand("render", "Render a character headless to PNG (contact sheet) or GIF");
   render_cmd->add_option("file", render.file, "Model file or .ossa")->required();
   render_cmd->add_option("--clip", render.clip, "Clip name or index (default: the first)");
-  auto* time_opt = render_cmd->add_option("--time", render.time, "Clip time in seconds (one frame)");
+  auto* time_opt = render_cmd->add_option("--time", render.time, "Clip time in seconds (one frame)")
+                       ->check(finite(0, 1e7));
   auto* frames_opt = render_cmd->add_option("--frames", render.frames, "Number of frames (with --fps)")
                          ->check(CLI::Range(1, 10000));
   time_opt->excludes(frames_opt);
-  render_cmd->add_option("--fps", render.fps, "Frames per second for --frames")
-      ->check(CLI::Range(0.1, 240.0));
+  render_cmd->add_option("--fps", render.fps, "Frames per second for --frames")->check(finite(0.1, 240.0));
   render_cmd->add_option("--size", size, "WIDTHxHEIGHT");
   render_cmd->add_option("--lighting", render.lighting,
                          "phong | blinn-phong | lambert | unlit | texture-only");
@@ -115,7 +192,8 @@ int main(int argc, char** argv) {
   render_cmd
       ->add_option("--camera", render.camera, "EX,EY,EZ,TX,TY,TZ: eye and target (default: auto-framed)")
       ->delimiter(',')
-      ->expected(6);
+      ->expected(6)
+      ->check(finite(-1e6, 1e6));
   render_cmd->add_option("-o,--output", render.output,
                          "OUT.png (several frames: a contact sheet) or OUT.gif");
 
@@ -125,7 +203,7 @@ int main(int argc, char** argv) {
   bake_cmd->add_option("file", bake.file, "Model file or .ossa")->required();
   bake_cmd->add_option("-o,--output", bake.output, "Output prefix: writes OUT.bin and OUT.json")->required();
   bake_cmd->add_option("--fps", bake.fps, "Frame rate (default: each clip's own)")
-      ->check(CLI::Range(0.0, 1000.0));
+      ->check(frame_rate_option());
   bake_cmd->add_flag("--half", bake.half, "RGBA16F instead of RGBA32F (reports the error)");
 
   ossa::cli::DemoArgs demo;
@@ -136,30 +214,54 @@ int main(int argc, char** argv) {
   demo_cmd->add_option("--size", demo.size, "Frame size in pixels")->check(CLI::Range(64, 2048));
 #endif
 
-  CLI11_PARSE(app, argc, argv);
+  // A first word that is no command gets a message that says so (CLI11 would say "A subcommand is required").
+  // (Global options are flags, so the first word without a dash is the command.)
+  int first = 1;
+  while (first < argc && argv[first][0] == '-') ++first;
+  if (first < argc) {
+    bool known = false;
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known |= sub->get_name() == argv[first];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "ossa: unknown command '%s' (commands: %s; ossa --help)\n", argv[first],
+                   names.c_str());
+      return kExitUsage;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
   if (*play_cmd && play.dt_file.empty() && play.steps < 0) {
     std::fprintf(stderr, "ossa play: give --dt-file FILE or --steps N [--dt S]\n");
-    return 2;
+    return kExitUsage;
   }
-  if (*info_cmd) return ossa::cli::run_info(info);
-  if (*eval_cmd) return ossa::cli::run_eval(eval);
+  if (*info_cmd) return guarded("info", run_info, info);
+  if (*eval_cmd) return guarded("eval", run_eval, eval);
 #ifdef OSSA_HAVE_RENDER
-  if (*bench_cmd && bench.render) return ossa::cli::run_render_bench(bench);
+  if (*bench_cmd && bench.render) return guarded("bench", run_render_bench, bench);
 #endif
-  if (*bench_cmd) return ossa::cli::run_bench(bench);
-  if (*play_cmd) return ossa::cli::run_play(play);
-  if (*convert_cmd) return ossa::cli::run_convert(convert);
+  if (*bench_cmd) return guarded("bench", run_bench, bench);
+  if (*play_cmd) return guarded("play", run_play, play);
+  if (*convert_cmd) return guarded("convert", run_convert, convert);
 #ifdef OSSA_HAVE_RENDER
   if (*render_cmd) {
     if (std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2 || render.width < 1 ||
         render.height < 1 || render.width > 8192 || render.height > 8192) {
-      std::fprintf(stderr, "ossa render: --size must be WIDTHxHEIGHT, e.g. 640x480\n");
-      return 2;
+      std::fprintf(stderr, "ossa render: --size must be WIDTHxHEIGHT, each 1-8192, e.g. 640x480\n");
+      return kExitUsage;
     }
-    return ossa::cli::run_render(render);
+    return guarded("render", run_render, render);
   }
-  if (*bake_cmd) return ossa::cli::run_bake(bake);
-  if (*demo_cmd) return ossa::cli::run_demo(demo);
+  if (*bake_cmd) return guarded("bake", run_bake, bake);
+  if (*demo_cmd) return guarded("demo", run_demo, demo);
 #endif
-  return 2;
+  return kExitUsage;
 }

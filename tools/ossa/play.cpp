@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/runtime/animator.h"
 
 namespace ossa::cli {
@@ -13,42 +14,68 @@ namespace ossa::cli {
 int run_play(const PlayArgs& args) {
   // A model file or a .ossa; notifies from --notifies, else embedded in the .ossa or MODEL.notifies.json.
   auto character = load_any(args.file, args.notifies);
-  if (!character) return 1;
+  if (!character) return kExitBadInput;
   const CharacterAsset& asset = character->asset;
   if (asset.clips.empty()) {
     std::fprintf(stderr, "ossa: %s: no clips to play\n", args.file.c_str());
-    return 1;
+    return kExitBadInput;
   }
   int clip = find_clip_arg(asset, args.file, args.clip);
-  if (clip < 0) return 1;
+  if (clip < 0) return kExitBadInput;
 
-  std::vector<double> steps;
+  // Steps are streamed, never stored: --steps 2000000000 or a --dt-file of /dev/zero costs no memory.
+  std::ifstream dt_in;
   if (!args.dt_file.empty()) {
-    std::ifstream in(args.dt_file);
-    if (!in) {
+    dt_in.open(args.dt_file);
+    if (!dt_in) {
       std::fprintf(stderr, "ossa: %s: cannot open\n", args.dt_file.c_str());
-      return 1;
+      return kExitBadInput;
+    }
+  }
+  size_t line_number = 0;
+  bool bad_step = false;
+  auto refuse = [&] {
+    bad_step = true;
+    return false;
+  };
+  // The next step length: from --dt, or the next non-blank line of the --dt-file (at most 256 characters,
+  // a number of seconds in 0-3600). False at the end, or on a bad line (bad_step set, message printed).
+  auto next_step = [&](size_t index, double& dt) {
+    if (args.dt_file.empty()) {
+      dt = args.dt;
+      return index < static_cast<size_t>(args.steps);
     }
     std::string line;
-    for (int number = 1; std::getline(in, line); ++number) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      char* end = nullptr;
-      double dt = std::strtod(line.c_str(), &end);
-      while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
-      if (!end || *end != '\0' || !std::isfinite(dt) || dt < 0) {
-        std::fprintf(stderr, "ossa: %s:%d: expected a step length in seconds (>= 0), got '%s'\n",
-                     args.dt_file.c_str(), number, line.c_str());
-        return 1;
+    while (true) {
+      line.clear();
+      int c;
+      while ((c = dt_in.get()) != EOF && c != '\n') {
+        if (line.size() == 256) {
+          std::fprintf(stderr, "ossa: %s:%zu: line longer than 256 characters\n", args.dt_file.c_str(),
+                       line_number + 1);
+          return refuse();
+        }
+        line.push_back(static_cast<char>(c));
       }
-      steps.push_back(dt);
+      if (c == EOF && line.empty()) return false;
+      if (++line_number > static_cast<size_t>(kMaxPlaySteps)) {
+        std::fprintf(stderr, "ossa: %s: more than %d lines\n", args.dt_file.c_str(), kMaxPlaySteps);
+        return refuse();
+      }
+      if (line.find_first_not_of(" \t\r") != std::string::npos) break;
     }
-  } else {
-    if (args.steps < 0 || !(args.dt >= 0) || !std::isfinite(args.dt)) {
-      std::fprintf(stderr, "ossa: give --dt-file FILE, or --steps N and --dt S (S >= 0)\n");
-      return 2;
+    char* end = nullptr;
+    dt = std::strtod(line.c_str(), &end);
+    while (end && (*end == ' ' || *end == '\t' || *end == '\r')) ++end;
+    if (!end || end == line.c_str() || *end != '\0' || !std::isfinite(dt) || dt < 0 || dt > 3600) {
+      std::string shown;
+      for (char ch : line) shown += (ch >= 32 && ch < 127) ? ch : '?';
+      std::fprintf(stderr, "ossa: %s:%zu: expected a step length in seconds (0-3600), got '%s'\n",
+                   args.dt_file.c_str(), line_number, shown.c_str());
+      return refuse();
     }
-    steps.assign(args.steps, args.dt);
-  }
+    return true;
+  };
 
   LoopMode mode = args.loop == "once"       ? LoopMode::kOnce
                   : args.loop == "pingpong" ? LoopMode::kPingPong
@@ -57,8 +84,9 @@ int run_play(const PlayArgs& args) {
   animator.play(clip, mode, args.passes, static_cast<float>(args.start));
   animator.set_speed(static_cast<float>(args.speed));
   const std::string& clip_name = asset.clips[clip].name();
-  for (size_t i = 0; i < steps.size(); ++i) {
-    animator.update(static_cast<float>(steps[i]));
+  size_t i = 0;
+  for (double dt; next_step(i, dt); ++i) {
+    animator.update(static_cast<float>(dt));
     for (const AnimEvent& e : animator.events()) {
       if (args.events_json) {
         nlohmann::ordered_json j;
@@ -69,7 +97,7 @@ int run_play(const PlayArgs& args) {
         j["time"] = std::round(e.time * 1e6) / 1e6;
         j["loop"] = e.loop;
         if (e.payload && !e.payload->empty()) j["payload"] = nlohmann::ordered_json::parse(*e.payload);
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", json_text(j).c_str());
       } else {
         std::printf("step %4zu  %-8s %-16s t=%.4f loop %d\n", i, to_string(e.type),
                     e.name ? e.name->c_str() : "-", e.time, e.loop);
@@ -79,10 +107,11 @@ int run_play(const PlayArgs& args) {
       std::fprintf(stderr, "ossa: step %zu fired more events than fit (%zu dropped)\n", i,
                    animator.events_dropped());
   }
+  if (bad_step) return kExitBadInput;
   if (!args.events_json)
     std::printf("%s: '%s' at %.4f s after %zu steps, %d loops%s\n", args.file.c_str(), clip_name.c_str(),
-                animator.time(), steps.size(), animator.loops(), animator.finished() ? ", finished" : "");
-  return 0;
+                animator.time(), i, animator.loops(), animator.finished() ? ", finished" : "");
+  return kExitOk;
 }
 
 }  // namespace ossa::cli

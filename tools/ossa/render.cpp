@@ -8,6 +8,7 @@
 #include <random>
 
 #include "commands.h"
+#include "json_output.h"
 #include "ossa/render/gl_renderer.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
@@ -162,6 +163,22 @@ int run_render(const RenderArgs& args) {
   SkinningPath path = args.skinning == "cpu"     ? SkinningPath::kCpu
                       : args.skinning == "baked" ? SkinningPath::kBaked
                                                  : SkinningPath::kGpuPalette;
+  if (!output_is_not_an_input(args.output, s.character->source_files)) return kExitOutput;
+  // Every frame is kept until the file is written: the whole output is sized before anything is drawn.
+  const uint64_t frame_bytes = static_cast<uint64_t>(args.width) * args.height * 4;
+  if (frame_bytes * std::max(1, args.frames) > kMaxImageBytes) {
+    std::fprintf(stderr,
+                 "ossa render: %d frames of %dx%d are %.1f GB, over the %.0f GB limit: fewer frames or "
+                 "a smaller --size\n",
+                 std::max(1, args.frames), args.width, args.height,
+                 frame_bytes * std::max(1, args.frames) / 1e9, kMaxImageBytes / 1e9);
+    return kExitUsage;
+  }
+  if (args.camera.size() == 6 && args.camera[0] == args.camera[3] && args.camera[1] == args.camera[4] &&
+      args.camera[2] == args.camera[5]) {
+    std::fprintf(stderr, "ossa render: --camera: the eye and the target are the same point\n");
+    return kExitUsage;
+  }
   std::vector<float> times;
   if (args.frames > 0) {
     for (int f = 0; f < args.frames; ++f) times.push_back(f / args.fps);
@@ -226,7 +243,7 @@ int run_render(const RenderArgs& args) {
           ? write_gif(images, std::max(1, static_cast<int>(std::lround(100 / args.fps))), args.output)
           : write_png(images.size() == 1 ? images[0] : contact_sheet(images, std::min<int>(4, images.size())),
                       args.output);
-  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), 1;
+  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), kExitOutput;
   std::printf("%s: %zu frame%s %dx%d, %s skinning, %s lighting (%s)\n", args.output.c_str(), images.size(),
               images.size() == 1 ? "" : "s", args.width, args.height, args.skinning.c_str(),
               to_string(lighting), s.gl->renderer_name().c_str());
@@ -238,8 +255,10 @@ int run_bake(const BakeArgs& args) {
   if (!character) return 1;
   auto baked = bake_animation(character->asset, args.fps, args.half);
   if (!baked) return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), baked.error().c_str()), 1;
+  for (const char* extension : {".bin", ".json"})
+    if (!output_is_not_an_input(args.output + extension, character->source_files)) return kExitOutput;
   auto written = write_baked_animation(*baked, args.output);
-  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), 1;
+  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), kExitOutput;
   std::printf(
       "%s.bin, %s.json: %d clips, %d joints, %dx%dx%d %s, %zu bytes (%.0f bytes per joint per clip-second)",
       args.output.c_str(), args.output.c_str(), baked->layers, baked->joints, baked->width, baked->height,
@@ -262,6 +281,9 @@ int run_demo(const DemoArgs& args) {
   auto session = open_session(model);
   if (!session) return 1;
   Session& s = *session;
+  for (const char* name : {"character.gif", "crowd.png"})
+    if (!output_is_not_an_input((fs::path(args.output_dir) / name).string(), s.character->source_files))
+      return kExitOutput;
   fs::create_directories(args.output_dir);
   auto baked = bake_animation(*s.asset);
   if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), 1;
@@ -286,7 +308,9 @@ int run_demo(const DemoArgs& args) {
   animator.play(0);
   for (size_t c = 0; c < s.asset->clips.size(); ++c) {
     if (c > 0) animator.crossfade(static_cast<int>(c), 0.25f);
-    const int count = std::max(2, static_cast<int>(std::lround(s.asset->clips[c].duration() * fps)));
+    // At most 10 s of each clip (a file may claim clips of days).
+    const int count =
+        std::clamp(static_cast<int>(std::lround(std::min(s.asset->clips[c].duration(), 10.f) * fps)), 2, 150);
     for (int f = 0; f < count; ++f) {
       animator.update(f == 0 && c == 0 ? 0.f : 1.f / fps);
       s.renderer->begin_frame(frame);
@@ -296,7 +320,7 @@ int run_demo(const DemoArgs& args) {
   }
   const std::string gif = (fs::path(args.output_dir) / "character.gif").string();
   if (auto w = write_gif(frames, static_cast<int>(100 / fps), gif); !w)
-    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), 1;
+    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), kExitOutput;
   std::printf("wrote %s (%zu frames %dx%d: %zu clips cycling with crossfades, GPU palette skinning)\n",
               gif.c_str(), frames.size(), args.size, args.size, s.asset->clips.size());
 
@@ -322,7 +346,7 @@ int run_demo(const DemoArgs& args) {
   s.renderer->draw_baked(crowd, 0.4f);
   const std::string png = (fs::path(args.output_dir) / "crowd.png").string();
   if (auto w = write_png(s.renderer->end_frame(), png); !w)
-    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), 1;
+    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), kExitOutput;
   std::printf("wrote %s (%zu instances, baked animation texture %dx%dx%d, one instanced draw per mesh)\n",
               png.c_str(), crowd.size(), baked->width, baked->height, baked->layers);
   for (const std::string& e : s.gl->take_errors()) std::fprintf(stderr, "ossa: GL error: %s\n", e.c_str());
@@ -396,7 +420,7 @@ int run_render_bench(const BenchArgs& args) {
           n, palette_ms, palette_cpu_ns, baked_ms, palette_ms / baked_ms);
   }
   if (args.json)
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", json_text(out).c_str());
   else
     std::printf("(%s, 512x512, llvmpipe: absolute times are slow; the ratio is what counts)\n",
                 s.gl->renderer_name().c_str());

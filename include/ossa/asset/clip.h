@@ -43,6 +43,15 @@ class Clip {
   static constexpr int kSegmentFrames = 16;  // the default; compress_clip() also tries longer ones
   static constexpr int kMaxQuantizedBits = 24;
   static constexpr uint8_t kBitsFloat = 32, kBitsFullRotation = 33;
+
+  // Limits every clip holds, however it was made (builders, from_* below, .ossa loading). The sampler turns
+  // time x frame_rate into a frame index, so these numbers are checked where a clip is made, never trusted:
+  // rate and duration finite and in range, and the frame count exactly frame_count_for(duration, rate).
+  static constexpr float kMaxFrameRate = 10000;  // frames per second
+  static constexpr float kMaxDuration = 1e7f;    // seconds (the importer's "absurd duration")
+  static constexpr int kMaxJoints = 65535;       // influence joint indices are 16-bit
+  // Frames of a fixed-rate (or quantized) clip: one every 1 / rate seconds, the last at the clip's end.
+  static int64_t frame_count_for(float duration, float frame_rate);
   struct ConstantChannel {
     uint16_t joint = 0;
     uint8_t kind = 0;  // 0 translation, 1 rotation (x, y, z, w), 2 scale

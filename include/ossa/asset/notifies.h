@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ossa/asset/clip_names.h"
@@ -42,8 +43,13 @@ struct NotifySet {
   int find_name(const std::string& name) const;  // -1 when absent
 };
 
+constexpr long long kMaxNotifyFileBytes = 64ll << 20;  // sidecar files larger than this are refused
 Result<NotifySet> load_notifies(const std::string& path, const std::vector<ClipTiming>& clips);
 Result<NotifySet> parse_notifies(const std::string& json_text, const std::string& source_name,
                                  const std::vector<ClipTiming>& clips);
+
+// Every JSON text Ossa accepts is checked with this first: "" when no array or object nests deeper than
+// `max_depth`, else why (recursive consumers of a parsed document would overflow the stack).
+std::string json_nesting_error(std::string_view json_text, int max_depth = 64);
 
 }  // namespace ossa

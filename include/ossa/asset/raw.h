@@ -87,10 +87,10 @@ struct RawClip {
 
 struct Texture {
   std::string path;           // as written in the file ("*0" style for embedded ones)
-  std::string resolved_path;  // existing file on disk, relative to the model, or empty
-  bool embedded = false;
-  std::vector<uint8_t> data;  // embedded compressed image (png/jpg) bytes, when embedded
-  std::string format_hint;    // e.g. "png", "jpg" for embedded data
+  std::string resolved_path;  // the file read for it (inside the model's folder), or empty
+  bool embedded = false;      // the image came from inside the model file
+  std::vector<uint8_t> data;  // the compressed image (png/jpg) bytes; empty when none could be read
+  std::string format_hint;    // e.g. "png", "jpg"
 };
 
 struct Material {

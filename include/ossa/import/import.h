@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ossa/core/result.h"
 #include "ossa/import/imported_scene.h"
@@ -33,6 +34,13 @@ struct ImportOptions {
   bool isolate = true;
   size_t memory_limit_mb = 4096;    // memory the child may use beyond what this process holds
   double time_limit_seconds = 120;  // wall clock for the child's read
+
+  // External textures: only files inside the model's folder (after resolving symlinks) or inside one of
+  // `texture_folders` are read, each up to `max_texture_bytes`; a path that is absolute elsewhere, climbs
+  // out with "..", or names a larger file leaves its material without that texture and adds a warning
+  // naming the material and the path. Nothing outside these folders is opened or even tested for existence.
+  std::vector<std::string> texture_folders;
+  size_t max_texture_bytes = 64u << 20;
 };
 
 Result<ImportedScene> import_file(const std::string& path, const ImportOptions& options = {});

@@ -33,6 +33,9 @@ struct ImportedScene {
   std::vector<Texture> textures;
   SpaceConversion space;
   std::vector<std::string> warnings;  // things the user should know (cut weights, unbound channels, ...)
+  // Every file the import read (absolute, lexically normal): the model, its buffers (.bin, ...), textures.
+  // Tools refuse to write over any of them.
+  std::vector<std::string> source_files;
 
   int find_clip(const std::string& name) const;  // ossa/asset/clip_names.h: "Walk" finds "Armature|Walk"
 };

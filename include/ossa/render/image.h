@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,20 @@ struct Image {
   std::vector<uint8_t> rgba;  // width * height * 4, top row first
 };
 
+// The largest image (or all frames of a GIF) written or composed, in RGBA bytes: 1 GiB. Larger requests are
+// refused before anything is allocated (stb's encoder computes sizes in int).
+constexpr uint64_t kMaxImageBytes = uint64_t{1} << 30;
+
+// Writers encode in memory, then write the file whole (ossa/core/file_io.h).
 Result<bool> write_png(const Image& image, const std::string& path);
 Result<Image> read_png(const std::string& path);
+// A PNG, JPEG, TGA, BMP, ... file's bytes as RGBA8 (flipped bottom row first when `flip`). The header's size
+// is checked before decoding: a few hundred bytes can claim gigapixels. Larger sides are refused by name.
+constexpr int kMaxTextureSide = 8192;
+Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side = kMaxTextureSide, bool flip = false);
 // delay in hundredths of a second per frame; loops forever.
 Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std::string& path);
-// Frames side by side, `columns` per row.
+// Frames side by side, `columns` per row; an empty image when the sheet would exceed kMaxImageBytes.
 Image contact_sheet(const std::vector<Image>& frames, int columns);
 
 struct ImageDifference {

@@ -1,15 +1,19 @@
-// ossa/runtime/crowd.h — many characters updated per frame, spread over a thread pool.
+// ossa/runtime/crowd.h — many characters updated per frame, spread over a thread pool or the game's own job
+// system (any ossa::Executor, see ossa/runtime/executor.h).
 //
 // A CharacterInstance holds one character's own state and buffers (time, sampling cache, local poses, model
 // matrices, skinning palette); the Skeleton and Clips are shared, read-only, by all of them, so threads never
 // contend. update_character() is one frame of one character: advance time (looping), SampleJob,
-// LocalToModelJob, PaletteJob (skeleton palette: palette[j] = model[j] * inverse_bind[j]).
+// LocalToModelJob, PaletteJob (skeleton palette: palette[j] = model[j] * inverse_bind[j]). update_crowd()
+// writes each character from exactly one task, so the results are bit-identical whatever the executor or
+// thread count.
 #pragma once
 
 #include <span>
 #include <vector>
 
 #include "ossa/asset/clip.h"
+#include "ossa/runtime/executor.h"
 #include "ossa/runtime/thread_pool.h"
 
 namespace ossa {
@@ -27,7 +31,8 @@ struct CharacterInstance {
 };
 
 bool update_character(const Skeleton& skeleton, CharacterInstance& character, float dt);
-void update_crowd(ThreadPool& pool, const Skeleton& skeleton, std::span<CharacterInstance> characters,
+// Runs update_character for every character on `executor` (an ossa::ThreadPool, or your job system).
+void update_crowd(Executor& executor, const Skeleton& skeleton, std::span<CharacterInstance> characters,
                   float dt);
 
 }  // namespace ossa

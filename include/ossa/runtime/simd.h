@@ -2,7 +2,7 @@
 //
 // The best level the CPU supports is chosen at start-up (AVX2 + FMA, else SSE2, which every x86-64 has).
 // Tests and benchmarks may force a lower level to compare paths; results agree within float rounding.
-// Not thread-safe to change while jobs run.
+// The level may be changed at any time, from any thread (jobs already running may finish on the old level).
 #pragma once
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -1,56 +1,69 @@
-// ossa/runtime/thread_pool.h — a small fork-join pool for spreading characters over cores.
+// ossa/runtime/thread_pool.h — a small fork-join pool for spreading characters over cores (an Executor).
 //
-//   ossa::ThreadPool pool;                                   // one thread per core (the caller counts as
-//   one) pool.parallel_for(count, [&](int begin, int end) { ... });  // blocks until every index ran once
-// Work is handed out in chunks from an atomic counter; the calling thread works too. Workers spin briefly
-// before sleeping, so a pool driven every frame wakes without a system call. parallel_for() does not
-// allocate.
+//   ossa::ThreadPool pool;  // one thread per core, the calling thread included
+//   pool.parallel_for(count, [&](int begin, int end) { ... });  // returns when every index ran once
+//
+// Thread safety and guarantees:
+// - Any number of threads may call parallel_for on one pool at the same time, and a task may itself call
+//   parallel_for on the same pool (nested): every call is its own job, with its own cursor and result.
+// - The calling thread works on its own call's chunks; idle workers help. The caller then waits only for the
+//   chunks other threads have already taken (blocking, not spinning); workers sleep on a condition variable
+//   when there is nothing to do. A call wakes one worker, and each worker that joins wakes up to two more
+//   while chunks are left, so a small call wakes nobody it does not need. No more workers are awake at once
+//   than the hardware has threads besides the caller's: a pool with more threads than cores does not
+//   time-slice itself.
+// - If a task throws, chunks not yet started are skipped, the call waits for the running ones, and the first
+//   exception is rethrown from parallel_for on the calling thread. The pool remains usable.
+// - count < 0 or chunk < 1 throws std::invalid_argument; counts up to INT_MAX are fine.
+// - Ranges a task receives are at most `chunk` long; which thread runs which range is not fixed, so a task
+//   must only write data of its own indices (then results do not depend on the thread count).
+// - Constructing and destroying the pool are not thread-safe; destroy it only when no call is in progress.
+// - parallel_for does not allocate.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "ossa/runtime/executor.h"
+
 namespace ossa {
 
-class ThreadPool {
+class ThreadPool final : public Executor {
  public:
-  explicit ThreadPool(int threads = 0);  // 0: std::thread::hardware_concurrency()
-  ~ThreadPool();
+  // threads: total, the calling thread included (threads - 1 workers are started). 0 or less: one per
+  // hardware thread this process may run on (never more than std::thread::hardware_concurrency()). Throws
+  // std::system_error when a worker cannot be started (the ones already started are stopped first).
+  explicit ThreadPool(int threads = 0);
+  ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int thread_count() const { return static_cast<int>(workers_.size()) + 1; }
+  int concurrency() const override { return thread_count(); }
 
-  template <class Fn>
-  void parallel_for(int count, int chunk, Fn&& fn) {
-    run(
-        count, chunk, [](void* ctx, int begin, int end) { (*static_cast<Fn*>(ctx))(begin, end); }, &fn);
-  }
-  template <class Fn>
-  void parallel_for(int count, Fn&& fn) {
-    int chunk = count / (thread_count() * 4);
-    parallel_for(count, chunk < 1 ? 1 : chunk, static_cast<Fn&&>(fn));
-  }
+  using Executor::parallel_for;  // parallel_for(count, fn): default chunk
+  void parallel_for(int count, int chunk, RangeTask task) override;
+
+  // The default thread count: hardware threads available to this process, at least 1.
+  static int default_thread_count();
 
  private:
-  using Task = void (*)(void* ctx, int begin, int end);
-  void run(int count, int chunk, Task task, void* ctx);
+  struct Job;
   void worker_loop();
-  void work();
+  Job* take_job_locked();
+  void unlink_locked(Job& job);
+  int wakeable_locked() const;
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::atomic<unsigned> generation_{0};
-  std::atomic<int> next_{0};
-  std::atomic<int> busy_{0};
+  Job* head_ =
+      nullptr;        // jobs that may still have chunks to hand out (newest first: nested calls finish first)
+  int sleeping_ = 0;  // workers waiting on wake_
+  int max_awake_;     // workers woken at most at once: the hardware threads besides the caller's
   bool stop_ = false;
-  Task task_ = nullptr;
-  void* ctx_ = nullptr;
-  int count_ = 0, chunk_ = 1;
 };
 
 }  // namespace ossa

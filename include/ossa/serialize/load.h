@@ -33,6 +33,9 @@ struct LoadedCharacter {
   std::vector<Texture> textures;             // Material::*_texture index these
   bool flip_textures = true;                 // images have v = 0 at the bottom (not glTF)
   bool left_handed = false;                  // the data was converted to a left-handed space
+  // Every file read to make it (absolute): the model or .ossa, its buffers and textures, the notifies.
+  // Tools never write over these.
+  std::vector<std::string> source_files;
 
   bool has_notifies() const { return !notifies.names.empty(); }
   // An Animator on this character, with its notifies and root motion. The character must outlive it.

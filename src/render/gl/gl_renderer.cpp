@@ -5,7 +5,6 @@
 
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
-#include <stb_image.h>
 
 #include <algorithm>
 #include <cmath>
@@ -261,18 +260,13 @@ struct StaticVertex {
 constexpr int kSkinnedFloats = 10;
 
 GLuint upload_texture(const Texture& texture, bool flip, std::string& warning) {
-  int w = 0, h = 0, n = 0;
-  stbi_set_flip_vertically_on_load(flip);
-  unsigned char* pixels = nullptr;
-  if (texture.embedded && !texture.data.empty())
-    pixels = stbi_load_from_memory(texture.data.data(), static_cast<int>(texture.data.size()), &w, &h, &n, 4);
-  else if (!texture.resolved_path.empty())
-    pixels = stbi_load(texture.resolved_path.c_str(), &w, &h, &n, 4);
-  stbi_set_flip_vertically_on_load(false);
-  if (!pixels) {
-    warning = "texture '" + texture.path + "' could not be decoded";
+  auto image = decode_image(texture.data, kMaxTextureSide, flip);
+  if (!image) {
+    warning = "texture '" + texture.path + "': " + image.error();
     return 0;
   }
+  const int w = image->width, h = image->height;
+  const uint8_t* pixels = image->rgba.data();
   GLuint id = 0;
   glCreateTextures(GL_TEXTURE_2D, 1, &id);
   int levels = 1 + static_cast<int>(std::floor(std::log2(std::max(w, h))));
@@ -283,7 +277,6 @@ GLuint upload_texture(const Texture& texture, bool flip, std::string& warning) {
   glTextureParameteri(id, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
   glTextureParameteri(id, GL_TEXTURE_WRAP_S, GL_REPEAT);
   glTextureParameteri(id, GL_TEXTURE_WRAP_T, GL_REPEAT);
-  stbi_image_free(pixels);
   return id;
 }
 }  // namespace

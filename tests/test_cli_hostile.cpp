@@ -1,0 +1,427 @@
+// The hostile-input suite for the `ossa` CLI (SECURITY.md): every input is generated here, by code, in a
+// temporary folder; each command runs in a child process under a time limit and must end with a documented
+// exit code (never a signal, never a hang), valid JSON where JSON was asked for, no file read from outside
+// the model's folder and no input overwritten. Runs against the CLI built beside it, or the one named by
+// $OSSA_CLI (scripts/hostile-check.sh points it at the release build).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "gltf_builder.h"
+#include "ossa/serialize/ossa_file.h"
+
+namespace ossa {
+namespace {
+namespace fs = std::filesystem;
+
+// Exit codes (README "Exit codes").
+constexpr int kOk = 0, kBadInput = 1, kUsage = 2, kOutput = 3;
+
+#ifdef OSSA_HAVE_RENDER
+#define OSSA_NEEDS_RENDER()
+#else
+#define OSSA_NEEDS_RENDER() GTEST_SKIP() << "built without the renderer (render, bake, demo)"
+#endif
+
+std::string cli() {
+  const char* env = std::getenv("OSSA_CLI");
+  return env && *env ? env : OSSA_CLI_PATH;
+}
+
+struct CliRun {
+  bool exited = false, timed_out = false;
+  int code = -1, signal = 0;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs the CLI with `args` in `dir`; `file_size_limit` > 0 makes writes past that size fail (a full disk).
+CliRun run(const std::string& dir, const std::vector<std::string>& args, int seconds = 60,
+           rlim_t file_size_limit = 0) {
+  const std::string out_path = dir + "/.stdout", err_path = dir + "/.stderr";
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(127);
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1), dup2(err, 2);
+    if (file_size_limit) {
+      signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead of killing the process
+      rlimit limit{file_size_limit, file_size_limit};
+      setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    std::vector<std::string> all{cli(), "--trusted"};  // the import guard has its own tests; fork less here
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  CliRun r;
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      r.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  r.exited = !r.timed_out && WIFEXITED(status);
+  r.code = r.exited ? WEXITSTATUS(status) : -1;
+  r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+::testing::AssertionResult ends_with(const CliRun& r, int code) {
+  if (r.timed_out) return ::testing::AssertionFailure() << "timed out (a hang); stderr: " << r.err;
+  if (!r.exited)
+    return ::testing::AssertionFailure() << "killed by signal " << r.signal << "; stderr: " << r.err;
+  if (r.code != code)
+    return ::testing::AssertionFailure()
+           << "exit code " << r.code << ", want " << code << "; stderr: " << r.err;
+  if (code != kOk && r.err.empty()) return ::testing::AssertionFailure() << "no message on stderr";
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult valid_json_lines(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, all;
+  while (std::getline(lines, line)) all += line + "\n";
+  // One document or JSON Lines: each must parse (nlohmann rejects invalid UTF-8).
+  if (nlohmann::json::accept(all)) return ::testing::AssertionSuccess();
+  lines = std::istringstream(text);
+  while (std::getline(lines, line))
+    if (!line.empty() && !nlohmann::json::accept(line))
+      return ::testing::AssertionFailure() << "not valid JSON: " << line.substr(0, 200);
+  return ::testing::AssertionSuccess();
+}
+
+class CliHostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        test::temp_dir(std::string("cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::copy_file(std::string(OSSA_SOURCE_DIR) + "/assets/sample/ossa_sample.glb", dir_ + "/sample.glb",
+                  fs::copy_options::overwrite_existing);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  CliRun ossa(const std::vector<std::string>& args, int seconds = 60, rlim_t file_size_limit = 0) {
+    return run(dir_, args, seconds, file_size_limit);
+  }
+  std::string dir_;
+};
+
+// A small .ossa: two joints (the second named `child_name`), one 1 s clip at 30 fps.
+void write_small_ossa(const std::string& file, const std::string& child_name) {
+  RawSkeleton raw;
+  raw.joints.resize(2);
+  raw.joints[0].name = "root";
+  raw.joints[1].name = child_name;
+  raw.joints[1].parent = 0;
+  OssaFile f;
+  f.skeleton = std::move(Skeleton::build(raw)).value();
+  RawClip clip;
+  clip.name = "Walk";
+  clip.duration = 1;
+  f.clips.push_back(std::move(Clip::build_fixed_rate(clip, *f.skeleton, 30)).value());
+  f.root_motion.resize(1);
+  ASSERT_TRUE(write_ossa(f, file));
+}
+
+// glTF "animations": one clip "Turn" rotating `node` with the given accessors.
+nlohmann::json turn_animation(int times, int rotations, int node) {
+  nlohmann::json sampler = {{"input", times}, {"output", rotations}};
+  nlohmann::json target = {{"node", node}, {"path", "rotation"}};
+  nlohmann::json channel = {{"sampler", 0}, {"target", target}};
+  nlohmann::json clip = {{"name", "Turn"},
+                         {"samplers", nlohmann::json::array({sampler})},
+                         {"channels", nlohmann::json::array({channel})}};
+  return nlohmann::json::array({clip});
+}
+
+// A glTF whose triangle hangs from a node animated by one clip; the buffer in `bin` beside it when given.
+void write_animated_gltf(const std::string& file, const std::string& bin = "") {
+  test::GltfBuilder b;
+  int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+  b.doc()["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", positions}}}}}}}};
+  b.add_node({{"name", "Root"}, {"children", {1}}});
+  b.add_node({{"name", "Tri"}, {"mesh", 0}});
+  b.doc()["scenes"][0]["nodes"] = {0};
+  int times = b.add_floats({0, 1}, "SCALAR", true);
+  int rotations = b.add_floats({0, 0, 0, 1, 0, 0.7071068f, 0, 0.7071068f}, "VEC4");
+  b.doc()["animations"] = turn_animation(times, rotations, 0);
+  b.write(file, bin);
+}
+
+// ------------------------------------------------------------------------------- 5: numbers on the line
+
+TEST_F(CliHostile, NonFiniteAndAbsurdNumbersAreUsageErrors) {
+  write_small_ossa(path("small.ossa"), "child");
+  const std::vector<std::vector<std::string>> cases = {
+      {"play", "sample.glb", "--clip", "0", "--start", "nan", "--steps", "3"},
+      {"play", "sample.glb", "--clip", "0", "--speed", "1e38", "--steps", "3"},
+      {"play", "sample.glb", "--clip", "0", "--speed", "inf", "--steps", "3"},
+      {"play", "sample.glb", "--clip", "0", "--dt", "1e15", "--steps", "3"},
+      {"play", "sample.glb", "--clip", "0", "--steps", "2000000000"},
+      {"eval", "small.ossa", "--time", "0.5,nan"},
+      {"eval", "sample.glb", "--time", "0.5,inf"},
+      {"eval", "small.ossa", "--time", "-1"},
+      {"bench", "sample.glb", "--fps", "nan"},
+      {"bench", "sample.glb", "--fps", "0.001"},
+      {"convert", "sample.glb", "--fps", "0.001", "-o", "x.ossa"},
+      {"convert", "sample.glb", "--tolerance", "nan", "--compress", "-o", "x.ossa"},
+      {"bake", "sample.glb", "--fps", "inf", "-o", "baked"},
+      {"render", "sample.glb", "--camera", "nan,1,1,0,0,0", "-o", "x.png"},
+      {"render", "sample.glb", "--camera", "1,1,1,1,1,1", "-o", "x.png"},
+      {"render", "sample.glb", "--time", "nan", "-o", "x.png"},
+      {"infoo", "sample.glb"},
+  };
+  for (const auto& args : cases) {
+    CliRun r = ossa(args, 30);
+    std::string shown;
+    for (const std::string& a : args) shown += a + " ";
+    EXPECT_TRUE(ends_with(r, kUsage)) << shown;
+  }
+  EXPECT_FALSE(fs::exists(path("x.ossa")) || fs::exists(path("x.png")) || fs::exists(path("baked.bin")));
+}
+
+TEST_F(CliHostile, StepFilesAreBounded) {
+  std::ofstream(path("huge.txt")) << "0.1\n1e39\n";
+  EXPECT_TRUE(ends_with(ossa({"play", "sample.glb", "--clip", "0", "--dt-file", "huge.txt"}), kBadInput));
+  std::ofstream(path("long.txt")) << std::string(100000, '1') << "\n";
+  EXPECT_TRUE(ends_with(ossa({"play", "sample.glb", "--clip", "0", "--dt-file", "long.txt"}), kBadInput));
+  // /dev/zero: one endless line of NUL bytes.
+  EXPECT_TRUE(
+      ends_with(ossa({"play", "sample.glb", "--clip", "0", "--dt-file", "/dev/zero"}, 30), kBadInput));
+  std::ofstream(path("fine.txt")) << "0.1\n\n0.2\n";
+  CliRun fine = ossa({"play", "sample.glb", "--clip", "0", "--dt-file", "fine.txt"});
+  EXPECT_TRUE(ends_with(fine, kOk));
+  EXPECT_NE(fine.out.find("after 2 steps"), std::string::npos) << fine.out;
+}
+
+// ---------------------------------------------------------------------- 6: invalid UTF-8 in JSON output
+
+TEST_F(CliHostile, JsonOutputStaysValidWithInvalidUtf8Names) {
+  write_small_ossa(path("names.ossa"),
+                   "j\xff\xfe"
+                   "1");
+  CliRun info = ossa({"info", "names.ossa", "--json"});
+  ASSERT_TRUE(ends_with(info, kOk));
+  EXPECT_TRUE(valid_json_lines(info.out));
+  CliRun eval = ossa({"eval", "names.ossa", "--json", "--time", "0.5"});
+  ASSERT_TRUE(ends_with(eval, kOk));
+  EXPECT_TRUE(valid_json_lines(eval.out));
+  EXPECT_NE(eval.out.find("j\xef\xbf\xbd"), std::string::npos) << "invalid bytes become U+FFFD";
+}
+
+// ---------------------------------------------------------------- 7: errors inside commands are caught
+
+TEST_F(CliHostile, FilesystemErrorsAreOutputFailures) {
+  OSSA_NEEDS_RENDER();
+  std::ofstream(path("afile")) << "x";
+  EXPECT_TRUE(ends_with(ossa({"convert", "sample.glb", "-o", "afile/out.ossa"}), kOutput));
+  EXPECT_TRUE(ends_with(ossa({"demo", "sample.glb", "-o", "afile/demo"}), kOutput));
+  EXPECT_TRUE(ends_with(ossa({"render", "sample.glb", "-o", "afile/x.png"}), kOutput));
+}
+
+TEST_F(CliHostile, OversizedImagesAreRefusedBeforeAllocating) {
+  OSSA_NEEDS_RENDER();
+  EXPECT_TRUE(ends_with(
+      ossa({"render", "sample.glb", "--frames", "13", "--size", "8192x8192", "-o", "s.png"}), kUsage));
+  EXPECT_FALSE(fs::exists(path("s.png")));
+}
+
+// --------------------------------------------------------------------------------- 8: files destroyed
+
+TEST_F(CliHostile, InputsAreNeverOverwritten) {
+  OSSA_NEEDS_RENDER();
+  const std::string original = slurp(path("sample.glb"));
+  EXPECT_TRUE(ends_with(ossa({"convert", "sample.glb", "-o", "sample.glb"}), kOutput));
+  EXPECT_TRUE(ends_with(ossa({"render", "sample.glb", "-o", "sample.glb"}), kUsage))
+      << "render writes .png or .gif";
+  EXPECT_TRUE(ends_with(ossa({"convert", "sample.glb", "-o", "./link.glb"}), kOk));  // a new file is fine
+  fs::create_symlink("sample.glb", path("alias.glb"));
+  EXPECT_TRUE(ends_with(ossa({"convert", "alias.glb", "-o", "sample.glb"}), kOutput))
+      << "same file via a link";
+  EXPECT_EQ(slurp(path("sample.glb")), original);
+  // A glTF's external buffer is an input too: `bake model.gltf -o model` would replace model.bin.
+  write_animated_gltf(path("model.gltf"), "model.bin");
+  const std::string bin = slurp(path("model.bin"));
+  ASSERT_FALSE(bin.empty());
+  EXPECT_TRUE(ends_with(ossa({"bake", "model.gltf", "-o", "model"}), kOutput));
+  EXPECT_EQ(slurp(path("model.bin")), bin);
+  EXPECT_TRUE(ends_with(ossa({"bake", "model.gltf", "-o", "baked"}), kOk));
+}
+
+TEST_F(CliHostile, BatchNameCollisionsAreRefused) {
+  fs::create_directories(path("x"));
+  fs::create_directories(path("y"));
+  fs::copy_file(path("sample.glb"), path("x/m.glb"));
+  fs::copy_file(path("sample.glb"), path("y/m.glb"));
+  CliRun r = ossa({"convert", "x/m.glb", "y/m.glb", "-o", "out"});
+  EXPECT_TRUE(ends_with(r, kUsage));
+  EXPECT_NE(r.err.find("x/m.glb"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("y/m.glb"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out/m.ossa")));
+}
+
+TEST_F(CliHostile, AFullDiskLeavesThePreviousOutputIntact) {
+  ASSERT_TRUE(ends_with(ossa({"convert", "sample.glb", "-o", "good.ossa"}), kOk));
+  const std::string good = slurp(path("good.ossa"));
+  ASSERT_GT(good.size(), 4096u);
+  // Writes past 4 KiB fail, as on a full disk.
+  EXPECT_TRUE(ends_with(ossa({"convert", "sample.glb", "--compress", "-o", "good.ossa"}, 60, 4096), kOutput));
+  EXPECT_EQ(slurp(path("good.ossa")), good) << "the good file was replaced by a partial one";
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos)
+        << "a temporary file was left behind: " << entry.path();
+}
+
+// ------------------------------------------------------------------------- 3: textures outside the folder
+
+// A one-triangle glTF whose material's texture is `image_uri`.
+void write_textured_gltf(const std::string& file, const std::string& image_uri) {
+  test::GltfBuilder b;
+  int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+  nlohmann::json primitive = {{"attributes", {{"POSITION", positions}}}, {"material", 0}};
+  b.doc()["meshes"] = nlohmann::json::array({{{"primitives", nlohmann::json::array({primitive})}}});
+  nlohmann::json material = {{"name", "Skin"},
+                             {"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}};
+  b.doc()["materials"] = nlohmann::json::array({material});
+  b.doc()["textures"] = nlohmann::json::array({{{"source", 0}}});
+  b.doc()["images"] = nlohmann::json::array({{{"uri", image_uri}}});
+  b.add_node({{"name", "tri"}, {"mesh", 0}});
+  b.doc()["scenes"][0]["nodes"] = {0};
+  b.write(file);
+}
+
+TEST_F(CliHostile, ConvertEmbedsNoFileFromOutsideTheModelsFolder) {
+  const std::string secret_dir = test::temp_dir("cli-secret");
+  std::ofstream(secret_dir + "/secret.png") << "TOP-SECRET-CONTENT";
+  write_textured_gltf(path("model.gltf"), secret_dir + "/secret.png");
+  CliRun converted = ossa({"convert", "model.gltf", "-o", "model.ossa"});
+  ASSERT_TRUE(ends_with(converted, kOk));
+  EXPECT_EQ(slurp(path("model.ossa")).find("TOP-SECRET"), std::string::npos)
+      << "an outside file was embedded";
+  // `info` must not tell an existing outside file from an absent one.
+  CliRun existing = ossa({"info", "model.gltf"});
+  write_textured_gltf(path("model.gltf"), secret_dir + "/absent.png");
+  CliRun absent = ossa({"info", "model.gltf"});
+  ASSERT_TRUE(ends_with(existing, kOk));
+  ASSERT_TRUE(ends_with(absent, kOk));
+  std::string seen = existing.out + existing.err;
+  for (size_t at; (at = seen.find("secret.png")) != std::string::npos;) seen.replace(at, 10, "absent.png");
+  EXPECT_EQ(seen, absent.out + absent.err);
+  EXPECT_NE(seen.find("outside the model's folder"), std::string::npos) << seen;
+  fs::remove_all(secret_dir);
+}
+
+// ---------------------------------------------------------------------- 1 and 4: hostile .ossa contents
+
+TEST_F(CliHostile, HostileOssaNumbersAndNestingAreBadInput) {
+  write_small_ossa(path("rate.ossa"), "child");
+  // Clip section (ossa_file.h): u64 name length, "Walk", u32 layout, f32 duration, u32 joints, f32 rate.
+  std::string bytes = slurp(path("rate.ossa"));
+  uint32_t count;
+  std::memcpy(&count, bytes.data() + 16, 4);
+  for (uint32_t i = 0; i < count; ++i) {
+    char* entry = bytes.data() + 32 + 32 * i;
+    uint32_t type;
+    uint64_t offset, size;
+    std::memcpy(&type, entry, 4);
+    std::memcpy(&offset, entry + 8, 8);
+    std::memcpy(&size, entry + 16, 8);
+    if (type != 3) continue;
+    const float inf = std::numeric_limits<float>::infinity();
+    std::memcpy(bytes.data() + offset + 8 + 4 + 4 + 4 + 4, &inf, 4);
+    const uint64_t checksum = XXH3_64bits(bytes.data() + offset, size);
+    std::memcpy(entry + 24, &checksum, 8);
+  }
+  std::ofstream(path("rate.ossa"), std::ios::binary) << bytes;
+  EXPECT_TRUE(ends_with(ossa({"eval", "rate.ossa"}), kBadInput));
+  EXPECT_TRUE(ends_with(ossa({"info", "rate.ossa"}), kBadInput));
+
+  std::string deep = R"({"clips": {"Turn": [{"name": "a", "time": 0, "payload": )";
+  deep += std::string(100000, '[') + std::string(100000, ']') + "}]}}";
+  write_animated_gltf(path("deep.gltf"));
+  std::ofstream(path("deep.notifies.json")) << deep;  // the sidecar is picked up by itself
+  EXPECT_TRUE(ends_with(ossa({"play", "deep.gltf", "--clip", "0", "--steps", "2"}), kBadInput));
+  EXPECT_TRUE(ends_with(ossa({"convert", "deep.gltf", "-o", "deep.ossa"}), kBadInput));
+  EXPECT_TRUE(ends_with(
+      ossa({"play", "deep.gltf", "--clip", "0", "--steps", "2", "--notifies", "deep.notifies.json"}),
+      kBadInput));
+}
+
+// ----------------------------------------------------------------------------- 9: quadratic work
+// 60,000 joints (a 6 MB glTF): linear work takes seconds even under ASan; the quadratic steps this guards
+// against took minutes. The limit is a hang detector, not a benchmark.
+
+TEST_F(CliHostile, SixtyThousandJointsStayLinear) {
+  constexpr int kJoints = 60000;
+  test::GltfBuilder b;
+  std::vector<float> positions, weights, binds;
+  std::vector<uint16_t> joints;
+  nlohmann::json skin_joints = nlohmann::json::array(), children = nlohmann::json::array();
+  for (int j = 0; j < kJoints; ++j) {
+    positions.insert(positions.end(), {float(j % 100), float(j / 100), 0});
+    joints.insert(joints.end(), {uint16_t(j), 0, 0, 0});
+    weights.insert(weights.end(), {1, 0, 0, 0});
+    for (int k = 0; k < 16; ++k) binds.push_back(k % 5 == 0 ? 1.f : 0.f);
+    skin_joints.push_back(j + 1);
+    children.push_back(j + 1);
+  }
+  int pos = b.add_floats(positions, "VEC3", true);
+  int jnt = b.add_u16(joints, "VEC4");
+  int wgt = b.add_floats(weights, "VEC4");
+  int ibm = b.add_floats(binds, "MAT4");
+  b.doc()["meshes"] = {
+      {{"primitives", {{{"attributes", {{"POSITION", pos}, {"JOINTS_0", jnt}, {"WEIGHTS_0", wgt}}}}}}}};
+  b.doc()["skins"] = {{{"joints", skin_joints}, {"inverseBindMatrices", ibm}}};
+  b.add_node({{"name", "Rig"}, {"children", children}});
+  for (int j = 0; j < kJoints; ++j) {
+    std::string name = "b";  // (GCC 12 warns falsely on "b" + std::to_string(j))
+    name += std::to_string(j);
+    b.add_node({{"name", name}});
+  }
+  b.add_node({{"name", "Body"}, {"mesh", 0}, {"skin", 0}});
+  b.doc()["scenes"][0]["nodes"] = {0, kJoints + 1};
+  int times = b.add_floats({0, 1}, "SCALAR", true);
+  int rotations = b.add_floats({0, 0, 0, 1, 0, 0.7071068f, 0, 0.7071068f}, "VEC4");
+  b.doc()["animations"] = turn_animation(times, rotations, 1);
+  b.write(path("many.gltf"));
+  EXPECT_TRUE(ends_with(ossa({"info", "many.gltf"}, 60), kOk));
+  EXPECT_TRUE(ends_with(ossa({"convert", "many.gltf", "-o", "many.ossa"}, 60), kOk));
+  EXPECT_TRUE(ends_with(ossa({"eval", "many.ossa", "--time", "0.5"}, 60), kOk));
+}
+
+}  // namespace
+}  // namespace ossa

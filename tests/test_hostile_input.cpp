@@ -1,0 +1,362 @@
+// Hostile input at the library's doors (SECURITY.md): numbers in a .ossa behind valid checksums, section
+// order, texture paths that leave the model's folder, deeply nested JSON, and inputs that cost quadratic
+// time. Each case is made here, by code, from a small valid file; each must give an error naming the file
+// and the problem (or load something the runtime can sample without reading out of bounds).
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+
+#include "gltf_builder.h"
+#include "oracle_compare.h"
+#include "ossa/asset/compression.h"
+#include "ossa/asset/notifies.h"
+#include "ossa/import/import.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/serialize/ossa_file.h"
+
+namespace ossa {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr uint32_t kSkeletonSection = 1, kClipSection = 3, kRootMotionSection = 6;
+
+Skeleton two_joints() {
+  RawSkeleton raw;
+  raw.joints.resize(2);
+  raw.joints[0].name = "root";
+  raw.joints[1].name = "child";
+  raw.joints[1].parent = 0;
+  raw.joints[1].rest.translation = {0, 1, 0};
+  return std::move(Skeleton::build(raw)).value();
+}
+
+// A 2-joint file with one clip named "c" in the given layout: 1 s at 30 fps.
+OssaFile small_file(Clip::Layout layout) {
+  Skeleton skeleton = two_joints();
+  RawClip raw;
+  raw.name = "c";
+  raw.duration = 1;
+  RawTrack track;
+  track.joint = 1;
+  for (int k = 0; k <= 30; ++k) {
+    const float t = k / 30.f;
+    track.rotation_times.push_back(t);
+    track.rotations.push_back(quat_from_axis_angle({0, 0, 1}, t));
+    track.translation_times.push_back(t);
+    track.translations.push_back({t, 1, 0});
+  }
+  raw.tracks.push_back(track);
+  OssaFile file;
+  if (layout == Clip::Layout::kKeyed) {
+    file.clips.push_back(std::move(Clip::build_keyed(raw, skeleton)).value());
+  } else {
+    Clip fixed = std::move(Clip::build_fixed_rate(raw, skeleton, 30)).value();
+    if (layout == Clip::Layout::kQuantized) fixed = std::move(compress_clip(fixed, skeleton)).value();
+    file.clips.push_back(std::move(fixed));
+  }
+  file.skeleton = std::move(skeleton);
+  file.root_motion.resize(1);
+  return file;
+}
+
+struct Section {
+  uint8_t* entry;
+  uint8_t* payload;
+  uint64_t size;
+};
+std::vector<Section> sections(std::vector<uint8_t>& bytes) {
+  uint32_t count;
+  std::memcpy(&count, bytes.data() + 16, 4);
+  std::vector<Section> out;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t* entry = bytes.data() + 32 + 32 * i;
+    uint64_t offset, size;
+    std::memcpy(&offset, entry + 8, 8);
+    std::memcpy(&size, entry + 16, 8);
+    out.push_back({entry, bytes.data() + offset, size});
+  }
+  return out;
+}
+uint32_t type_of(const Section& s) {
+  uint32_t t;
+  std::memcpy(&t, s.entry, 4);
+  return t;
+}
+// Writes `value` at `at` in the first section of `type`, and recomputes that section's checksum.
+template <class T>
+void patch(std::vector<uint8_t>& bytes, uint32_t type, size_t at, T value) {
+  for (Section& s : sections(bytes)) {
+    if (type_of(s) != type) continue;
+    ASSERT_LE(at + sizeof value, s.size);
+    std::memcpy(s.payload + at, &value, sizeof value);
+    const uint64_t checksum = XXH3_64bits(s.payload, s.size);
+    std::memcpy(s.entry + 24, &checksum, 8);
+    return;
+  }
+  FAIL() << "no section of type " << type;
+}
+
+// Clip section layout (ossa_file.h): u64 name length, name ("c"), u32 layout, f32 duration, u32 joints,
+// then (fixed-rate and quantized) f32 frame rate, u32 frame count.
+constexpr size_t kDurationAt = 8 + 1 + 4, kJointsAt = kDurationAt + 4, kRateAt = kJointsAt + 4,
+                 kFramesAt = kRateAt + 4;
+
+// Loads `bytes`; when the loader accepts them, every clip must still sample inside its buffers (ASan sees
+// the reads) at times across and beyond the clip.
+::testing::AssertionResult refused_or_safe(const std::vector<uint8_t>& bytes, const char* what) {
+  auto file = decode_ossa(bytes, "hostile.ossa");
+  if (!file) {
+    if (file.error().find("hostile.ossa") == std::string::npos)
+      return ::testing::AssertionFailure() << what << ": error does not name the file: " << file.error();
+    return ::testing::AssertionSuccess();
+  }
+  for (const Clip& clip : file->clips) {
+    if (!file->skeleton || clip.joint_count() != file->skeleton->joint_count())
+      return ::testing::AssertionFailure() << what << ": loaded a clip that does not fit the skeleton";
+    std::vector<JointPose> out(clip.joint_count());
+    SamplingCache cache;
+    for (float t : {0.f, 0.5f, 1.f, 2.f, 1e6f})
+      if (!SampleJob{&clip, t, &cache, out}.run())
+        return ::testing::AssertionFailure() << what << ": a loaded clip refuses to sample";
+  }
+  return ::testing::AssertionFailure() << what << ": loaded (want an error naming the problem)";
+}
+
+TEST(HostileOssa, ClipRatesAndDurationsBehindValidChecksumsAreRefused) {
+  for (Clip::Layout layout : {Clip::Layout::kFixedRate, Clip::Layout::kQuantized}) {
+    const std::vector<uint8_t> good = encode_ossa(small_file(layout));
+    ASSERT_TRUE(decode_ossa(good, "good.ossa"));
+    for (float rate : {kInf, 1e30f, 1e-30f, -30.f, 0.f, std::nanf(""), 31.f, 10001.f}) {
+      auto bytes = good;
+      patch(bytes, kClipSection, kRateAt, rate);
+      EXPECT_TRUE(refused_or_safe(bytes, ("frame rate " + std::to_string(rate)).c_str()));
+    }
+    for (float duration : {kInf, 1e30f, -1.f, std::nanf(""), 0.5f, 3.f}) {
+      auto bytes = good;
+      patch(bytes, kClipSection, kDurationAt, duration);
+      EXPECT_TRUE(refused_or_safe(bytes, ("duration " + std::to_string(duration)).c_str()));
+    }
+    auto frames = good;
+    patch(frames, kClipSection, kFramesAt, uint32_t{0x7fffffff});
+    EXPECT_TRUE(refused_or_safe(frames, "frame count"));
+  }
+  // Keyed: the duration is the only number the sampler computes with.
+  const std::vector<uint8_t> keyed = encode_ossa(small_file(Clip::Layout::kKeyed));
+  for (float duration : {kInf, 1e30f, -1.f, std::nanf("")}) {
+    auto bytes = keyed;
+    patch(bytes, kClipSection, kDurationAt, duration);
+    EXPECT_TRUE(refused_or_safe(bytes, ("keyed duration " + std::to_string(duration)).c_str()));
+  }
+}
+
+TEST(HostileOssa, ClipJointCountIsCheckedWhateverTheSectionOrder) {
+  OssaFile file = small_file(Clip::Layout::kFixedRate);
+  // A 3-joint clip in a file whose skeleton has 2 joints, the clip's section listed first.
+  RawSkeleton raw;
+  raw.joints.resize(3);
+  raw.joints[1].parent = 0;
+  raw.joints[2].parent = 1;
+  raw.joints[0].name = "a", raw.joints[1].name = "b", raw.joints[2].name = "c";
+  Skeleton three = std::move(Skeleton::build(raw)).value();
+  RawClip clip;
+  clip.name = "c";
+  clip.duration = 1;
+  file.clips = {std::move(Clip::build_fixed_rate(clip, three, 30)).value()};
+  std::vector<uint8_t> bytes = encode_ossa(file);
+  auto table = sections(bytes);
+  ASSERT_EQ(type_of(table[0]), kSkeletonSection);
+  ASSERT_EQ(type_of(table[1]), kClipSection);
+  uint8_t entry[32];
+  std::memcpy(entry, table[0].entry, 32);
+  std::memcpy(table[0].entry, table[1].entry, 32);
+  std::memcpy(table[1].entry, entry, 32);
+  auto loaded = decode_ossa(bytes, "order.ossa");
+  ASSERT_FALSE(loaded) << "a clip for 3 joints loaded beside a 2-joint skeleton";
+  EXPECT_NE(loaded.error().find("made for 3 joints"), std::string::npos) << loaded.error();
+}
+
+TEST(HostileOssa, RootMotionNumbersAreChecked) {
+  OssaFile file = small_file(Clip::Layout::kFixedRate);
+  auto in_place = extract_root_motion(file.clips[0], *file.skeleton, 1);
+  ASSERT_TRUE(in_place) << in_place.error();
+  file.clips[0] = std::move(in_place->clip);
+  file.root_motion[0] = std::move(in_place->track);
+  const std::vector<uint8_t> good = encode_ossa(file);
+  auto loaded = decode_ossa(good, "good.ossa");
+  ASSERT_TRUE(loaded) << loaded.error();
+  ASSERT_TRUE(loaded->root_motion[0]);
+  // Root motion section: i32 joint, f32 frame rate, f32 duration, frames.
+  for (float rate : {kInf, 1e30f, 1e-30f}) {
+    auto bytes = good;
+    patch(bytes, kRootMotionSection, 4, rate);
+    auto r = decode_ossa(bytes, "hostile.ossa");
+    if (r && r->root_motion[0]) {  // loaded: then it must at least sample inside its frames
+      volatile RootDelta d = r->root_motion[0]->at(0.5f);
+      (void)d;
+      ADD_FAILURE() << "root motion at " << rate << " fps loaded";
+    }
+  }
+  auto bytes = good;
+  patch(bytes, kRootMotionSection, 8, 1e30f);
+  EXPECT_FALSE(decode_ossa(bytes, "hostile.ossa")) << "root motion lasting 1e30 s loaded";
+}
+
+TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
+  std::vector<JointPose> frames(4);
+  EXPECT_FALSE(Clip::from_frames("x", 1, kInf, 2, frames));
+  EXPECT_FALSE(Clip::from_frames("x", kInf, 1, 2, frames));
+  EXPECT_FALSE(Clip::from_frames("x", 1, 1e9f, 2, frames));
+  EXPECT_FALSE(Clip::from_frames("x", 5, 1, 2, frames)) << "2 frames cannot span 5 s at 1 fps";
+  EXPECT_TRUE(Clip::from_frames("x", 1, 1, 2, frames));
+  EXPECT_EQ(Clip::frame_count_for(1, 30), 31);
+  EXPECT_EQ(Clip::frame_count_for(1.01f, 30), 32) << "a short last interval is still a frame";
+  EXPECT_EQ(Clip::frame_count_for(0, 30), 1);
+}
+
+// ------------------------------------------------------------------------------------- texture paths
+
+struct TexturedModel {
+  std::string dir, model;
+};
+// A one-triangle glTF whose material names `image_uri`.
+TexturedModel textured_model(const std::string& test, const std::string& image_uri) {
+  TexturedModel m;
+  m.dir = test::temp_dir(test);
+  m.model = m.dir + "/model.gltf";
+  test::GltfBuilder b;
+  int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+  b.doc()["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", positions}}}, {"material", 0}}}}}};
+  b.doc()["materials"] = {
+      {{"name", "Skin"}, {"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 0}}}}}}};
+  b.doc()["textures"] = {{{"source", 0}}};
+  b.doc()["images"] = {{{"uri", image_uri}}};
+  b.add_node({{"name", "tri"}, {"mesh", 0}});
+  b.doc()["scenes"][0]["nodes"] = {0};
+  b.write(m.model);
+  return m;
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+TEST(HostileTextures, PathsOutsideTheModelsFolderAreNotRead) {
+  const std::string secret_dir = test::temp_dir("hostile_secret");
+  write_bytes(secret_dir + "/secret.png", "SECRET-BYTES");
+  std::string relative = "../";
+  relative += fs::path(secret_dir).filename().string();
+  relative += "/secret.png";
+  for (const std::string& uri : {secret_dir + "/secret.png", relative}) {
+    TexturedModel m = textured_model("hostile_tex", uri);
+    auto scene = import_file(m.model);
+    ASSERT_TRUE(scene) << scene.error();
+    for (const Texture& t : scene->textures)
+      EXPECT_EQ(std::string(t.data.begin(), t.data.end()).find("SECRET"), std::string::npos) << uri;
+    ASSERT_GE(scene->materials.size(), 1u);  // assimp may add its default material after ours
+    EXPECT_EQ(scene->materials[0].name, "Skin");
+    EXPECT_EQ(scene->materials[0].diffuse_texture, -1) << uri << ": the material kept a texture from outside";
+    bool warned = false;
+    for (const std::string& w : scene->warnings)
+      warned |=
+          w.find("'Skin'") != std::string::npos && w.find("outside the model's folder") != std::string::npos;
+    EXPECT_TRUE(warned) << uri << ": no warning naming the material and the path";
+    // Allowed when the caller widens the policy on purpose.
+    ImportOptions wide;
+    wide.texture_folders = {secret_dir};
+    auto allowed = import_file(m.model, wide);
+    ASSERT_TRUE(allowed) << allowed.error();
+    ASSERT_EQ(allowed->textures.size(), 1u) << uri;
+    EXPECT_EQ(std::string(allowed->textures[0].data.begin(), allowed->textures[0].data.end()),
+              "SECRET-BYTES");
+  }
+}
+
+TEST(HostileTextures, SymlinksOutOfTheFolderAreNotFollowed) {
+  const std::string secret_dir = test::temp_dir("hostile_secret_link");
+  write_bytes(secret_dir + "/secret.png", "SECRET-BYTES");
+  TexturedModel m = textured_model("hostile_link", "skin.png");
+  std::error_code ec;
+  fs::create_symlink(secret_dir + "/secret.png", m.dir + "/skin.png", ec);
+  ASSERT_FALSE(ec) << ec.message();
+  auto scene = import_file(m.model);
+  ASSERT_TRUE(scene) << scene.error();
+  EXPECT_EQ(scene->materials[0].diffuse_texture, -1) << "a symlink led out of the model's folder";
+}
+
+TEST(HostileTextures, InsideTheFolderTexturesAreReadWithinTheSizeCap) {
+  TexturedModel m = textured_model("hostile_big", "skin");  // no extension at all
+  write_bytes(m.dir + "/skin", std::string(4096, 'x'));
+  auto scene = import_file(m.model);
+  ASSERT_TRUE(scene) << scene.error();
+  ASSERT_EQ(scene->textures.size(), 1u);
+  EXPECT_EQ(scene->textures[0].data.size(), 4096u);
+  EXPECT_EQ(scene->textures[0].format_hint, "");
+  ImportOptions small;
+  small.max_texture_bytes = 1000;
+  auto capped = import_file(m.model, small);
+  ASSERT_TRUE(capped) << capped.error();
+  EXPECT_EQ(capped->materials[0].diffuse_texture, -1);
+  bool warned = false;
+  for (const std::string& w : capped->warnings) warned |= w.find("1000-byte limit") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(HostileOssa, TexturePathsInsideAnOssaAreNeverOpened) {
+  OssaFile file = small_file(Clip::Layout::kKeyed);
+  Texture t;
+  t.path = "/etc/hostname";
+  t.resolved_path = "/etc/hostname";
+  file.textures.push_back(t);
+  auto loaded = decode_ossa(encode_ossa(file), "tex.ossa");
+  ASSERT_TRUE(loaded) << loaded.error();
+  ASSERT_EQ(loaded->textures.size(), 1u);
+  EXPECT_TRUE(loaded->textures[0].resolved_path.empty());
+  EXPECT_TRUE(loaded->textures[0].data.empty());
+}
+
+// ------------------------------------------------------------------------------------------------- JSON
+
+TEST(HostileJson, DeeplyNestedNotifyPayloadsAreRefused) {
+  const std::vector<ClipTiming> clips{{"Walk", 1.f}};
+  std::string deep = R"({"clips": {"Walk": [{"name": "a", "time": 0, "payload": )";
+  deep += std::string(100000, '[') + std::string(100000, ']') + "}]}}";
+  auto r = parse_notifies(deep, "deep.notifies.json", clips);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("deep.notifies.json"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("nested"), std::string::npos) << r.error();
+  // Depth inside strings does not count; 64 levels are fine.
+  std::string fine = R"({"clips": {"Walk": [{"name": "[[[[{{{{", "time": 0, "payload": )";
+  fine += std::string(60, '[') + std::string(60, ']') + "}]}}";
+  EXPECT_TRUE(parse_notifies(fine, "fine.json", clips));
+}
+
+// ------------------------------------------------------------------------------------ quadratic inputs
+// These finish in about a second when the work is n log n; the quadratic versions take minutes (100,000
+// names: 7.4 s, so 500,000: about 3 minutes). ctest's timeout for these tests (120 s) catches a regression;
+// the tests never assert on time.
+
+TEST(HostileScale, ManyNotifyNamesParseInLinearTime) {
+  const std::vector<ClipTiming> clips{{"Walk", 1.f}};
+  std::string text = R"({"clips": {"Walk": [)";
+  for (int i = 0; i < 500000; ++i) {
+    if (i) text += ',';
+    text += R"({"name": "n)";
+    text += std::to_string(i);
+    text += R"(", "time": 0.5})";
+  }
+  text += "]}}";
+  auto r = parse_notifies(text, "many.json", clips);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->names.size(), 500000u);
+  EXPECT_EQ(r->find_name("n499999"), 499999);
+}
+
+}  // namespace
+}  // namespace ossa

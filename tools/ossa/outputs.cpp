@@ -1,0 +1,26 @@
+// Outputs never replace inputs: `render victim.gltf -o victim.gltf` or `bake model.gltf -o model` (whose
+// model.bin is the glTF's buffer) are refused before anything is written.
+#include <filesystem>
+
+#include "commands.h"
+
+namespace ossa::cli {
+
+bool output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path out = fs::absolute(output, ec).lexically_normal();
+  for (const std::string& input : inputs) {
+    if (input.empty()) continue;
+    const fs::path in = fs::absolute(input, ec).lexically_normal();
+    std::error_code same_ec;
+    if (out == in || fs::equivalent(out, in, same_ec)) {
+      std::fprintf(stderr, "ossa: %s: refusing to write over an input of this command (%s)\n", output.c_str(),
+                   input.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ossa::cli
