@@ -79,13 +79,13 @@ step "4. pkg-config"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 for pc in ossa-runtime ossa; do
   src="$here/examples/runtime_only.cpp"
-  [ "$pc" = ossa ] && src="$here/examples/game_loop.cpp"
+  [ "$pc" = ossa ] && src="$here/tests/consumers/common/render_app.cpp"  # import and render
   line="g++ $(pkg-config --cflags "$pc") $src -o $work/pc-$pc $(pkg-config --libs "$pc")"
   echo "link pkg-config $pc: $line"
   locked $line
 done
 "$work/pc-ossa-runtime" "$work/sample.ossa" | tail -1
-"$work/pc-ossa" "$sample" | tail -1
+"$work/pc-ossa" "$work/sample.ossa" | tail -1
 check_runtime_only "$work/pc-ossa-runtime"
 
 step "5. add_subdirectory, runtime only (no assimp, CLI11, GTest, giflib, benchmark found)"
