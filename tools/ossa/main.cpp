@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   ossa::cli::BenchArgs bench;
   CLI::App* bench_cmd =
       app.add_subcommand("bench", "Measure character update, skinning and crowd throughput");
-  bench_cmd->add_option("file", bench.file, "Model file")->required();
+  bench_cmd->add_option("file", bench.file, "Model file or .ossa (measured as stored)")->required();
   bench_cmd->add_option("--clip", bench.clip, "Clip name or index (default: the first)");
   bench_cmd->add_option("--characters", bench.characters, "Characters for the thread-scaling run")
       ->check(CLI::Range(1, 1000000));
