@@ -333,6 +333,16 @@ TEST(DecodeImage, OversizedJpegHuffmanTablesAreRefused) {
   EXPECT_FALSE(decode_image(later));
 }
 
+// fuzz_image's third finding: a PNG chunk claiming 2 GB made stb allocate 2 GB for a 100-byte file.
+TEST(DecodeImage, PngChunksLongerThanTheFileAreRefused) {
+  std::vector<uint8_t> png = png_claiming(2);
+  std::vector<uint8_t> idat = {0x7f, 0xff, 0xff, 0xf0, 'I', 'D', 'A', 'T', 1, 2, 3};
+  png.insert(png.begin() + 33, idat.begin(), idat.end());  // after the signature and IHDR (8 + 25 bytes)
+  auto refused = decode_image(png);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("claims 2147483632 bytes"), std::string::npos) << refused.error();
+}
+
 // Real JPEG and PNG textures still decode (CesiumMan's is a JPEG; ../shared only).
 TEST(DecodeImage, RealTexturesDecode) {
   const std::string model = test::shared_dir() + "/models/CesiumMan.glb";

@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 namespace ossa {
@@ -122,11 +123,27 @@ std::string jpeg_huffman_error(std::span<const uint8_t> b) {
   }
   return {};
 }
+// stb_image grows its buffer for a PNG's image data to what each chunk's length field claims before reading
+// it: 125 bytes claiming 2 GB allocate 2 GB (found by fuzz_image). Every chunk must fit in the file.
+std::string png_chunk_error(std::span<const uint8_t> b) {
+  static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (b.size() < 8 || std::memcmp(b.data(), signature, 8) != 0) return {};  // not a PNG
+  size_t i = 8;
+  while (b.size() - i >= 8) {
+    const uint64_t length = uint64_t{b[i]} << 24 | b[i + 1] << 16 | b[i + 2] << 8 | b[i + 3];
+    if (length > b.size() - i - 8)
+      return "a PNG chunk claims " + std::to_string(length) + " bytes, more than the file holds";
+    if (std::memcmp(b.data() + i + 4, "IEND", 4) == 0) break;
+    i += 8 + length + std::min<uint64_t>(4, b.size() - i - 8 - length);  // data, then the CRC
+  }
+  return {};
+}
 }  // namespace
 
 Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side, bool flip) {
   if (bytes.empty()) return Result<Image>::failure("no image data");
   if (std::string bad = jpeg_huffman_error(bytes); !bad.empty()) return Result<Image>::failure(bad);
+  if (std::string bad = png_chunk_error(bytes); !bad.empty()) return Result<Image>::failure(bad);
   if (bytes.size() > static_cast<size_t>(INT32_MAX)) return Result<Image>::failure("image data over 2 GB");
   const int length = static_cast<int>(bytes.size());
   int w = 0, h = 0, n = 0;
