@@ -243,6 +243,20 @@ TEST_F(CliHostile, JsonOutputStaysValidWithInvalidUtf8Names) {
   EXPECT_NE(eval.out.find("j\xef\xbf\xbd"), std::string::npos) << "invalid bytes become U+FFFD";
 }
 
+TEST_F(CliHostile, TextOutputCarriesNoTerminalControlSequences) {
+  write_small_ossa(path("escape.ossa"), "a\x1b]0;owned\x07\x1b[2Jb");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"info", "escape.ossa"},
+        std::vector<std::string>{"eval", "escape.ossa", "--time", "0"},
+        std::vector<std::string>{"eval", "escape.ossa", "--clip", "\x1b[2J"}}) {
+    CliRun r = ossa(args);
+    EXPECT_TRUE(r.exited) << args[0];
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args[0] << ": ESC reached stdout";
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << args[0] << ": ESC reached stderr";
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << args[0];
+  }
+}
+
 // ---------------------------------------------------------------- 7: errors inside commands are caught
 
 TEST_F(CliHostile, FilesystemErrorsAreOutputFailures) {

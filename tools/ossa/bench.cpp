@@ -21,6 +21,7 @@
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 namespace {
@@ -286,8 +287,7 @@ int run_bench_ossa(const BenchArgs& args) {
   auto character = load_any(args.file);
   if (!character) return kExitBadInput;
   const CharacterAsset& asset = character->asset;
-  if (asset.clips.empty())
-    return std::fprintf(stderr, "ossa: %s: no clips\n", args.file.c_str()), kExitBadInput;
+  if (asset.clips.empty()) return print_error("ossa: %s: no clips\n", args.file.c_str()), kExitBadInput;
   const int clip_index = args.clip.empty() ? 0 : find_clip_arg(asset, args.file, args.clip);
   if (clip_index < 0) return kExitBadInput;
   const Clip& clip = asset.clips[clip_index];
@@ -324,20 +324,20 @@ int run_bench_ossa(const BenchArgs& args) {
   out["blend2_update_ns"] = blend2_ns;
   out["bytes_per_joint_second"] = bytes_per_joint_second(clip);
   out["simd"] = to_string(simd_level());
-  if (args.json) return std::printf("%s\n", json_text(out).c_str()), kExitOk;
-  std::printf("%s, clip '%s': %d joints, %s, %s as stored\n", args.file.c_str(), clip.name().c_str(), joints,
-              to_string(simd_level()), layout);
-  std::printf("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
-              stages.update, stages.update / joints);
-  std::printf("  Animator update: one clip %.1f ns, two clips crossfading %.1f ns\n", animator_ns, blend2_ns);
-  std::printf("  skinning, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
-              skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);
-  std::printf("  %d characters:", count);
+  if (args.json) return print("%s\n", json_text(out).c_str()), kExitOk;
+  print("%s, clip '%s': %d joints, %s, %s as stored\n", args.file.c_str(), clip.name().c_str(), joints,
+        to_string(simd_level()), layout);
+  print("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
+        stages.update, stages.update / joints);
+  print("  Animator update: one clip %.1f ns, two clips crossfading %.1f ns\n", animator_ns, blend2_ns);
+  print("  skinning, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n", skin.vertices,
+        skin.pos, skin.pos_nrm, skin.pos_nrm_tan);
+  print("  %d characters:", count);
   for (auto& [n, rate] : threads)
-    std::printf("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / threads[0].second);
-  std::printf("\n  empty parallel_for (64 indices, chunk 1):");
-  for (auto& [n, ns] : overhead) std::printf("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
-  std::printf("\n");
+    print("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / threads[0].second);
+  print("\n  empty parallel_for (64 indices, chunk 1):");
+  for (auto& [n, ns] : overhead) print("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
+  print("\n");
   return kExitOk;
 }
 
@@ -346,7 +346,7 @@ int run_bench(const BenchArgs& args) {
   auto scene = load_model(args.file, 4, false);
   if (!scene) return kExitBadInput;
   if (scene->clips.empty()) {
-    std::fprintf(stderr, "ossa: %s: no clips to play\n", args.file.c_str());
+    print_error("ossa: %s: no clips to play\n", args.file.c_str());
     return kExitBadInput;
   }
   int clip_index = args.clip.empty() ? 0 : find_clip_arg(*scene, args.clip);
@@ -354,7 +354,7 @@ int run_bench(const BenchArgs& args) {
   auto fixed = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, args.frame_rate});
   auto keyed = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
   if (!fixed || !keyed) {
-    std::fprintf(stderr, "ossa: %s\n", (!fixed ? fixed.error() : keyed.error()).c_str());
+    print_error("ossa: %s\n", (!fixed ? fixed.error() : keyed.error()).c_str());
     return kExitBadInput;
   }
   std::optional<CharacterAsset> compressed;
@@ -362,7 +362,7 @@ int run_bench(const BenchArgs& args) {
     auto copy = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, args.frame_rate});
     for (Clip& c : copy->clips) {
       auto q = compress_clip(c, copy->skeleton);
-      if (!q) return std::fprintf(stderr, "ossa: %s\n", q.error().c_str()), kExitBadInput;
+      if (!q) return print_error("ossa: %s\n", q.error().c_str()), kExitBadInput;
       c = std::move(q).value();
     }
     compressed = std::move(copy).value();
@@ -382,13 +382,13 @@ int run_bench(const BenchArgs& args) {
     out["parallel_for_overhead_ns"] = per_call;
     out["threads"] = per_thread;
     out["characters"] = count;
-    if (args.json) return std::printf("%s\n", json_text(out).c_str()), kExitOk;
-    std::printf("  empty parallel_for (64 indices, chunk 1):");
-    for (auto& [n, ns] : overhead) std::printf("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
-    std::printf("\n  %d characters:", count);
+    if (args.json) return print("%s\n", json_text(out).c_str()), kExitOk;
+    print("  empty parallel_for (64 indices, chunk 1):");
+    for (auto& [n, ns] : overhead) print("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
+    print("\n  %d characters:", count);
     for (auto& [n, rate] : rates)
-      std::printf("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / rates[0].second);
-    std::printf("\n");
+      print("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / rates[0].second);
+    print("\n");
     return 0;
   }
 
@@ -439,37 +439,34 @@ int run_bench(const BenchArgs& args) {
                                        {"compressed_ns", versus_fixed.second},
                                        {"ratio", versus_fixed.second / versus_fixed.first}};
   if (args.json) {
-    std::printf("%s\n", json_text(out).c_str());
+    print("%s\n", json_text(out).c_str());
     return 0;
   }
-  std::printf("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(),
-              joints, to_string(simd_level()), fixed->clips[clip_index].frame_rate());
+  print("%s, clip '%s': %d joints, %s, fixed rate %.0f fps\n", args.file.c_str(), clip.name().c_str(), joints,
+        to_string(simd_level()), fixed->clips[clip_index].frame_rate());
   if (args.compress)
-    std::printf(
+    print(
         "  clips compressed within 0.01 cm; interleaved with fixed-rate playback: %.1f ns vs %.1f ns "
         "(%.2fx)\n",
         versus_fixed.second, versus_fixed.first, versus_fixed.second / versus_fixed.first);
-  std::printf("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
-              stages.update, stages.update / joints);
-  std::printf("    sample %8.1f ns   local-to-model %8.1f ns   palette %8.1f ns\n", stages.sample,
-              stages.model, stages.palette);
-  std::printf("  same with keyed clips (exact keys, cached search):            %8.1f ns\n",
-              keyed_stages.update);
-  std::printf("  naive tutorial-style update:                                  %8.1f ns  (%.1fx slower)\n",
-              naive, naive / stages.update);
-  std::printf("  Animator update: one clip %.1f ns, two clips crossfading %.1f ns (%.2fx)\n", animator_ns,
-              blend2_ns, blend2_ns / animator_ns);
-  std::printf(
-      "  skinning, 4 influences, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
-      skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);
-  std::printf("  %d characters:", count);
+  print("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
+        stages.update, stages.update / joints);
+  print("    sample %8.1f ns   local-to-model %8.1f ns   palette %8.1f ns\n", stages.sample, stages.model,
+        stages.palette);
+  print("  same with keyed clips (exact keys, cached search):            %8.1f ns\n", keyed_stages.update);
+  print("  naive tutorial-style update:                                  %8.1f ns  (%.1fx slower)\n", naive,
+        naive / stages.update);
+  print("  Animator update: one clip %.1f ns, two clips crossfading %.1f ns (%.2fx)\n", animator_ns,
+        blend2_ns, blend2_ns / animator_ns);
+  print("  skinning, 4 influences, %d vertices: %.2f ns/vertex positions, %.2f +normals, %.2f +tangents\n",
+        skin.vertices, skin.pos, skin.pos_nrm, skin.pos_nrm_tan);
+  print("  %d characters:", count);
   for (auto& [n, rate] : threads)
-    std::printf("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / threads[0].second);
-  std::printf("\n  empty parallel_for (64 indices, chunk 1):");
-  for (auto& [n, ns] : overhead) std::printf("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
-  std::printf("\n  memory per joint per clip-second: fixed rate %.0f bytes, keyed %.0f bytes\n",
-              bytes_per_joint_second(fixed->clips[clip_index]),
-              bytes_per_joint_second(keyed->clips[clip_index]));
+    print("  %d thread%s %.0f updates/s (%.2fx)", n, n > 1 ? "s" : "", rate, rate / threads[0].second);
+  print("\n  empty parallel_for (64 indices, chunk 1):");
+  for (auto& [n, ns] : overhead) print("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
+  print("\n  memory per joint per clip-second: fixed rate %.0f bytes, keyed %.0f bytes\n",
+        bytes_per_joint_second(fixed->clips[clip_index]), bytes_per_joint_second(keyed->clips[clip_index]));
   return 0;
 }
 

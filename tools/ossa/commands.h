@@ -101,6 +101,7 @@ int run_demo(const DemoArgs& args);
 
 #include "ossa/import/import.h"
 #include "ossa/import/load_character.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 
@@ -121,7 +122,7 @@ inline std::optional<ImportedScene> load_model(const std::string& file, int max_
   const ImportOptions options = import_options(max_influences, left_handed);
   Result<ImportedScene> scene = import_file(file, options);
   if (!scene) {
-    std::fprintf(stderr, "ossa: %s\n", scene.error().c_str());
+    print_error("ossa: %s\n", scene.error().c_str());
     return std::nullopt;
   }
   return std::move(scene).value();
@@ -144,7 +145,7 @@ inline std::shared_ptr<const LoadedCharacter> load_any(const std::string& file,
   options.notifies_path = notifies;
   auto loaded = load_character(file, options);
   if (!loaded) {
-    std::fprintf(stderr, "ossa: %s\n", loaded.error().c_str());
+    print_error("ossa: %s\n", loaded.error().c_str());
     return nullptr;
   }
   return std::move(loaded).value();

@@ -12,6 +12,7 @@
 #include "json_output.h"
 #include "ossa/asset/compression.h"
 #include "ossa/serialize/ossa_file.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 namespace {
@@ -153,7 +154,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
 }  // namespace
 
 int run_convert(const ConvertArgs& args) {
-  if (args.inputs.empty()) return std::fprintf(stderr, "ossa convert: no input files\n"), kExitUsage;
+  if (args.inputs.empty()) return print_error("ossa convert: no input files\n"), kExitUsage;
   const bool batch = args.inputs.size() > 1 || fs::is_directory(args.output);
   if (batch && !args.notifies.empty())
     return std::fprintf(stderr,
@@ -169,8 +170,8 @@ int run_convert(const ConvertArgs& args) {
               : args.output;
     auto [it, added] = claimed.emplace(fs::absolute(output).lexically_normal().string(), input);
     if (!added) {
-      std::fprintf(stderr, "ossa convert: %s and %s would both be written to %s; convert them separately\n",
-                   it->second.c_str(), input.c_str(), output.c_str());
+      print_error("ossa convert: %s and %s would both be written to %s; convert them separately\n",
+                  it->second.c_str(), input.c_str(), output.c_str());
       return kExitUsage;
     }
     outputs.push_back(output);
@@ -187,35 +188,33 @@ int run_convert(const ConvertArgs& args) {
     ++done;
     if (batch) {  // progress bar on stderr
       const int width = 30, filled = static_cast<int>(width * done / args.inputs.size());
-      std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu %s", filled, "##############################", width - filled,
-                   "", done, args.inputs.size(), fs::path(input).filename().c_str());
-      std::fprintf(stderr, "\n");
+      print_error("\r[%.*s%*s] %zu/%zu %s", filled, "##############################", width - filled, "",
+                  done, args.inputs.size(), fs::path(input).filename().c_str());
+      print_error("\n");
     }
     if (!report) {
       ++failed;
       output_failed += output_error;
-      std::fprintf(stderr, "ossa: %s\n", report.error().c_str());
+      print_error("ossa: %s\n", report.error().c_str());
       continue;
     }
     bytes_in += report->bytes_in;
     bytes_out += report->bytes_out;
     worst = std::max(worst, report->worst_error);
-    std::printf("%s -> %s: %zu -> %zu bytes", input.c_str(), output.c_str(), report->bytes_in,
-                report->bytes_out);
+    print("%s -> %s: %zu -> %zu bytes", input.c_str(), output.c_str(), report->bytes_in, report->bytes_out);
     if (args.compress)
-      std::printf("; clips %zu raw -> %zu compressed (%.1f:1), error max %.4f mm, p99 %.4f mm",
-                  report->raw_clip_bytes, report->clip_bytes,
-                  report->clip_bytes ? double(report->raw_clip_bytes) / report->clip_bytes : 0.0,
-                  report->worst_error * 1000, report->worst_p99 * 1000);
-    std::printf("; load %.2f ms (reading the bytes: %.2f ms)\n", report->load_ms, report->read_ms);
-    for (const std::string& line : report->clip_lines) std::printf("%s\n", line.c_str());
+      print("; clips %zu raw -> %zu compressed (%.1f:1), error max %.4f mm, p99 %.4f mm",
+            report->raw_clip_bytes, report->clip_bytes,
+            report->clip_bytes ? double(report->raw_clip_bytes) / report->clip_bytes : 0.0,
+            report->worst_error * 1000, report->worst_p99 * 1000);
+    print("; load %.2f ms (reading the bytes: %.2f ms)\n", report->load_ms, report->read_ms);
+    for (const std::string& line : report->clip_lines) print("%s\n", line.c_str());
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::printf("%zu file%s converted, %zu failed, %.2f s, %zu bytes in, %zu bytes out", done - failed,
-              done - failed == 1 ? "" : "s", failed, seconds, bytes_in, bytes_out);
-  if (args.compress)
-    std::printf(", worst error %.4f mm (tolerance %.4f mm)", worst * 1000, args.tolerance_mm);
-  std::printf("\n");
+  print("%zu file%s converted, %zu failed, %.2f s, %zu bytes in, %zu bytes out", done - failed,
+        done - failed == 1 ? "" : "s", failed, seconds, bytes_in, bytes_out);
+  if (args.compress) print(", worst error %.4f mm (tolerance %.4f mm)", worst * 1000, args.tolerance_mm);
+  print("\n");
   return output_failed ? kExitOutput : failed ? kExitBadInput : kExitOk;
 }
 

@@ -11,6 +11,7 @@
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/serialize/ossa_file.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 namespace {
@@ -56,10 +57,9 @@ int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
   long n = std::strtol(arg.c_str(), &end, 10);
   if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(scene.clips.size()))
     return static_cast<int>(n);
-  std::fprintf(stderr, "ossa: %s: no clip '%s' (clips:", scene.source_path.c_str(), arg.c_str());
-  for (size_t i = 0; i < scene.clips.size(); ++i)
-    std::fprintf(stderr, " %zu='%s'", i, scene.clips[i].name.c_str());
-  std::fprintf(stderr, ")\n");
+  print_error("ossa: %s: no clip '%s' (clips:", scene.source_path.c_str(), arg.c_str());
+  for (size_t i = 0; i < scene.clips.size(); ++i) print_error(" %zu='%s'", i, scene.clips[i].name.c_str());
+  print_error(")\n");
   return -1;
 }
 
@@ -70,21 +70,19 @@ int find_clip_arg(const CharacterAsset& asset, const std::string& source, const 
   long n = std::strtol(arg.c_str(), &end, 10);
   if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(asset.clips.size()))
     return static_cast<int>(n);
-  std::fprintf(stderr, "ossa: %s: no clip '%s' (clips:", source.c_str(), arg.c_str());
-  for (size_t i = 0; i < asset.clips.size(); ++i)
-    std::fprintf(stderr, " %zu='%s'", i, asset.clips[i].name().c_str());
-  std::fprintf(stderr, ")\n");
+  print_error("ossa: %s: no clip '%s' (clips:", source.c_str(), arg.c_str());
+  for (size_t i = 0; i < asset.clips.size(); ++i) print_error(" %zu='%s'", i, asset.clips[i].name().c_str());
+  print_error(")\n");
   return -1;
 }
 
 // .ossa files hold runtime assets: evaluate them through the runtime jobs (the same numbers a game gets).
 int run_eval_ossa(const EvalArgs& args) {
   auto file = read_ossa(args.file);
-  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), kExitBadInput;
+  if (!file) return print_error("ossa: %s\n", file.error().c_str()), kExitBadInput;
   const bool left_handed = file->left_handed;
   auto asset = std::move(*file).character();
-  if (!asset)
-    return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), asset.error().c_str()), kExitBadInput;
+  if (!asset) return print_error("ossa: %s: %s\n", args.file.c_str(), asset.error().c_str()), kExitBadInput;
   const Skeleton& skeleton = asset->skeleton;
   int clip_index = -1;
   if (!args.clip.empty()) {
@@ -94,8 +92,7 @@ int run_eval_ossa(const EvalArgs& args) {
     if (clip_index < 0 && end && *end == '\0' && n >= 0 && n < static_cast<long>(asset->clips.size()))
       clip_index = static_cast<int>(n);
     if (clip_index < 0)
-      return std::fprintf(stderr, "ossa: %s: no clip '%s'\n", args.file.c_str(), args.clip.c_str()),
-             kExitBadInput;
+      return print_error("ossa: %s: no clip '%s'\n", args.file.c_str(), args.clip.c_str()), kExitBadInput;
   } else if (!asset->clips.empty()) {
     clip_index = 0;
   }
@@ -152,7 +149,7 @@ int run_eval_ossa(const EvalArgs& args) {
     samples.push_back(std::move(sample));
   }
   out["samples"] = std::move(samples);
-  std::printf("%s\n", json_text(out, args.json ? -1 : 2).c_str());
+  print("%s\n", json_text(out, args.json ? -1 : 2).c_str());
   return 0;
 }
 
@@ -204,17 +201,16 @@ int run_eval(const EvalArgs& args) {
   out["samples"] = std::move(samples);
 
   if (args.json) {
-    std::printf("%s\n", json_text(out).c_str());
+    print("%s\n", json_text(out).c_str());
     return 0;
   }
   // Text: one line per joint and time, aligned.
-  std::printf("%s  clip %s\n", args.file.c_str(),
-              clip ? ("'" + clip->name + "'").c_str() : "(none: rest pose)");
+  print("%s  clip %s\n", args.file.c_str(), clip ? ("'" + clip->name + "'").c_str() : "(none: rest pose)");
   for (const auto& s : out["samples"]) {
-    std::printf("t = %.4f s\n", s["time"].get<double>());
+    print("t = %.4f s\n", s["time"].get<double>());
     for (const auto& [name, p] : s["joints"].items())
-      std::printf("  %-32s %10.4f %10.4f %10.4f\n", name.c_str(), p[0].get<double>(), p[1].get<double>(),
-                  p[2].get<double>());
+      print("  %-32s %10.4f %10.4f %10.4f\n", name.c_str(), p[0].get<double>(), p[1].get<double>(),
+            p[2].get<double>());
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "ossa/serialize/ossa_file.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 namespace {
@@ -85,13 +86,13 @@ ordered_json build_info(const ImportedScene& scene) {
 }
 
 void print_text(const ImportedScene& scene, const ordered_json& info) {
-  std::printf("%s (%s)\n", scene.source_path.c_str(), scene.format.c_str());
-  std::printf("space: +Y up, %s-handed, metres; %s\n", scene.space.left_handed ? "left" : "right",
-              scene.space.note.c_str());
+  print("%s (%s)\n", scene.source_path.c_str(), scene.format.c_str());
+  print("space: +Y up, %s-handed, metres; %s\n", scene.space.left_handed ? "left" : "right",
+        scene.space.note.c_str());
   const auto& joints = scene.skeleton.joints;
   size_t weighted = 0;
   for (const RawJoint& j : joints) weighted += j.weighted;
-  std::printf(
+  print(
       "\njoints: %zu (%zu weighted)   * weighted, [mesh] mesh node, (unweighted) socket, helper or "
       "ancestor\n",
       joints.size(), weighted);
@@ -100,11 +101,11 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
     const RawJoint& j = joints[i];
     depth[i] = j.parent >= 0 ? depth[j.parent] + 1 : 0;
     const char* mark = j.weighted ? " *" : j.is_mesh_node ? " [mesh]" : " (unweighted)";
-    std::printf("  %*s%s%s\n", depth[i] * 2, "", j.name.c_str(), mark);
+    print("  %*s%s%s\n", depth[i] * 2, "", j.name.c_str(), mark);
   }
-  std::printf("\nmeshes: %zu\n", scene.meshes.size());
+  print("\nmeshes: %zu\n", scene.meshes.size());
   for (const auto& m : info["meshes"]) {
-    std::printf(
+    print(
         "  %-24s %6zu vertices %6zu triangles  %s, %zu joints, %d influences/vertex (max found %d, cut %d, "
         "largest dropped %.4f, unweighted %d)\n",
         m["name"].get<std::string>().c_str(), m["vertices"].get<size_t>(), m["triangles"].get<size_t>(),
@@ -113,31 +114,31 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
         m["vertices_cut"].get<int>(), m["largest_weight_dropped"].get<double>(),
         m["unweighted_vertices"].get<int>());
   }
-  std::printf("\nclips: %zu\n", scene.clips.size());
+  print("\nclips: %zu\n", scene.clips.size());
   for (const auto& c : info["clips"]) {
-    std::printf("  %-28s %8.4f s  %3zu tracks  keys T %zu R %zu S %zu  (%.6g ticks/s)\n",
-                c["name"].get<std::string>().c_str(), c["duration"].get<double>(), c["tracks"].get<size_t>(),
-                c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(),
-                c["scale_keys"].get<size_t>(), c["ticks_per_second"].get<double>());
+    print("  %-28s %8.4f s  %3zu tracks  keys T %zu R %zu S %zu  (%.6g ticks/s)\n",
+          c["name"].get<std::string>().c_str(), c["duration"].get<double>(), c["tracks"].get<size_t>(),
+          c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(),
+          c["scale_keys"].get<size_t>(), c["ticks_per_second"].get<double>());
   }
-  std::printf("\nmaterials: %zu\n", scene.materials.size());
+  print("\nmaterials: %zu\n", scene.materials.size());
   for (const auto& m : info["materials"]) {
-    std::printf("  %-24s base colour (%.3g %.3g %.3g %.3g)", m["name"].get<std::string>().c_str(),
-                m["base_color"][0].get<double>(), m["base_color"][1].get<double>(),
-                m["base_color"][2].get<double>(), m["base_color"][3].get<double>());
+    print("  %-24s base colour (%.3g %.3g %.3g %.3g)", m["name"].get<std::string>().c_str(),
+          m["base_color"][0].get<double>(), m["base_color"][1].get<double>(),
+          m["base_color"][2].get<double>(), m["base_color"][3].get<double>());
     for (const char* slot : {"diffuse", "normal", "specular"}) {
       const auto& t = m[slot];
       if (t.is_null()) continue;
       std::string where = t["embedded"].get<bool>()                  ? "embedded"
                           : t["resolved"].get<std::string>().empty() ? "MISSING"
                                                                      : t["resolved"].get<std::string>();
-      std::printf("  %s: %s (%s)", slot, t["path"].get<std::string>().c_str(), where.c_str());
+      print("  %s: %s (%s)", slot, t["path"].get<std::string>().c_str(), where.c_str());
     }
-    std::printf("\n");
+    print("\n");
   }
   if (!scene.warnings.empty()) {
-    std::printf("\nwarnings:\n");
-    for (const std::string& w : scene.warnings) std::printf("  - %s\n", w.c_str());
+    print("\nwarnings:\n");
+    for (const std::string& w : scene.warnings) print("  - %s\n", w.c_str());
   }
 }
 }  // namespace
@@ -145,7 +146,7 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
 // An .ossa file: what its sections hold.
 int run_info_ossa(const InfoArgs& args) {
   auto file = read_ossa(args.file);
-  if (!file) return std::fprintf(stderr, "ossa: %s\n", file.error().c_str()), kExitBadInput;
+  if (!file) return print_error("ossa: %s\n", file.error().c_str()), kExitBadInput;
   ordered_json out;
   out["file"] = args.file;
   out["format"] = "ossa";
@@ -179,15 +180,15 @@ int run_info_ossa(const InfoArgs& args) {
   out["textures"] = file->textures.size();
   out["notifies"] = !file->notifies_json.empty();
   if (args.json) {
-    std::printf("%s\n", json_text(out, 2).c_str());
+    print("%s\n", json_text(out, 2).c_str());
     return 0;
   }
-  std::printf("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
-  std::printf("skeleton: %zu joints\n", joints.size());
+  print("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
+  print("skeleton: %zu joints\n", joints.size());
   for (const auto& m : out["meshes"])
-    std::printf("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",
-                m["name"].get<std::string>().c_str(), m["vertices"].get<int>(), m["triangles"].get<size_t>(),
-                m["influences_per_vertex"].get<int>(), m["joints_used"].get<size_t>());
+    print("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",
+          m["name"].get<std::string>().c_str(), m["vertices"].get<int>(), m["triangles"].get<size_t>(),
+          m["influences_per_vertex"].get<int>(), m["joints_used"].get<size_t>());
   for (const auto& c : out["clips"]) {
     // Keyed clips keep the file's own key times: they have no frame rate to print.
     const std::string layout = c["layout"].get<std::string>();
@@ -196,12 +197,12 @@ int run_info_ossa(const InfoArgs& args) {
       std::snprintf(rate, sizeof rate, "%10s", "file keys");
     else
       std::snprintf(rate, sizeof rate, "%6.1f fps", c["frame_rate"].get<double>());
-    std::printf("clip  %-24s %8.4f s  %-10s %s  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
-                c["duration"].get<double>(), layout.c_str(), rate, c["bytes"].get<size_t>(),
-                c["root_motion"].get<bool>() ? "  root motion" : "");
+    print("clip  %-24s %8.4f s  %-10s %s  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
+          c["duration"].get<double>(), layout.c_str(), rate, c["bytes"].get<size_t>(),
+          c["root_motion"].get<bool>() ? "  root motion" : "");
   }
-  std::printf("materials %zu, textures %zu, notifies %s\n", file->materials.size(), file->textures.size(),
-              file->notifies_json.empty() ? "no" : "yes");
+  print("materials %zu, textures %zu, notifies %s\n", file->materials.size(), file->textures.size(),
+        file->notifies_json.empty() ? "no" : "yes");
   return 0;
 }
 
@@ -211,7 +212,7 @@ int run_info(const InfoArgs& args) {
   if (!scene) return kExitBadInput;
   ordered_json info = build_info(*scene);
   if (args.json)
-    std::printf("%s\n", json_text(info, 2).c_str());
+    print("%s\n", json_text(info, 2).c_str());
   else
     print_text(*scene, info);
   return 0;

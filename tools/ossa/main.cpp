@@ -8,6 +8,7 @@
 #include <new>
 
 #include "commands.h"
+#include "text_output.h"
 
 namespace {
 using namespace ossa::cli;
@@ -51,13 +52,13 @@ int run_guarded(const char* command, int (*run)(const void*), const void* args) 
   try {
     return run(args);
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "ossa %s: out of memory\n", command);
+    print_error("ossa %s: out of memory\n", command);
     return kExitInternal;
   } catch (const std::filesystem::filesystem_error& e) {
-    std::fprintf(stderr, "ossa %s: %s\n", command, e.what());
+    print_error("ossa %s: %s\n", command, e.what());
     return kExitOutput;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ossa %s: internal error: %s\n", command, e.what());
+    print_error("ossa %s: internal error: %s\n", command, e.what());
     return kExitInternal;
   }
 }
@@ -226,8 +227,7 @@ int main(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::fprintf(stderr, "ossa: unknown command '%s' (commands: %s; ossa --help)\n", argv[first],
-                   names.c_str());
+      print_error("ossa: unknown command '%s' (commands: %s; ossa --help)\n", argv[first], names.c_str());
       return kExitUsage;
     }
   }
@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (*play_cmd && play.dt_file.empty() && play.steps < 0) {
-    std::fprintf(stderr, "ossa play: give --dt-file FILE or --steps N [--dt S]\n");
+    print_error("ossa play: give --dt-file FILE or --steps N [--dt S]\n");
     return kExitUsage;
   }
   if (*info_cmd) return guarded("info", run_info, info);
@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
   if (*render_cmd) {
     if (std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2 || render.width < 1 ||
         render.height < 1 || render.width > 8192 || render.height > 8192) {
-      std::fprintf(stderr, "ossa render: --size must be WIDTHxHEIGHT, each 1-8192, e.g. 640x480\n");
+      print_error("ossa render: --size must be WIDTHxHEIGHT, each 1-8192, e.g. 640x480\n");
       return kExitUsage;
     }
     return guarded("render", run_render, render);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 
@@ -15,8 +16,8 @@ bool output_is_not_an_input(const std::string& output, const std::vector<std::st
     const fs::path in = fs::absolute(input, ec).lexically_normal();
     std::error_code same_ec;
     if (out == in || fs::equivalent(out, in, same_ec)) {
-      std::fprintf(stderr, "ossa: %s: refusing to write over an input of this command (%s)\n", output.c_str(),
-                   input.c_str());
+      print_error("ossa: %s: refusing to write over an input of this command (%s)\n", output.c_str(),
+                  input.c_str());
       return false;
     }
   }

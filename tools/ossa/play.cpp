@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "ossa/runtime/animator.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 
@@ -17,7 +18,7 @@ int run_play(const PlayArgs& args) {
   if (!character) return kExitBadInput;
   const CharacterAsset& asset = character->asset;
   if (asset.clips.empty()) {
-    std::fprintf(stderr, "ossa: %s: no clips to play\n", args.file.c_str());
+    print_error("ossa: %s: no clips to play\n", args.file.c_str());
     return kExitBadInput;
   }
   int clip = find_clip_arg(asset, args.file, args.clip);
@@ -28,7 +29,7 @@ int run_play(const PlayArgs& args) {
   if (!args.dt_file.empty()) {
     dt_in.open(args.dt_file);
     if (!dt_in) {
-      std::fprintf(stderr, "ossa: %s: cannot open\n", args.dt_file.c_str());
+      print_error("ossa: %s: cannot open\n", args.dt_file.c_str());
       return kExitBadInput;
     }
   }
@@ -51,15 +52,15 @@ int run_play(const PlayArgs& args) {
       int c;
       while ((c = dt_in.get()) != EOF && c != '\n') {
         if (line.size() == 256) {
-          std::fprintf(stderr, "ossa: %s:%zu: line longer than 256 characters\n", args.dt_file.c_str(),
-                       line_number + 1);
+          print_error("ossa: %s:%zu: line longer than 256 characters\n", args.dt_file.c_str(),
+                      line_number + 1);
           return refuse();
         }
         line.push_back(static_cast<char>(c));
       }
       if (c == EOF && line.empty()) return false;
       if (++line_number > static_cast<size_t>(kMaxPlaySteps)) {
-        std::fprintf(stderr, "ossa: %s: more than %d lines\n", args.dt_file.c_str(), kMaxPlaySteps);
+        print_error("ossa: %s: more than %d lines\n", args.dt_file.c_str(), kMaxPlaySteps);
         return refuse();
       }
       if (line.find_first_not_of(" \t\r") != std::string::npos) break;
@@ -70,8 +71,8 @@ int run_play(const PlayArgs& args) {
     if (!end || end == line.c_str() || *end != '\0' || !std::isfinite(dt) || dt < 0 || dt > 3600) {
       std::string shown;
       for (char ch : line) shown += (ch >= 32 && ch < 127) ? ch : '?';
-      std::fprintf(stderr, "ossa: %s:%zu: expected a step length in seconds (0-3600), got '%s'\n",
-                   args.dt_file.c_str(), line_number, shown.c_str());
+      print_error("ossa: %s:%zu: expected a step length in seconds (0-3600), got '%s'\n",
+                  args.dt_file.c_str(), line_number, shown.c_str());
       return refuse();
     }
     return true;
@@ -97,20 +98,19 @@ int run_play(const PlayArgs& args) {
         j["time"] = std::round(e.time * 1e6) / 1e6;
         j["loop"] = e.loop;
         if (e.payload && !e.payload->empty()) j["payload"] = nlohmann::ordered_json::parse(*e.payload);
-        std::printf("%s\n", json_text(j).c_str());
+        print("%s\n", json_text(j).c_str());
       } else {
-        std::printf("step %4zu  %-8s %-16s t=%.4f loop %d\n", i, to_string(e.type),
-                    e.name ? e.name->c_str() : "-", e.time, e.loop);
+        print("step %4zu  %-8s %-16s t=%.4f loop %d\n", i, to_string(e.type), e.name ? e.name->c_str() : "-",
+              e.time, e.loop);
       }
     }
     if (animator.events_dropped())
-      std::fprintf(stderr, "ossa: step %zu fired more events than fit (%zu dropped)\n", i,
-                   animator.events_dropped());
+      print_error("ossa: step %zu fired more events than fit (%zu dropped)\n", i, animator.events_dropped());
   }
   if (bad_step) return kExitBadInput;
   if (!args.events_json)
-    std::printf("%s: '%s' at %.4f s after %zu steps, %d loops%s\n", args.file.c_str(), clip_name.c_str(),
-                animator.time(), i, animator.loops(), animator.finished() ? ", finished" : "");
+    print("%s: '%s' at %.4f s after %zu steps, %d loops%s\n", args.file.c_str(), clip_name.c_str(),
+          animator.time(), i, animator.loops(), animator.finished() ? ", finished" : "");
   return kExitOk;
 }
 

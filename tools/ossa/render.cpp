@@ -14,6 +14,7 @@
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
+#include "text_output.h"
 
 namespace ossa::cli {
 namespace {
@@ -70,7 +71,7 @@ std::optional<Session> open_session(const std::string& file) {
   if (!character) return std::nullopt;
   auto gl = GlContext::create_headless();
   if (!gl) {
-    std::fprintf(stderr, "ossa: %s\n", gl.error().c_str());
+    print_error("ossa: %s\n", gl.error().c_str());
     return std::nullopt;
   }
   Session s;
@@ -81,7 +82,7 @@ std::optional<Session> open_session(const std::string& file) {
   auto renderer = CharacterRenderer::create(*s.asset, s.character->materials, s.character->textures,
                                             s.character->flip_textures);
   if (!renderer) {
-    std::fprintf(stderr, "ossa: %s: %s\n", file.c_str(), renderer.error().c_str());
+    print_error("ossa: %s: %s\n", file.c_str(), renderer.error().c_str());
     return std::nullopt;
   }
   s.renderer = std::move(renderer).value();
@@ -156,8 +157,8 @@ int run_render(const RenderArgs& args) {
   const Clip* clip = clip_index >= 0 ? &s.asset->clips[clip_index] : nullptr;
   LightingMode lighting;
   if (!parse_lighting_mode(args.lighting, lighting)) {
-    std::fprintf(stderr, "ossa: unknown lighting '%s' (phong, blinn-phong, lambert, unlit, texture-only)\n",
-                 args.lighting.c_str());
+    print_error("ossa: unknown lighting '%s' (phong, blinn-phong, lambert, unlit, texture-only)\n",
+                args.lighting.c_str());
     return kExitUsage;
   }
   SkinningPath path = args.skinning == "cpu"     ? SkinningPath::kCpu
@@ -176,7 +177,7 @@ int run_render(const RenderArgs& args) {
   }
   if (args.camera.size() == 6 && args.camera[0] == args.camera[3] && args.camera[1] == args.camera[4] &&
       args.camera[2] == args.camera[5]) {
-    std::fprintf(stderr, "ossa render: --camera: the eye and the target are the same point\n");
+    print_error("ossa render: --camera: the eye and the target are the same point\n");
     return kExitUsage;
   }
   std::vector<float> times;
@@ -188,7 +189,7 @@ int run_render(const RenderArgs& args) {
   if (clip && path == SkinningPath::kBaked) {
     auto baked = bake_animation(*s.asset);
     if (!baked) {
-      std::fprintf(stderr, "ossa: %s\n", baked.error().c_str());
+      print_error("ossa: %s\n", baked.error().c_str());
       return kExitBadInput;
     }
     s.renderer->set_baked(*baked);
@@ -204,11 +205,11 @@ int run_render(const RenderArgs& args) {
   std::vector<BakedInstance> crowd;
   if (args.instances > 1) {
     if (!clip) {
-      std::fprintf(stderr, "ossa: --instances needs a model with clips\n");
+      print_error("ossa: --instances needs a model with clips\n");
       return kExitBadInput;
     }
     auto baked = bake_animation(*s.asset);
-    if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), kExitBadInput;
+    if (!baked) return print_error("ossa: %s\n", baked.error().c_str()), kExitBadInput;
     s.renderer->set_baked(*baked);
     float size = std::max(hi.x - lo.x, hi.z - lo.z) * 1.4f + 1e-3f;
     crowd = crowd_instances(*s.asset, args.instances, size);
@@ -237,16 +238,16 @@ int run_render(const RenderArgs& args) {
       images.push_back(render_character(s, clip, clip_index, clip_time, path, frame, args.skeleton));
     }
   }
-  for (const std::string& e : s.gl->take_errors()) std::fprintf(stderr, "ossa: GL error: %s\n", e.c_str());
+  for (const std::string& e : s.gl->take_errors()) print_error("ossa: GL error: %s\n", e.c_str());
   Result<bool> written =
       ends_with(args.output, ".gif")
           ? write_gif(images, std::max(1, static_cast<int>(std::lround(100 / args.fps))), args.output)
           : write_png(images.size() == 1 ? images[0] : contact_sheet(images, std::min<int>(4, images.size())),
                       args.output);
-  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), kExitOutput;
-  std::printf("%s: %zu frame%s %dx%d, %s skinning, %s lighting (%s)\n", args.output.c_str(), images.size(),
-              images.size() == 1 ? "" : "s", args.width, args.height, args.skinning.c_str(),
-              to_string(lighting), s.gl->renderer_name().c_str());
+  if (!written) return print_error("ossa: %s\n", written.error().c_str()), kExitOutput;
+  print("%s: %zu frame%s %dx%d, %s skinning, %s lighting (%s)\n", args.output.c_str(), images.size(),
+        images.size() == 1 ? "" : "s", args.width, args.height, args.skinning.c_str(), to_string(lighting),
+        s.gl->renderer_name().c_str());
   return 0;
 }
 
@@ -254,18 +255,16 @@ int run_bake(const BakeArgs& args) {
   auto character = load_any(args.file);
   if (!character) return kExitBadInput;
   auto baked = bake_animation(character->asset, args.fps, args.half);
-  if (!baked)
-    return std::fprintf(stderr, "ossa: %s: %s\n", args.file.c_str(), baked.error().c_str()), kExitBadInput;
+  if (!baked) return print_error("ossa: %s: %s\n", args.file.c_str(), baked.error().c_str()), kExitBadInput;
   for (const char* extension : {".bin", ".json"})
     if (!output_is_not_an_input(args.output + extension, character->source_files)) return kExitOutput;
   auto written = write_baked_animation(*baked, args.output);
-  if (!written) return std::fprintf(stderr, "ossa: %s\n", written.error().c_str()), kExitOutput;
-  std::printf(
-      "%s.bin, %s.json: %d clips, %d joints, %dx%dx%d %s, %zu bytes (%.0f bytes per joint per clip-second)",
-      args.output.c_str(), args.output.c_str(), baked->layers, baked->joints, baked->width, baked->height,
-      baked->layers, baked->half ? "RGBA16F" : "RGBA32F", baked->bytes(), baked->bytes_per_joint_second());
-  if (baked->half) std::printf(", worst half-precision error %.3g model units", baked->max_half_error);
-  std::printf("\n");
+  if (!written) return print_error("ossa: %s\n", written.error().c_str()), kExitOutput;
+  print("%s.bin, %s.json: %d clips, %d joints, %dx%dx%d %s, %zu bytes (%.0f bytes per joint per clip-second)",
+        args.output.c_str(), args.output.c_str(), baked->layers, baked->joints, baked->width, baked->height,
+        baked->layers, baked->half ? "RGBA16F" : "RGBA32F", baked->bytes(), baked->bytes_per_joint_second());
+  if (baked->half) print(", worst half-precision error %.3g model units", baked->max_half_error);
+  print("\n");
   return 0;
 }
 
@@ -277,8 +276,7 @@ int run_demo(const DemoArgs& args) {
         model = candidate;
         break;
       }
-    if (model.empty())
-      return std::fprintf(stderr, "ossa: demo: the bundled sample was not found\n"), kExitBadInput;
+    if (model.empty()) return print_error("ossa: demo: the bundled sample was not found\n"), kExitBadInput;
   }
   auto session = open_session(model);
   if (!session) return kExitBadInput;
@@ -288,7 +286,7 @@ int run_demo(const DemoArgs& args) {
       return kExitOutput;
   fs::create_directories(args.output_dir);
   auto baked = bake_animation(*s.asset);
-  if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), kExitBadInput;
+  if (!baked) return print_error("ossa: %s\n", baked.error().c_str()), kExitBadInput;
   s.renderer->set_baked(*baked);
 
   // 1. The character cycling its clips, crossfading from one to the next (GPU palette skinning).
@@ -322,9 +320,9 @@ int run_demo(const DemoArgs& args) {
   }
   const std::string gif = (fs::path(args.output_dir) / "character.gif").string();
   if (auto w = write_gif(frames, static_cast<int>(100 / fps), gif); !w)
-    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), kExitOutput;
-  std::printf("wrote %s (%zu frames %dx%d: %zu clips cycling with crossfades, GPU palette skinning)\n",
-              gif.c_str(), frames.size(), args.size, args.size, s.asset->clips.size());
+    return print_error("ossa: %s\n", w.error().c_str()), kExitOutput;
+  print("wrote %s (%zu frames %dx%d: %zu clips cycling with crossfades, GPU palette skinning)\n", gif.c_str(),
+        frames.size(), args.size, args.size, s.asset->clips.size());
 
   // 2. A crowd: 49 instances in one baked, instanced draw per mesh.
   const float spacing = std::max(hi.x - lo.x, hi.z - lo.z) * 1.3f;
@@ -348,11 +346,11 @@ int run_demo(const DemoArgs& args) {
   s.renderer->draw_baked(crowd, 0.4f);
   const std::string png = (fs::path(args.output_dir) / "crowd.png").string();
   if (auto w = write_png(s.renderer->end_frame(), png); !w)
-    return std::fprintf(stderr, "ossa: %s\n", w.error().c_str()), kExitOutput;
-  std::printf("wrote %s (%zu instances, baked animation texture %dx%dx%d, one instanced draw per mesh)\n",
-              png.c_str(), crowd.size(), baked->width, baked->height, baked->layers);
-  for (const std::string& e : s.gl->take_errors()) std::fprintf(stderr, "ossa: GL error: %s\n", e.c_str());
-  std::printf("renderer: %s\n", s.gl->renderer_name().c_str());
+    return print_error("ossa: %s\n", w.error().c_str()), kExitOutput;
+  print("wrote %s (%zu instances, baked animation texture %dx%dx%d, one instanced draw per mesh)\n",
+        png.c_str(), crowd.size(), baked->width, baked->height, baked->layers);
+  for (const std::string& e : s.gl->take_errors()) print_error("ossa: GL error: %s\n", e.c_str());
+  print("renderer: %s\n", s.gl->renderer_name().c_str());
   return 0;
 }
 
@@ -366,10 +364,9 @@ int run_render_bench(const BenchArgs& args) {
   auto session = open_session(args.file);
   if (!session) return kExitBadInput;
   Session& s = *session;
-  if (s.asset->clips.empty())
-    return std::fprintf(stderr, "ossa: %s: no clips\n", args.file.c_str()), kExitBadInput;
+  if (s.asset->clips.empty()) return print_error("ossa: %s: no clips\n", args.file.c_str()), kExitBadInput;
   auto baked = bake_animation(*s.asset);
-  if (!baked) return std::fprintf(stderr, "ossa: %s\n", baked.error().c_str()), kExitBadInput;
+  if (!baked) return print_error("ossa: %s\n", baked.error().c_str()), kExitBadInput;
   s.renderer->set_baked(*baked);
   Vec3 lo, hi;
   animated_bounds(*s.asset, &s.asset->clips[0], {0.f}, lo, hi);
@@ -417,16 +414,16 @@ int run_render_bench(const BenchArgs& args) {
                                            {"baked_speedup", palette_ms / baked_ms},
                                            {"cpu_update_ns_per_character", palette_cpu_ns}};
     if (!args.json)
-      std::printf(
+      print(
           "%5d characters: palette skinning %9.1f ms/frame (CPU update %.0f ns/character), baked instancing "
           "%8.1f ms/frame: %.1fx\n",
           n, palette_ms, palette_cpu_ns, baked_ms, palette_ms / baked_ms);
   }
   if (args.json)
-    std::printf("%s\n", json_text(out).c_str());
+    print("%s\n", json_text(out).c_str());
   else
-    std::printf("(%s, 512x512, llvmpipe: absolute times are slow; the ratio is what counts)\n",
-                s.gl->renderer_name().c_str());
+    print("(%s, 512x512, llvmpipe: absolute times are slow; the ratio is what counts)\n",
+          s.gl->renderer_name().c_str());
   return 0;
 }
 
