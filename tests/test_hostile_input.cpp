@@ -194,6 +194,40 @@ TEST(HostileOssa, RootMotionNumbersAreChecked) {
   EXPECT_FALSE(decode_ossa(bytes, "hostile.ossa")) << "root motion lasting 1e30 s loaded";
 }
 
+// A mesh whose influence points past its palette, behind a valid checksum: the index would reach the GPU.
+TEST(HostileOssa, MeshJointIndicesPastThePaletteAreRefused) {
+  OssaFile file = small_file(Clip::Layout::kKeyed);
+  RawMesh raw;
+  raw.name = "m";
+  raw.skinned = true;
+  raw.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  raw.indices = {0, 1, 2};
+  raw.influences_per_vertex = 1;
+  raw.influence_joints = {0, 1, 1};
+  raw.influence_weights = {1, 1, 1};
+  raw.joint_remap = {0, 1};
+  raw.inverse_binds = {Mat4{}, Mat4{}};
+  auto mesh = SkinnedMesh::build(raw, *file.skeleton);
+  ASSERT_TRUE(mesh) << mesh.error();
+  file.meshes.push_back(std::move(mesh).value());
+  const std::vector<uint8_t> good = encode_ossa(file);
+  ASSERT_TRUE(decode_ossa(good, "good.ossa"));
+  // Mesh section: name (u64 length, bytes), i32 material, u32 influences, then arrays of (u64 count, values):
+  // positions, normals, tangents, uvs (floats), indices (u32), joints (u16), ...
+  std::vector<uint8_t> bytes = good;
+  uint64_t at = 8 + 1 + 4 + 4;
+  for (size_t element : {sizeof(float), sizeof(float), sizeof(float), sizeof(float), sizeof(uint32_t)}) {
+    uint64_t count = 0;
+    for (auto& s : sections(bytes))
+      if (type_of(s) == 2) std::memcpy(&count, s.payload + at, 8);
+    at += 8 + count * element;
+  }
+  test::patch_ossa_section(bytes, 2, at + 8 + 2, uint16_t{2});  // the second vertex's slot: 2 of 2 slots
+  auto loaded = decode_ossa(bytes, "hostile.ossa");
+  ASSERT_FALSE(loaded) << "an influence past the palette loaded";
+  EXPECT_NE(loaded.error().find("hostile.ossa"), std::string::npos) << loaded.error();
+}
+
 TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
   std::vector<JointPose> frames(4);
   EXPECT_FALSE(Clip::from_frames("x", 1, kInf, 2, frames));
@@ -204,6 +238,29 @@ TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
   EXPECT_EQ(Clip::frame_count_for(1, 30), 31);
   EXPECT_EQ(Clip::frame_count_for(1.01f, 30), 32) << "a short last interval is still a frame";
   EXPECT_EQ(Clip::frame_count_for(0, 30), 1);
+}
+
+// A clip whose duration is not a whole number of frames: the last interval is shorter than the others, and
+// sampling inside it must interpolate over that shorter span. Truth: the keys are linear in time (x = t).
+TEST(FixedRateClip, TheShortLastIntervalInterpolatesOverItsOwnLength) {
+  Skeleton skeleton = two_joints();
+  RawClip raw;
+  raw.name = "fraction";
+  raw.duration = 1.05f;  // 10 fps: frames at 0, 0.1, ..., 1.0, and the last at 1.05
+  RawTrack track;
+  track.joint = 1;
+  track.translation_times = {0, 1.05f};
+  track.translations = {{0, 1, 0}, {1.05f, 1, 0}};
+  raw.tracks.push_back(track);
+  auto clip = Clip::build_fixed_rate(raw, skeleton, 10);
+  ASSERT_TRUE(clip) << clip.error();
+  ASSERT_EQ(clip->frame_count(), 12);
+  std::vector<JointPose> out(2);
+  SamplingCache cache;
+  for (float t : {0.95f, 1.0f, 1.01f, 1.025f, 1.04f, 1.05f}) {
+    ASSERT_TRUE((SampleJob{&*clip, t, &cache, out}.run()));
+    EXPECT_NEAR(out[1].translation[0], t, 1e-5f) << "at " << t << " s";
+  }
 }
 
 // ------------------------------------------------------------------------------------- texture paths
