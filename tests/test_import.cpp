@@ -200,3 +200,58 @@ TEST(ImportErrors, MissingEmptyAndForeignFilesAreClearErrors) {
 
 }  // namespace
 }  // namespace ossa::test
+
+namespace ossa::test {
+namespace {
+// The default 4-influence cut keeps the four strongest of six unequal weights, strongest first, renormalised
+// over what is kept. Truth: the weights written into the file, sorted by hand.
+TEST(Influences, TheStrongestFourOfSixAreKeptAndRenormalised) {
+  const std::string dir = temp_dir("six_influences");
+  GltfBuilder b;
+  for (int i = 0; i < 6; ++i) {
+    std::string name = "J";  // (GCC 12 warns falsely on "J" + std::to_string(i))
+    name += std::to_string(i);
+    nlohmann::json node = {{"name", name}, {"translation", {0, 0.1, 0}}};
+    if (i < 5) node["children"] = {i + 1};
+    b.add_node(node);
+  }
+  b.add_node({{"name", "Body"}, {"mesh", 0}, {"skin", 0}});
+  b.doc()["scenes"][0]["nodes"] = {0, 6};
+  // Vertex 0: J0 0.04, J1 0.30, J2 0.11, J3 0.25 (set 0) and J4 0.20, J5 0.10 (set 1). The others: J0 only.
+  int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+  int joints0 = b.add_u16({0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0}, "VEC4");
+  int weights0 = b.add_floats({0.04f, 0.3f, 0.11f, 0.25f, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4");
+  int joints1 = b.add_u16({4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "VEC4");
+  int weights1 = b.add_floats({0.2f, 0.1f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "VEC4");
+  std::vector<float> binds;
+  for (int j = 0; j < 6; ++j)
+    for (int k = 0; k < 16; ++k) binds.push_back(k % 5 == 0 ? 1.f : 0.f);
+  int ibm = b.add_floats(binds, "MAT4");
+  nlohmann::json attributes = {{"POSITION", positions},
+                               {"JOINTS_0", joints0},
+                               {"WEIGHTS_0", weights0},
+                               {"JOINTS_1", joints1},
+                               {"WEIGHTS_1", weights1}};
+  nlohmann::json primitive = {{"attributes", attributes}};
+  b.doc()["meshes"] = nlohmann::json::array({{{"primitives", nlohmann::json::array({primitive})}}});
+  b.doc()["skins"] = nlohmann::json::array({{{"joints", {0, 1, 2, 3, 4, 5}}, {"inverseBindMatrices", ibm}}});
+  b.write(dir + "/six.gltf");
+
+  auto scene = import_file(dir + "/six.gltf");  // default options: 4 influences
+  ASSERT_TRUE(scene) << scene.error();
+  const RawMesh& mesh = scene->meshes.at(0);
+  ASSERT_EQ(mesh.influences_per_vertex, 4);
+  EXPECT_EQ(mesh.influence_stats.max_found, 6);
+  EXPECT_EQ(mesh.influence_stats.vertices_cut, 1);
+  EXPECT_NEAR(mesh.influence_stats.largest_dropped, 0.1f, 1e-6f);
+  const char* expected_joints[4] = {"J1", "J3", "J4", "J2"};
+  const float expected_weights[4] = {0.3f / 0.86f, 0.25f / 0.86f, 0.2f / 0.86f, 0.11f / 0.86f};
+  for (int i = 0; i < 4; ++i) {
+    const int joint = mesh.joint_remap.at(mesh.influence_joints[i]);
+    EXPECT_EQ(scene->skeleton.joints.at(joint).name, expected_joints[i]) << "influence " << i;
+    EXPECT_NEAR(mesh.influence_weights[i], expected_weights[i], 1e-6f) << "influence " << i;
+  }
+  fs::remove_all(dir);
+}
+}  // namespace
+}  // namespace ossa::test
