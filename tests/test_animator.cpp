@@ -183,6 +183,39 @@ TEST(Animator, StartNotifyOfTheIncomingClipFiresDuringACrossfade) {
   EXPECT_EQ(fired, 1);
 }
 
+// Root motion at a heading other than zero, against hand-computed values: a right-handed turn of +90 deg
+// about +Y takes a step along +X to -Z, and one along +Z to +X. A clip that starts facing +X (yaw 90 deg) and
+// walks 2 m along world +X while turning on to 180 deg must stay in place exactly (root x and z at frame
+// 0's), travel 2 m forward in its own start frame, and turn 90 deg.
+TEST(Animator, RootMotionAtNonZeroYawFollowsTheRightHandRule) {
+  const RootDelta facing_x{0, 0, kPi / 2};
+  const RootDelta right = facing_x.then({1, 0, 0}), ahead = facing_x.then({0, 1, 0});
+  EXPECT_NEAR(right.x, 0.f, 1e-6f);
+  EXPECT_NEAR(right.z, -1.f, 1e-6f);
+  EXPECT_NEAR(ahead.x, 1.f, 1e-6f);
+  EXPECT_NEAR(ahead.z, 0.f, 1e-6f);
+  EXPECT_NEAR(ahead.yaw, kPi / 2, 1e-6f);
+
+  CharacterAsset c = make_character();
+  Clip walk = make_clip("WalkEast", 11, [](int f, int j) {
+    if (j != 0) return pose({0, 1, 0});
+    const float s = f / 10.f;
+    return pose({2 * s, 0, 0}, quat_from_axis_angle({0, 1, 0}, kPi / 2 * (1 + s)));
+  });
+  auto in_place = extract_root_motion(walk, c.skeleton, 0);
+  ASSERT_TRUE(in_place) << in_place.error();
+  for (int f = 0; f < in_place->clip.frame_count(); ++f) {
+    const JointPose& root = in_place->clip.frames()[f * 3];
+    EXPECT_NEAR(root.translation[0], 0.f, 1e-5f) << "frame " << f << ": the in-place root drifts";
+    EXPECT_NEAR(root.translation[2], 0.f, 1e-5f) << "frame " << f << ": the in-place root drifts";
+  }
+  // Deltas are in the model's axes at the clip's start (root_motion.h): 2 m along +X, a quarter turn.
+  const RootDelta total = in_place->track.total();
+  EXPECT_NEAR(total.x, 2.f, 1e-5f);
+  EXPECT_NEAR(total.z, 0.f, 1e-5f);
+  EXPECT_NEAR(total.yaw, kPi / 2, 1e-5f);
+}
+
 // Root motion: a clip that walks 2 m along +z while turning 90 deg, played in place; deltas summed over
 // updates equal the clip's displacement, across wraps and in reverse.
 TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
