@@ -27,9 +27,9 @@ struct CharacterInstance {
   SamplingCache cache;
   std::vector<JointPose> locals;
   std::vector<Mat4> model;
-  // One matrix per skeleton joint (model[j] * skeleton inverse_bind[j]): not what a mesh indexes. To skin mesh
-  // m, build its own palette from `model` with PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), ...}
-  // (SkinningJob::validate() refuses a palette of the wrong length).
+  // One matrix per skeleton joint (model[j] * skeleton inverse_bind[j]): not what a mesh indexes. To skin
+  // mesh m, build its own palette from `model` with PaletteJob{model, mesh.inverse_binds(),
+  // mesh.joint_remap(), ...} (SkinningJob::validate() refuses a palette of the wrong length).
   std::vector<Mat4> palette;
 };
 
