@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <tuple>
 
 #include "commands.h"
 #include "json_output.h"
@@ -273,6 +274,25 @@ double bytes_per_joint_second(const Clip& clip) {
   double seconds = clip.duration() > 0 ? clip.duration() : 1.0;
   return static_cast<double>(clip.memory_bytes()) / (seconds * clip.joint_count());
 }
+// What both paths measure beyond the update stages: skinning at 30 % of the clip, the crowd at several thread
+// counts, an empty parallel_for, and the Animator with one clip and with two crossfading.
+struct RuntimeTimes {
+  SkinTimes skin;
+  std::vector<std::pair<int, double>> threads, overhead;
+  double animator_ns = 0, blend2_ns = 0;
+};
+RuntimeTimes measure_runtime(const CharacterAsset& asset, int clip_index, int count) {
+  const Clip& clip = asset.clips[clip_index];
+  RuntimeTimes t;
+  CharacterInstance posed;
+  posed.init(asset.skeleton, &clip, clip.duration() * 0.3f);
+  update_character(asset.skeleton, posed, 0);
+  t.skin = measure_skinning(asset, posed);
+  t.threads = measure_threads(asset, clip, count);
+  t.overhead = measure_overhead();
+  std::tie(t.animator_ns, t.blend2_ns) = measure_animator(asset, clip_index);
+  return t;
+}
 }  // namespace
 
 // A .ossa's clips are measured as the file stores them (its layout and rate): the comparisons that need the
@@ -293,13 +313,7 @@ int run_bench_ossa(const BenchArgs& args) {
   const Clip& clip = asset.clips[clip_index];
   const int joints = asset.skeleton.joint_count(), count = std::max(1, args.characters);
   StageTimes stages = measure_update(asset, clip, 16);
-  CharacterInstance posed;
-  posed.init(asset.skeleton, &clip, clip.duration() * 0.3f);
-  update_character(asset.skeleton, posed, 0);
-  SkinTimes skin = measure_skinning(asset, posed);
-  auto threads = measure_threads(asset, clip, count);
-  auto overhead = measure_overhead();
-  auto [animator_ns, blend2_ns] = measure_animator(asset, clip_index);
+  const auto [skin, threads, overhead, animator_ns, blend2_ns] = measure_runtime(asset, clip_index, count);
   const char* layout = clip.layout() == Clip::Layout::kKeyed       ? "keyed"
                        : clip.layout() == Clip::Layout::kQuantized ? "quantized"
                                                                    : "fixed_rate";
@@ -396,13 +410,7 @@ int run_bench(const BenchArgs& args) {
   double naive = 0;
   StageTimes stages = measure_update(asset, clip, 16, &naive_animator, &naive);
   StageTimes keyed_stages = measure_update(*keyed, keyed->clips[clip_index], 16);
-  CharacterInstance posed;
-  posed.init(asset.skeleton, &clip, clip.duration() * 0.3f);
-  update_character(asset.skeleton, posed, 0);
-  SkinTimes skin = measure_skinning(asset, posed);
-  auto threads = measure_threads(asset, clip, count);
-  auto overhead = measure_overhead();
-  auto [animator_ns, blend2_ns] = measure_animator(asset, clip_index);
+  const auto [skin, threads, overhead, animator_ns, blend2_ns] = measure_runtime(asset, clip_index, count);
   std::pair<double, double> versus_fixed{0, 0};
   if (compressed) versus_fixed = measure_compressed_vs_fixed(*fixed, *compressed, clip_index);
 
