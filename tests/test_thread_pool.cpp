@@ -162,6 +162,16 @@ struct ChunkTracker {
   };
 };
 
+// After a call threw: no chunk of it starts later, and the pool still runs a whole call.
+void expect_stopped_and_usable(ThreadPool& pool, const ChunkTracker& tracker) {
+  const int started = tracker.started.load();
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(tracker.started.load(), started) << "chunks started after parallel_for returned";
+  std::atomic<int> sum{0};
+  pool.parallel_for(1000, 10, [&](int begin, int end) { sum.fetch_add(end - begin); });
+  EXPECT_EQ(sum.load(), 1000);
+}
+
 // A throw on a worker reaches the caller, after every chunk of the call has stopped; the pool still works.
 TEST(ThreadPool, ThrowOnWorkerIsRethrownToTheCallerAfterAllWorkStopped) {
   within(kLimit, "throw on a worker", [] {
@@ -184,12 +194,7 @@ TEST(ThreadPool, ThrowOnWorkerIsRethrownToTheCallerAfterAllWorkStopped) {
       EXPECT_EQ(tracker.running.load(), 0) << "chunks still running after parallel_for threw";
     }
     EXPECT_TRUE(caught);
-    const int started = tracker.started.load();
-    std::this_thread::sleep_for(20ms);
-    EXPECT_EQ(tracker.started.load(), started) << "chunks started after parallel_for returned";
-    std::atomic<int> sum{0};
-    pool.parallel_for(1000, 10, [&](int begin, int end) { sum.fetch_add(end - begin); });
-    EXPECT_EQ(sum.load(), 1000);
+    expect_stopped_and_usable(pool, tracker);
   });
 }
 
@@ -216,12 +221,7 @@ TEST(ThreadPool, ThrowOnCallerIsRethrownAfterAllWorkStopped) {
       EXPECT_EQ(tracker.running.load(), 0) << "chunks still running after parallel_for threw";
     }
     EXPECT_TRUE(caught);
-    const int started = tracker.started.load();
-    std::this_thread::sleep_for(20ms);
-    EXPECT_EQ(tracker.started.load(), started) << "chunks started after parallel_for returned";
-    std::atomic<int> sum{0};
-    pool.parallel_for(1000, 10, [&](int begin, int end) { sum.fetch_add(end - begin); });
-    EXPECT_EQ(sum.load(), 1000);
+    expect_stopped_and_usable(pool, tracker);
   });
 }
 
