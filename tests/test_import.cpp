@@ -255,3 +255,114 @@ TEST(Influences, TheStrongestFourOfSixAreKeptAndRenormalised) {
 }
 }  // namespace
 }  // namespace ossa::test
+
+namespace ossa::test {
+namespace {
+// Normals through a node with non-uniform scale must use the node's inverse transpose. Truth that does not go
+// through the normal code: the face normal of the imported triangle's own (transformed) corners, and the hand
+// value. Triangle (1,0,0) (0,1,0) (0,0,1), file normal (1,1,1)/sqrt(3), node scale (1,4,1) then a +90 deg
+// turn about z: corners (0,1,0) (-4,0,0) (0,0,1), face normal (-1,4,4)/sqrt(33). The node matrix itself would
+// give R * (1,4,1) = (-4,1,1)/sqrt(18): 51 degrees off.
+TEST(ImportNormals, NonUniformScaleUsesTheInverseTranspose) {
+  const std::string dir = temp_dir("normals");
+  GltfBuilder b;
+  b.add_node({{"name", "Plate"}, {"mesh", 0}, {"scale", {1, 4, 1}}, {"rotation", {0, 0, kS, kC}}});
+  b.doc()["scenes"][0]["nodes"] = {0};
+  const float n = 1 / std::sqrt(3.f);
+  int positions = b.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 1}, "VEC3", true);
+  int normals = b.add_floats({n, n, n, n, n, n, n, n, n}, "VEC3");
+  nlohmann::json primitive = {{"attributes", {{"POSITION", positions}, {"NORMAL", normals}}}};
+  b.doc()["meshes"] = nlohmann::json::array({{{"primitives", nlohmann::json::array({primitive})}}});
+  b.write(dir + "/plate.gltf");
+
+  auto scene = import_file(dir + "/plate.gltf");
+  ASSERT_TRUE(scene) << scene.error();
+  ASSERT_EQ(scene->meshes.size(), 1u);
+  const RawMesh& mesh = scene->meshes[0];
+  ASSERT_EQ(mesh.positions.size(), 3u);
+  ASSERT_EQ(mesh.normals.size(), 3u);
+  const Vec3 face =
+      normalize(cross(mesh.positions[1] - mesh.positions[0], mesh.positions[2] - mesh.positions[0]));
+  const float k = 1 / std::sqrt(33.f);
+  expect_near(face, Vec3{-k, 4 * k, 4 * k}, 1e-5f);  // the corners themselves are right
+  for (int v = 0; v < 3; ++v) {
+    SCOPED_TRACE(testing::Message() << "vertex " << v);
+    expect_near(mesh.normals[v], face, 1e-5f);
+  }
+  fs::remove_all(dir);
+}
+
+// An FBX without UnitScaleFactor is in centimetres (the FBX SDK's default), with or without axis metadata.
+// The files are the bundled sample (UnitScaleFactor 1: centimetres) with one property renamed in place (same
+// length, so the binary records stay valid): the truth is the unpatched file's bind pose. Setting the factor
+// to 100 (metres) first shows that the property is read at all. (assimp 5.2.5 itself reports the FBX SDK's
+// defaults for missing GlobalSettings, so Ossa's own fallback is a second line; the behaviour is what
+// counts.)
+TEST(ImportUnits, FbxWithoutUnitMetadataIsCentimetres) {
+  std::ifstream in(source_dir() + "/assets/sample/ossa_sample.fbx", std::ios::binary);
+  const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(original.empty());
+  // A property name in a binary FBX record: 'S', u32 length, the characters.
+  auto property = [](const std::string& name) {
+    std::string key = "S";
+    const uint32_t length = static_cast<uint32_t>(name.size());
+    key.append(reinterpret_cast<const char*>(&length), 4);
+    return key + name;
+  };
+  auto patched = [&](std::string bytes, const std::string& name, const std::string& replacement) {
+    const size_t at = bytes.find(property(name));
+    EXPECT_NE(at, std::string::npos) << name;
+    EXPECT_EQ(bytes.find(property(name), at + 1), std::string::npos) << name << " twice";
+    if (at != std::string::npos) bytes.replace(at + 5, name.size(), replacement);
+    return bytes;
+  };
+  const std::string dir = temp_dir("fbx_units");
+  auto bind_pose = [&](const std::string& bytes, const std::string& name, ImportedScene* scene_out) {
+    const std::string path = dir + "/" + name + ".fbx";
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    auto scene = import_file(path);
+    EXPECT_TRUE(scene) << name << ": " << scene.error();
+    if (!scene) return std::vector<Mat4>{};
+    *scene_out = *scene;
+    return reference::local_to_model(scene->skeleton, reference::rest_pose(scene->skeleton));
+  };
+
+  ImportedScene reference_scene, metres_scene, no_unit_scene, no_axes_scene;
+  const auto truth = bind_pose(original, "original", &reference_scene);
+  // UnitScaleFactor 100: the double that follows the property's three type strings ("double", "Number", "").
+  std::string metres = original;
+  {
+    const size_t at = metres.find(property("UnitScaleFactor"));
+    ASSERT_NE(at, std::string::npos);
+    const size_t value_at = metres.find('D', at + 5 + 15) + 1;
+    const double hundred = 100;
+    metres.replace(value_at, 8, reinterpret_cast<const char*>(&hundred), 8);
+  }
+  const auto in_metres = bind_pose(metres, "metres", &metres_scene);
+  const auto no_unit =
+      bind_pose(patched(original, "UnitScaleFactor", "XnitScaleFactor"), "no_unit", &no_unit_scene);
+  const auto no_axes =
+      bind_pose(patched(patched(original, "UnitScaleFactor", "XnitScaleFactor"), "UpAxis", "XpAxis"),
+                "no_axes", &no_axes_scene);
+  ASSERT_FALSE(truth.empty());
+  ASSERT_EQ(in_metres.size(), truth.size());
+  ASSERT_EQ(no_unit.size(), truth.size());
+  ASSERT_EQ(no_axes.size(), truth.size());
+  EXPECT_DOUBLE_EQ(reference_scene.space.unit_scale, 0.01);
+  EXPECT_DOUBLE_EQ(metres_scene.space.unit_scale, 1.0);
+  EXPECT_DOUBLE_EQ(no_unit_scene.space.unit_scale, 0.01);
+  EXPECT_DOUBLE_EQ(no_axes_scene.space.unit_scale, 0.01);
+  float height = 0;  // the sample is 1.8 m tall: the head joint is well above 1 m
+  for (size_t j = 0; j < truth.size(); ++j) {
+    SCOPED_TRACE(testing::Message() << "joint " << j);
+    const Vec3 p = truth[j].translation();
+    height = std::max(height, p.y);
+    expect_near(in_metres[j].translation(), p * 100.f, 1e-3f);
+    expect_near(no_unit[j].translation(), p, 1e-5f);
+    expect_near(no_axes[j].translation(), p, 1e-5f);
+  }
+  EXPECT_GT(height, 1.f);
+  fs::remove_all(dir);
+}
+}  // namespace
+}  // namespace ossa::test
