@@ -1,7 +1,10 @@
 // Rendering on llvmpipe (headless EGL): GPU palette skinning against CPU skinning through the same pipeline,
 // baked instancing against GPU palette skinning, golden images of each lighting mode, no GL errors.
-// Bounds (fraction of pixels whose largest channel difference exceeds 8/255):
-//   GPU palette vs CPU skinning, any time: <= 1 %;  baked vs palette at frame times: <= 1 %;
+// Bounds (fraction of pixels whose largest channel difference exceeds the threshold):
+//   GPU palette vs CPU skinning, any time: <= 0.04 % of pixels (10 of 160 x 160) differ by more than 1/255.
+//     Measured on llvmpipe: at most 1 pixel on 75 frames of 10 models. A shader that drops the fourth
+//     influence makes 15-150 pixels differ (0.06-0.6 %) on frames of the bundled sample, humanoid, CesiumMan;
+//   baked vs palette at frame times: <= 1 % (largest channel difference over 8/255);
 //   baked vs palette between frames (matrices lerped in the shader, poses nlerped on the CPU): <= 3 %.
 #include <gtest/gtest.h>
 
@@ -74,6 +77,8 @@ FrameSettings frame_for(const CharacterAsset& asset, int size, LightingMode ligh
   return f;
 }
 
+constexpr double kGpuCpuFraction = 0.0004;
+
 std::vector<Mat4> pose(const CharacterAsset& asset, int clip, float t) {
   CharacterInstance c;
   c.init(asset.skeleton, &asset.clips[clip], t);
@@ -91,6 +96,7 @@ TEST(Render, ClearErrorWhenTheGlVersionIsUnavailable) {
 TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
   REQUIRE_GL();
   int compared = 0;
+  double worst = 0;
   for (const std::string& path : test::animated_models()) {
     if (!fs::exists(path)) continue;
     auto m = load(path);
@@ -106,16 +112,18 @@ TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
         m->renderer->begin_frame(frame);
         m->renderer->draw_cpu(Mat4{}, model);
         Image cpu = m->renderer->end_frame();
-        ImageDifference d = compare_images(gpu, cpu, 8);
-        EXPECT_LE(d.fraction_over, 0.01)
+        ImageDifference d = compare_images(gpu, cpu, 1);
+        EXPECT_LE(d.fraction_over, kGpuCpuFraction)
             << path << " clip " << c << " t=" << t << " max diff " << d.max_difference;
+        worst = std::max(worst, d.fraction_over);
         ++compared;
       }
     }
     auto errors = context()->take_errors();
     EXPECT_TRUE(errors.empty()) << path << ": " << (errors.empty() ? "" : errors[0]);
   }
-  std::printf("  %d frames compared (GPU palette vs CPU skinning)\n", compared);
+  std::printf("  %d frames compared (GPU palette vs CPU skinning), worst %.5f of pixels differ\n", compared,
+              worst);
   EXPECT_GT(compared, 0);
 }
 
