@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "gltf_builder.h"
 #include "oracle_compare.h"
@@ -127,10 +128,13 @@ TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
   EXPECT_GT(compared, 0);
 }
 
+// Both evaluations of the bake against GPU palette skinning of the runtime's pose: at a frame time, halfway
+// to the next frame, and crossfading (40 % of the next clip; the truth lerps the two poses' model matrices,
+// as the bake lerps skinning matrices).
 TEST(Render, BakedInstancingMatchesPaletteSkinning) {
   REQUIRE_GL();
   int compared = 0;
-  double worst_at_frames = 0, worst_between = 0;
+  double worst[2][3] = {};
   for (const std::string& path : test::animated_models()) {
     if (!fs::exists(path)) continue;
     auto m = load(path);
@@ -139,34 +143,177 @@ TEST(Render, BakedInstancingMatchesPaletteSkinning) {
     ASSERT_TRUE(baked) << baked.error();
     m->renderer->set_baked(*baked);
     FrameSettings frame = frame_for(*m->asset, 160, LightingMode::kLambert);
-    for (size_t c = 0; c < m->asset->clips.size(); ++c) {
+    const int clips = static_cast<int>(m->asset->clips.size());
+    for (int c = 0; c < clips; ++c) {
       const BakedClipInfo& info = baked->clips[c];
-      for (float step : {0.f, 0.5f}) {  // a frame time, then halfway to the next frame
-        int f = info.frame_count / 3;
-        float t = std::min(info.duration, (f + step) / info.frame_rate);
+      for (int step = 0; step < 3; ++step) {  // a frame time, halfway to the next frame, crossfading
+        const int f = info.frame_count / 3;
+        const float t = std::min(info.duration, (f + (step == 1 ? 0.5f : 0.f)) / info.frame_rate);
+        const int c2 = (c + 1) % clips;
+        const float weight = step == 2 && c2 != c ? 0.4f : 0.f;
+        std::vector<Mat4> model = pose(*m->asset, c, t);
+        if (weight > 0) {
+          const float d2 = m->asset->clips[c2].duration();
+          const auto other = pose(*m->asset, c2, d2 > 0 ? std::fmod(t, d2) : 0.f);
+          for (size_t j = 0; j < model.size(); ++j)
+            for (int e = 0; e < 16; ++e) model[j].m[e] += (other[j].m[e] - model[j].m[e]) * weight;
+        }
         m->renderer->begin_frame(frame);
-        m->renderer->draw_palette(Mat4{}, pose(*m->asset, static_cast<int>(c), t));
+        m->renderer->draw_palette(Mat4{}, model);
         Image palette = m->renderer->end_frame();
         BakedInstance instance;
-        instance.clip = static_cast<int>(c);
+        instance.clip = c;
         instance.time = t;
         instance.speed = 0;
-        m->renderer->begin_frame(frame);
-        m->renderer->draw_baked(std::span(&instance, 1), 0);
-        Image instanced = m->renderer->end_frame();
-        ImageDifference d = compare_images(palette, instanced, 8);
-        double& worst = step == 0 ? worst_at_frames : worst_between;
-        worst = std::max(worst, d.fraction_over);
-        EXPECT_LE(d.fraction_over, step == 0 ? 0.01 : 0.03) << path << " clip " << c << " t=" << t;
-        ++compared;
+        instance.clip2 = weight > 0 ? c2 : -1;
+        instance.weight = weight;
+        for (BakedEvaluation evaluation : {BakedEvaluation::kPerInstance, BakedEvaluation::kPerVertex}) {
+          m->renderer->begin_frame(frame);
+          BakedDrawStats stats = m->renderer->draw_baked(std::span(&instance, 1), 0, {evaluation, true, 0});
+          EXPECT_EQ(stats.drawn, 1);
+          Image instanced = m->renderer->end_frame();
+          ImageDifference d = compare_images(palette, instanced, 8);
+          double& w = worst[evaluation == BakedEvaluation::kPerVertex][step];
+          w = std::max(w, d.fraction_over);
+          EXPECT_LE(d.fraction_over, step == 0 ? 0.01 : 0.03)
+              << path << " clip " << c << " t=" << t << " step " << step << " " << to_string(evaluation);
+          ++compared;
+        }
       }
     }
     auto errors = context()->take_errors();
     EXPECT_TRUE(errors.empty()) << path << ": " << (errors.empty() ? "" : errors[0]);
   }
-  std::printf(
-      "  %d frames compared; worst fraction of pixels over 8/255: %.4f at frame times, %.4f between\n",
-      compared, worst_at_frames, worst_between);
+  for (int e = 0; e < 2; ++e)
+    std::printf(
+        "  %s: worst fraction of pixels over 8/255: %.4f at frame times, %.4f between, %.4f crossfading\n",
+        e ? "per vertex" : "per instance", worst[e][0], worst[e][1], worst[e][2]);
+  std::printf("  %d frames compared\n", compared);
+}
+
+// A crowd of the bundled sample on a 7 x 7 grid, every instance at its own clip, phase, speed and crossfade.
+struct Crowd {
+  std::unique_ptr<Loaded> m;
+  std::optional<BakedAnimation> baked;
+  std::vector<BakedInstance> instances;
+  float spacing = 0;
+};
+Crowd make_crowd() {
+  Crowd crowd;
+  crowd.m = load(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  if (!crowd.m) return crowd;
+  auto baked = bake_animation(*crowd.m->asset);
+  EXPECT_TRUE(baked) << baked.error();
+  if (!baked) return crowd;
+  crowd.baked = std::move(baked).value();
+  crowd.m->renderer->set_baked(*crowd.baked);
+  crowd.spacing = 1.2f;
+  const int clips = static_cast<int>(crowd.m->asset->clips.size());
+  for (int i = 0; i < 49; ++i) {
+    BakedInstance b;
+    b.world = translation_matrix({(i % 7 - 3) * crowd.spacing, 0, (i / 7 - 3) * crowd.spacing}) *
+              rotation_matrix(quat_from_axis_angle({0, 1, 0}, 0.37f * i));
+    b.clip = i % clips;
+    b.time = 0.113f * i;
+    b.speed = 0.8f + 0.01f * i;
+    b.clip2 = i % 3 == 0 ? (i + 1) % clips : -1;
+    b.weight = b.clip2 >= 0 ? 0.3f : 0;
+    crowd.instances.push_back(b);
+  }
+  return crowd;
+}
+
+FrameSettings crowd_frame(Vec3 eye, Vec3 target) {
+  FrameSettings frame;
+  frame.width = frame.height = 256;
+  frame.lighting = LightingMode::kLambert;
+  frame.camera.eye = eye;
+  frame.camera.target = target;
+  frame.camera.near_plane = 0.1f;
+  frame.camera.far_plane = 60;
+  return frame;
+}
+
+// The compute pass evaluates what the per-vertex shader evaluates (the same GLSL, once per instance): the two
+// images agree to rounding, for a crowd with every clip, phases, speeds and crossfades, at several times.
+TEST(Render, BakedPerInstanceEvaluationMatchesPerVertex) {
+  REQUIRE_GL();
+  Crowd crowd = make_crowd();
+  ASSERT_TRUE(crowd.m && crowd.baked);
+  const FrameSettings frame = crowd_frame({6, 5, 9}, {0, 0.8f, 0});
+  double worst = 0;
+  for (float time : {0.f, 0.41f, 1.37f}) {
+    Image image[2];
+    for (int e = 0; e < 2; ++e) {
+      crowd.m->renderer->begin_frame(frame);
+      const BakedDrawOptions options{e ? BakedEvaluation::kPerVertex : BakedEvaluation::kPerInstance, false,
+                                     0};
+      EXPECT_EQ(crowd.m->renderer->draw_baked(crowd.instances, time, options).drawn, 49);
+      image[e] = crowd.m->renderer->end_frame();
+    }
+    ImageDifference d = compare_images(image[0], image[1], 1);
+    worst = std::max(worst, d.fraction_over);
+    EXPECT_LE(d.fraction_over, kGpuCpuFraction) << "time " << time << ", max diff " << d.max_difference;
+  }
+  std::printf("  worst fraction of pixels differing by more than 1/255: %.5f\n", worst);
+  auto errors = context()->take_errors();
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+}
+
+// Culling by the bake's per-frame bounds drops only what cannot be seen: with the camera close to one corner
+// of the crowd, the culled image equals the unculled one pixel for pixel, and most instances are skipped.
+TEST(Render, CrowdCullingDropsOnlyInstancesOutOfView) {
+  REQUIRE_GL();
+  Crowd crowd = make_crowd();
+  ASSERT_TRUE(crowd.m && crowd.baked);
+  for (const FrameSettings& frame : {crowd_frame({-2.5f, 1.6f, 1.f}, {-3.6f, 0.9f, -3.6f}),
+                                     crowd_frame({4.f, 1.2f, 5.f}, {3.6f, 0.9f, 3.6f})}) {
+    for (float time : {0.f, 0.77f}) {
+      crowd.m->renderer->begin_frame(frame);
+      BakedDrawStats all =
+          crowd.m->renderer->draw_baked(crowd.instances, time, {BakedEvaluation::kPerInstance, false, 0});
+      Image everything = crowd.m->renderer->end_frame();
+      crowd.m->renderer->begin_frame(frame);
+      BakedDrawStats culled = crowd.m->renderer->draw_baked(crowd.instances, time, {});
+      Image visible = crowd.m->renderer->end_frame();
+      EXPECT_EQ(all.drawn, 49);
+      EXPECT_EQ(culled.drawn + culled.culled, 49);
+      EXPECT_GT(culled.culled, 20) << "time " << time;
+      EXPECT_GT(culled.drawn, 0) << "time " << time;
+      std::printf("  %d of 49 instances culled\n", culled.culled);
+      ImageDifference d = compare_images(everything, visible, 0);
+      EXPECT_EQ(d.fraction_over, 0) << "time " << time << ": culling removed something visible";
+    }
+  }
+}
+
+// Level of detail: far instances skinned with their 2 strongest influences. The cost is stated as pixels that
+// differ from full detail; the bound is what the test holds (measured below it on the sample).
+TEST(Render, CrowdLevelOfDetailReducesFarInstancesAtABoundedCost) {
+  REQUIRE_GL();
+  Crowd crowd = make_crowd();
+  ASSERT_TRUE(crowd.m && crowd.baked);
+  const FrameSettings frame = crowd_frame({0, 2.5f, 14}, {0, 0.8f, 0});
+  crowd.m->renderer->begin_frame(frame);
+  crowd.m->renderer->draw_baked(crowd.instances, 0.5f, {});
+  Image full = crowd.m->renderer->end_frame();
+  crowd.m->renderer->begin_frame(frame);
+  BakedDrawStats all_reduced =
+      crowd.m->renderer->draw_baked(crowd.instances, 0.5f, {BakedEvaluation::kPerInstance, true, 1e6f});
+  Image reduced = crowd.m->renderer->end_frame();
+  EXPECT_EQ(all_reduced.reduced, all_reduced.drawn);
+  ImageDifference d = compare_images(full, reduced, 8);
+  std::printf("  2 influences instead of 4 on every instance: %.4f of pixels over 8/255 (max %d)\n",
+              d.fraction_over, d.max_difference);
+  EXPECT_GT(d.fraction_over, 0) << "the reduced draw changed nothing: level of detail is not applied";
+  EXPECT_LE(d.fraction_over, 0.01);
+  // A threshold between the near and the far rows reduces only some instances.
+  crowd.m->renderer->begin_frame(frame);
+  BakedDrawStats some =
+      crowd.m->renderer->draw_baked(crowd.instances, 0.5f, {BakedEvaluation::kPerInstance, true, 45});
+  crowd.m->renderer->end_frame();
+  EXPECT_GT(some.reduced, 0);
+  EXPECT_LT(some.reduced, some.drawn);
 }
 
 // Golden images of the five lighting modes (Mesa 22.3.6's llvmpipe renders them identically run to run).

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/skinning_job.h"
 
 namespace ossa {
 
@@ -62,6 +64,34 @@ double BakedAnimation::bytes_per_joint_second() const {
   return joint_seconds > 0 ? static_cast<double>(bytes()) / joint_seconds : 0;
 }
 
+namespace {
+struct BoundsScratch {
+  std::vector<Mat4> palette;
+  std::vector<float> positions;
+};
+
+// Appends the box around every mesh's vertices skinned with `model` (one frame) to info.frame_bounds.
+void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model, BoundsScratch& scratch,
+                      BakedClipInfo& info) {
+  Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+  for (const SkinnedMesh& mesh : asset.meshes) {
+    scratch.palette.resize(mesh.inverse_binds().size());
+    scratch.positions.resize(static_cast<size_t>(mesh.vertex_count()) * 3);
+    if (!PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), scratch.palette, {}}.run()) continue;
+    SkinningJob job = SkinningJob::for_mesh(mesh, scratch.palette);
+    job.out_positions = scratch.positions.data();
+    if (!job.run()) continue;
+    for (size_t i = 0; i + 2 < scratch.positions.size(); i += 3) {
+      const Vec3 p{scratch.positions[i], scratch.positions[i + 1], scratch.positions[i + 2]};
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+    }
+  }
+  if (lo.x > hi.x) lo = hi = model.empty() ? Vec3{} : model[0].translation();  // no vertices: a point
+  info.frame_bounds.insert(info.frame_bounds.end(), {lo.x, lo.y, lo.z, hi.x, hi.y, hi.z});
+}
+}  // namespace
+
 Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_rate, bool half) {
   BakedAnimation b;
   b.joints = asset.skeleton.joint_count();
@@ -80,7 +110,13 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
     if (!(wanted <= 16384))
       return Result<BakedAnimation>::failure("clip '" + clip.name() + "' has too many frames to bake");
     int frames = std::max(1, static_cast<int>(wanted));
-    b.clips.push_back({clip.name(), static_cast<int>(c), frames, rate, clip.duration()});
+    BakedClipInfo info;
+    info.name = clip.name();
+    info.layer = static_cast<int>(c);
+    info.frame_count = frames;
+    info.frame_rate = rate;
+    info.duration = clip.duration();
+    b.clips.push_back(std::move(info));
     b.height = std::max(b.height, frames);
   }
   if (b.height > 16384)
@@ -89,7 +125,8 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
   std::vector<JointPose> locals(b.joints);
   std::vector<Mat4> model(b.joints);
   SamplingCache cache;
-  for (const BakedClipInfo& info : b.clips) {
+  BoundsScratch bounds_scratch;
+  for (BakedClipInfo& info : b.clips) {
     const Clip& clip = asset.clips[info.layer];
     for (int f = 0; f < b.height; ++f) {
       int frame = std::min(f, info.frame_count - 1);  // shorter clips repeat their last frame
@@ -97,6 +134,7 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
           frame == info.frame_count - 1 ? info.duration : std::min(info.duration, frame / info.frame_rate);
       SampleJob{&clip, t, &cache, locals}.run();
       LocalToModelJob{&asset.skeleton, locals, model}.run();
+      if (f < info.frame_count) add_frame_bounds(asset, model, bounds_scratch, info);
       float* row = &b.texels[(static_cast<size_t>(info.layer) * b.height + f) * b.width * 4];
       for (int j = 0; j < b.joints; ++j) {
         const Mat4 skinning = model[j] * asset.skeleton.inverse_binds()[j];

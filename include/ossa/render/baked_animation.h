@@ -23,6 +23,10 @@ struct BakedClipInfo {
   int frame_count = 0;
   float frame_rate = 0;
   float duration = 0;
+  // Per frame, the box around every skinned vertex of every mesh (model space): lo x, y, z, then hi x, y, z.
+  // The baked shader's vertices lie between two frames' (and two clips') positions, so the union of the boxes
+  // of the frames it interpolates bounds them exactly: what crowd culling tests.
+  std::vector<float> frame_bounds;
 };
 
 struct BakedAnimation {

@@ -9,9 +9,11 @@
 // Three skinning paths share one pipeline (vertex layout, shaders, lighting), so they can be compared pixel
 // by pixel: kGpuPalette uploads each mesh's palette (model * inverse bind per palette slot, std140 mat4[256]
 // in a uniform buffer; meshes over 256 palette joints are refused at create() with a clear error); kCpu runs
-// the CPU SkinningJob and uploads skinned vertices (the reference); kBaked reads model matrices from a
+// the CPU SkinningJob and uploads skinned vertices (the reference); kBaked reads skinning matrices from a
 // BakedAnimation texture array in an instanced draw (per instance: world matrix, clip, time, speed, optional
-// second clip and blend weight; frames and clips are interpolated in the shader). Lighting: Phong,
+// second clip and blend weight; frames and clips are interpolated on the GPU, by default once per instance
+// in a compute pass, optionally per vertex; crowds are culled by the bake's per-frame bounds and may use
+// fewer influences far away: BakedDrawOptions). Lighting: Phong,
 // Blinn-Phong, Lambert, unlit, texture-only; one directional light plus ambient; diffuse texture and
 // tangent-space normal map when present. A GlContext must be current on the calling thread for every call.
 #pragma once
@@ -68,6 +70,33 @@ struct FrameSettings {
   Vec4 clear{0.15f, 0.16f, 0.19f, 1};
 };
 
+// How draw_baked() evaluates the bake for a crowd.
+enum class BakedEvaluation {
+  // A compute pass turns each instance's (clip, time, second clip, weight) into its skinning matrices once;
+  // the instanced draw then reads 4 matrices per vertex, as palette skinning does. The default.
+  kPerInstance,
+  // Every vertex samples and interpolates the bake for each of its influences (no compute pass): 6 texel
+  // fetches and a matrix lerp per influence, twice that while two clips blend.
+  kPerVertex,
+};
+const char* to_string(BakedEvaluation evaluation);
+
+struct BakedDrawOptions {
+  BakedEvaluation evaluation = BakedEvaluation::kPerInstance;
+  // Skips instances whose animated bounds (the bake's per-frame boxes around the skinned vertices, for the
+  // frames the shader interpolates) lie outside the view. Exact: it never drops a visible vertex.
+  bool cull = true;
+  // Level of detail: an instance whose bounding sphere's radius on screen is below this many pixels is
+  // skinned with its 2 strongest influences, renormalised (per-instance evaluation only). 0: off.
+  float lod_pixels = 0;
+};
+
+struct BakedDrawStats {
+  int drawn = 0;    // instances drawn
+  int culled = 0;   // instances outside the view, not drawn
+  int reduced = 0;  // of those drawn, skinned with 2 influences (level of detail)
+};
+
 struct BakedInstance {
   Mat4 world;
   int clip = 0;
@@ -96,9 +125,12 @@ class CharacterRenderer {
   void begin_frame(const FrameSettings& settings);
   void draw_palette(const Mat4& world, std::span<const Mat4> model);
   void draw_cpu(const Mat4& world, std::span<const Mat4> model);
-  void draw_baked(std::span<const BakedInstance> instances, float global_time);
+  // One instanced draw per mesh (two with level of detail) for every instance; needs set_baked().
+  BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
+                            const BakedDrawOptions& options = {});
   void draw_skeleton(const Mat4& world, std::span<const Mat4> model);  // lines from each joint to its parent
   Image end_frame();  // waits for the GPU and reads the frame back
+  void finish();      // waits for the GPU to complete what was submitted (no read back: for timing)
 
  private:
   struct Impl;

@@ -7,6 +7,7 @@
 #include <epoxy/gl.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -96,28 +97,30 @@ void GLAPIENTRY debug_callback(GLenum, GLenum type, GLuint, GLenum severity, GLs
 
 std::vector<std::string> g_error_storage;
 
-GLuint compile(GLenum type, const char* source, std::string& error) {
+// Compiles a shader from source parts (concatenated by GL); on failure `error` names the stage.
+GLuint compile(GLenum type, std::initializer_list<const char*> parts, std::string& error) {
   GLuint shader = glCreateShader(type);
-  glShaderSource(shader, 1, &source, nullptr);
+  std::vector<const char*> sources(parts);
+  glShaderSource(shader, static_cast<GLsizei>(sources.size()), sources.data(), nullptr);
   glCompileShader(shader);
   GLint ok = 0;
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
+  if (!ok && error.empty()) {
     char log[4096];
     glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    error = std::string("shader compile failed: ") + log;
+    const char* stage = type == GL_VERTEX_SHADER     ? "vertex"
+                        : type == GL_FRAGMENT_SHADER ? "fragment"
+                                                     : "compute";
+    error = std::string(stage) + " shader compile failed: " + log;
   }
   return shader;
 }
 
-GLuint link(const char* vs, const char* fs, std::string& error) {
+GLuint link(std::initializer_list<GLuint> shaders, std::string& error) {
   GLuint program = glCreateProgram();
-  GLuint v = compile(GL_VERTEX_SHADER, vs, error), f = compile(GL_FRAGMENT_SHADER, fs, error);
-  glAttachShader(program, v);
-  glAttachShader(program, f);
+  for (GLuint shader : shaders) glAttachShader(program, shader);
   glLinkProgram(program);
-  glDeleteShader(v);
-  glDeleteShader(f);
+  for (GLuint shader : shaders) glDeleteShader(shader);
   GLint ok = 0;
   glGetProgramiv(program, GL_LINK_STATUS, &ok);
   if (!ok && error.empty()) {
@@ -126,6 +129,10 @@ GLuint link(const char* vs, const char* fs, std::string& error) {
     error = std::string("program link failed: ") + log;
   }
   return program;
+}
+
+GLuint link(const char* vs, const char* fs, std::string& error) {
+  return link({compile(GL_VERTEX_SHADER, {vs}, error), compile(GL_FRAGMENT_SHADER, {fs}, error)}, error);
 }
 }  // namespace
 
@@ -231,8 +238,13 @@ struct CharacterRenderer::Impl {
   std::vector<GpuMesh> meshes;
   std::vector<GLuint> textures;
   GLuint program = 0, line_program = 0;
+  GLuint pose_program =
+      0;  // per-instance evaluation of the bake (0 where vertex shaders cannot read storage)
   GLuint palette_ubo = 0, clips_ubo = 0;
-  GLuint baked_texture = 0, instance_vbo = 0;
+  GLuint baked_texture = 0, instance_vbo = 0, pose_ssbo = 0;
+  GLsizeiptr instance_capacity = 0, pose_capacity = 0;  // bytes allocated in instance_vbo and pose_ssbo
+  std::vector<BakedClipInfo> baked_clips;               // frame counts, rates, per-frame bounds (culling)
+  std::vector<float> instance_data;                     // scratch: the visible instances, 24 floats each
   GLuint dummy_instance_vbo = 0;  // one zero instance: keeps binding 2 valid for non-instanced draws
   GLuint line_vao = 0, line_vbo = 0;
   GLuint fbo = 0, color_rb = 0, depth_rb = 0;
@@ -244,8 +256,11 @@ struct CharacterRenderer::Impl {
   bool has_baked = false;
 
   GLint loc(const char* name) const { return glGetUniformLocation(program, name); }
-  void use_program(int mode, const Mat4& world);        // the uniforms every character draw shares
-  void draw_mesh(const GpuMesh& g, GLsizei instances);  // material, then the draw
+  // The box around instance `b`'s skinned vertices at `global_time` (model space), from the bake's bounds.
+  void animated_box(const BakedInstance& b, float global_time, Vec3& lo, Vec3& hi) const;
+  void use_program(int mode, const Mat4& world);  // the uniforms every character draw shares
+  // Material, then the draw (instanced when instances > 0, from instance `first`).
+  void draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first = 0);
   void draw_lines(const std::vector<float>& vertices, bool depth_test);
 };
 
@@ -291,9 +306,10 @@ CharacterRenderer::~CharacterRenderer() {
     glDeleteBuffers(4, buffers);
   }
   glDeleteTextures(static_cast<GLsizei>(impl_->textures.size()), impl_->textures.data());
-  GLuint buffers[] = {impl_->palette_ubo, impl_->clips_ubo, impl_->instance_vbo, impl_->line_vbo,
-                      impl_->dummy_instance_vbo};
-  glDeleteBuffers(5, buffers);
+  GLuint buffers[] = {impl_->palette_ubo, impl_->clips_ubo,          impl_->instance_vbo,
+                      impl_->line_vbo,    impl_->dummy_instance_vbo, impl_->pose_ssbo};
+  glDeleteBuffers(6, buffers);
+  glDeleteProgram(impl_->pose_program);
   glDeleteTextures(1, &impl_->baked_texture);
   glDeleteVertexArrays(1, &impl_->line_vao);
   glDeleteProgram(impl_->program);
@@ -317,8 +333,26 @@ Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const Chara
   auto impl = std::make_unique<Impl>();
   impl->asset = &asset;
   std::string error;
-  impl->program = link(detail::kCharacterVertexShader, detail::kCharacterFragmentShader, error);
+  // Per-instance evaluation needs vertex shaders that read shader storage (GL 4.5 allows none; Mesa has
+  // them).
+  GLint vertex_storage_blocks = 0;
+  glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_storage_blocks);
+  const bool instance_poses = vertex_storage_blocks > 0;
+  impl->program =
+      link({compile(GL_VERTEX_SHADER,
+                    {detail::kGlslVersion, instance_poses ? detail::kInstancePosesDefine : "",
+                     detail::kCharacterVertexInputs, detail::kBakedSampling, detail::kCharacterVertexMain},
+                    error),
+            compile(GL_FRAGMENT_SHADER, {detail::kCharacterFragmentShader}, error)},
+           error);
   if (!error.empty()) return R::failure(error);
+  if (instance_poses) {
+    impl->pose_program = link(
+        {compile(GL_COMPUTE_SHADER,
+                 {detail::kGlslVersion, detail::kBakedSampling, detail::kBakedPoseComputeShader}, error)},
+        error);
+    if (!error.empty()) return R::failure(error);
+  }
   impl->line_program = link(detail::kLineVertexShader, detail::kLineFragmentShader, error);
   if (!error.empty()) return R::failure(error);
 
@@ -423,6 +457,8 @@ Result<std::unique_ptr<CharacterRenderer>> CharacterRenderer::create(const Chara
     glVertexArrayVertexBuffer(g.vao, 2, impl->dummy_instance_vbo, 0, 24 * 4);
     glVertexArrayVertexBuffer(g.vao, 1, g.skinned_vbo, 0, kSkinnedFloats * 4);
   }
+  glCreateBuffers(1, &impl->instance_vbo);  // mutable: re-specified (orphaned) by each draw_baked()
+  glCreateBuffers(1, &impl->pose_ssbo);
   glCreateBuffers(1, &impl->palette_ubo);
   glNamedBufferStorage(impl->palette_ubo, 256 * 64, nullptr, GL_DYNAMIC_STORAGE_BIT);
   glCreateBuffers(1, &impl->clips_ubo);
@@ -460,6 +496,7 @@ void CharacterRenderer::set_baked(const BakedAnimation& baked) {
     clips[c][3] = static_cast<float>(i.layer);
   }
   glNamedBufferSubData(s.clips_ubo, 0, sizeof clips, clips);
+  s.baked_clips = baked.clips;
   s.has_baked = true;
 }
 
@@ -539,7 +576,7 @@ void CharacterRenderer::Impl::use_program(int mode, const Mat4& world) {
   if (baked_texture) glBindTextureUnit(detail::kUnitBaked, baked_texture);
 }
 
-void CharacterRenderer::Impl::draw_mesh(const GpuMesh& g, GLsizei instances) {
+void CharacterRenderer::Impl::draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first) {
   glUniform4f(loc("u_base_color"), g.base_color.x, g.base_color.y, g.base_color.z, g.base_color.w);
   glUniform1i(loc("u_has_diffuse"), g.diffuse != 0);
   glUniform1i(loc("u_has_normal_map"), g.normal_map != 0);
@@ -548,7 +585,8 @@ void CharacterRenderer::Impl::draw_mesh(const GpuMesh& g, GLsizei instances) {
   if (g.normal_map) glBindTextureUnit(detail::kUnitNormal, g.normal_map);
   glBindVertexArray(g.vao);
   if (instances > 0)
-    glDrawElementsInstanced(GL_TRIANGLES, g.index_count, GL_UNSIGNED_INT, nullptr, instances);
+    glDrawElementsInstancedBaseInstance(GL_TRIANGLES, g.index_count, GL_UNSIGNED_INT, nullptr, instances,
+                                        first);
   else
     glDrawElements(GL_TRIANGLES, g.index_count, GL_UNSIGNED_INT, nullptr);
 }
@@ -614,30 +652,160 @@ void CharacterRenderer::draw_cpu(const Mat4& world, std::span<const Mat4> model)
   }
 }
 
-void CharacterRenderer::draw_baked(std::span<const BakedInstance> instances, float global_time) {
+const char* to_string(BakedEvaluation evaluation) {
+  return evaluation == BakedEvaluation::kPerInstance ? "per-instance" : "per-vertex";
+}
+
+namespace {
+// The frame index the baked shader starts from at time t (baked_model in shaders.h, in double precision).
+int baked_frame(const BakedClipInfo& clip, double t) {
+  t = clip.duration > 0 ? t - clip.duration * std::floor(t / clip.duration) : 0;
+  return std::clamp(static_cast<int>(std::floor(t * clip.frame_rate)), 0, clip.frame_count - 1);
+}
+
+// Frustum planes (a, b, c, d: inside where a x + b y + c z + d >= 0) of a view-projection matrix.
+std::array<Vec4, 6> frustum_planes(const Mat4& m) {
+  auto row = [&](int r) { return Vec4{m.at(r, 0), m.at(r, 1), m.at(r, 2), m.at(r, 3)}; };
+  const Vec4 x = row(0), y = row(1), z = row(2), w = row(3);
+  auto add = [](Vec4 a, Vec4 b, float s) {
+    return Vec4{a.x + s * b.x, a.y + s * b.y, a.z + s * b.z, a.w + s * b.w};
+  };
+  return {add(w, x, 1), add(w, x, -1), add(w, y, 1), add(w, y, -1), add(w, z, 1), add(w, z, -1)};
+}
+}  // namespace
+
+void CharacterRenderer::Impl::animated_box(const BakedInstance& b, float global_time, Vec3& lo,
+                                           Vec3& hi) const {
+  lo = {1e30f, 1e30f, 1e30f}, hi = {-1e30f, -1e30f, -1e30f};
+  const double t = static_cast<double>(b.time) + static_cast<double>(global_time) * b.speed;
+  auto add_clip = [&](int c) {
+    if (c < 0 || c >= static_cast<int>(baked_clips.size())) return;
+    const BakedClipInfo& clip = baked_clips[c];
+    const int f = baked_frame(clip, t);
+    // The shader interpolates frames f and f + 1; one more on each side covers float rounding of f.
+    for (int k = std::max(0, f - 1); k <= std::min(clip.frame_count - 1, f + 2); ++k) {
+      const float* box = &clip.frame_bounds[static_cast<size_t>(k) * 6];
+      lo = {std::min(lo.x, box[0]), std::min(lo.y, box[1]), std::min(lo.z, box[2])};
+      hi = {std::max(hi.x, box[3]), std::max(hi.y, box[4]), std::max(hi.z, box[5])};
+    }
+  };
+  add_clip(b.clip);
+  if (b.clip2 >= 0 && b.weight > 0) add_clip(b.clip2);
+}
+
+BakedDrawStats CharacterRenderer::draw_baked(std::span<const BakedInstance> instances, float global_time,
+                                             const BakedDrawOptions& options) {
   Impl& s = *impl_;
-  if (!s.has_baked || instances.empty()) return;
-  // Per instance: world (16 floats), clip, time, speed, clip2, weight (+3 padding) = 24 floats.
-  std::vector<float> data(instances.size() * 24, 0.f);
-  for (size_t i = 0; i < instances.size(); ++i) {
-    const BakedInstance& b = instances[i];
-    float* d = &data[i * 24];
+  BakedDrawStats stats;
+  if (!s.has_baked || instances.empty()) return stats;
+  const bool per_instance = options.evaluation == BakedEvaluation::kPerInstance && s.pose_program;
+  const int joints = s.asset->skeleton.joint_count();
+  const std::array<Vec4, 6> planes = frustum_planes(s.view_proj);
+  const Camera& camera = s.frame.camera;
+  // Screen pixels per unit of size at distance 1 (the projection's vertical scale).
+  const float pixels_per_unit =
+      0.5f * static_cast<float>(s.frame.height) / std::tan(camera.fov_y_degrees * 3.14159265f / 360.f);
+  // Visible instances, full detail first, then the reduced ones: per instance world (16 floats), clip, time,
+  // speed, clip2, weight (+3 padding) = 24 floats.
+  s.instance_data.clear();
+  std::vector<const BakedInstance*> reduced;
+  auto append = [&](const BakedInstance& b) {
+    const size_t at = s.instance_data.size();
+    s.instance_data.resize(at + 24, 0.f);
+    float* d = &s.instance_data[at];
     std::memcpy(d, b.world.m, 64);
     d[16] = static_cast<float>(b.clip), d[17] = b.time, d[18] = b.speed, d[19] = static_cast<float>(b.clip2);
     d[20] = b.weight;
+  };
+  for (const BakedInstance& b : instances) {
+    if (options.cull || options.lod_pixels > 0) {
+      Vec3 lo, hi;
+      s.animated_box(b, global_time, lo, hi);
+      // The box in world space: its centre moved, its half extents through |world| (exact for the box).
+      const Vec3 centre = transform_point(b.world, (lo + hi) * 0.5f), half = (hi - lo) * 0.5f;
+      Vec3 extent;
+      for (int r = 0; r < 3; ++r) {
+        float e = 0;
+        for (int c = 0; c < 3; ++c)
+          e += std::fabs(b.world.at(r, c)) * (c == 0 ? half.x : c == 1 ? half.y : half.z);
+        (r == 0 ? extent.x : r == 1 ? extent.y : extent.z) = e;
+      }
+      bool outside = false;
+      for (const Vec4& p : planes) {
+        const float reach = std::fabs(p.x) * extent.x + std::fabs(p.y) * extent.y + std::fabs(p.z) * extent.z;
+        if (p.x * centre.x + p.y * centre.y + p.z * centre.z + p.w < -reach) outside = true;
+      }
+      if (options.cull && outside) {
+        ++stats.culled;
+        continue;
+      }
+      if (per_instance && options.lod_pixels > 0) {
+        const float radius = length(extent), distance = length(centre - camera.eye);
+        if (distance > radius && radius / distance * pixels_per_unit < options.lod_pixels) {
+          reduced.push_back(&b);
+          continue;
+        }
+      }
+    }
+    append(b);
   }
-  if (s.instance_vbo) glDeleteBuffers(1, &s.instance_vbo);
-  glCreateBuffers(1, &s.instance_vbo);
-  glNamedBufferStorage(s.instance_vbo, static_cast<GLsizeiptr>(data.size() * 4), data.data(), 0);
-  s.use_program(detail::kModeBaked, Mat4{});
+  const int full = static_cast<int>(s.instance_data.size() / 24);
+  for (const BakedInstance* b : reduced) append(*b);
+  const int visible = static_cast<int>(s.instance_data.size() / 24);
+  stats.drawn = visible;
+  stats.reduced = visible - full;
+  if (visible == 0) return stats;
+
+  // Orphaned each frame (the driver hands out fresh storage instead of waiting for the previous draw).
+  const auto instance_bytes = static_cast<GLsizeiptr>(s.instance_data.size() * 4);
+  if (instance_bytes > s.instance_capacity) s.instance_capacity = instance_bytes * 2;
+  glNamedBufferData(s.instance_vbo, s.instance_capacity, nullptr, GL_STREAM_DRAW);
+  glNamedBufferSubData(s.instance_vbo, 0, instance_bytes, s.instance_data.data());
+
+  if (per_instance) {
+    const GLsizeiptr pose_bytes = static_cast<GLsizeiptr>(visible) * joints * 48;
+    if (pose_bytes > s.pose_capacity) {
+      s.pose_capacity = pose_bytes * 2;
+      glNamedBufferData(s.pose_ssbo, s.pose_capacity, nullptr, GL_STREAM_COPY);
+    }
+    glUseProgram(s.pose_program);
+    glUniform1i(glGetUniformLocation(s.pose_program, "u_joints"), joints);
+    glUniform1i(glGetUniformLocation(s.pose_program, "u_instances"), visible);
+    glUniform1f(glGetUniformLocation(s.pose_program, "u_time"), global_time);
+    glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindClips, s.clips_ubo);
+    glBindTextureUnit(detail::kUnitBaked, s.baked_texture);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, s.instance_vbo);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, detail::kBindPoses, s.pose_ssbo);
+    const long long invocations = static_cast<long long>(visible) * joints;
+    glDispatchCompute(static_cast<GLuint>((invocations + 63) / 64), 1, 1);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  }
+
+  s.use_program(per_instance ? detail::kModeBakedPerInstance : detail::kModeBaked, Mat4{});
   glUniform1f(s.loc("u_time"), global_time);
+  if (per_instance) glUniform1i(s.loc("u_joints"), joints);
   for (Impl::GpuMesh& g : s.meshes) {
     glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindMeshBind, g.bake_bind_ubo);
     glUniform1i(s.loc("u_corrected"), g.bake_corrected);
     glVertexArrayVertexBuffer(g.vao, 2, s.instance_vbo, 0, 24 * 4);
-    s.draw_mesh(g, static_cast<GLsizei>(instances.size()));
+    // Full detail, then the reduced instances: the second draw starts at instance `full` (the base instance
+    // offsets the per-instance attributes; u_instance_base offsets the poses, as gl_InstanceID starts at 0).
+    for (int group = 0; group < 2; ++group) {
+      const int first = group == 0 ? 0 : full, count = group == 0 ? full : visible - full;
+      if (count == 0) continue;
+      if (per_instance) {
+        glUniform1i(s.loc("u_instance_base"), first);
+        glUniform1i(s.loc("u_influences"), group == 0 ? 4 : 2);
+      }
+      s.draw_mesh(g, count, first);
+    }
     glVertexArrayVertexBuffer(g.vao, 2, s.dummy_instance_vbo, 0, 24 * 4);
   }
+  return stats;
+}
+
+void CharacterRenderer::finish() {
+  glFinish();
 }
 
 void CharacterRenderer::draw_skeleton(const Mat4& world, std::span<const Mat4> model) {

@@ -1,5 +1,6 @@
-// Internal: GLSL 4.50 sources of the character pipeline (one vertex shader for the three skinning paths, one
-// fragment shader for the five lighting modes) and of the line pipeline (grid, skeleton).
+// Internal: GLSL 4.50 sources of the character pipeline (one vertex shader for every skinning path, one
+// fragment shader for the five lighting modes), of the per-instance compute pass of baked crowds, and of the
+// line pipeline (grid, skeleton).
 #pragma once
 
 namespace ossa::detail {
@@ -18,37 +19,19 @@ enum : int {
 };
 enum : int { kBindPalette = 0, kBindMeshBind = 1, kBindClips = 2 };
 enum : int { kUnitDiffuse = 0, kUnitNormal = 1, kUnitBaked = 2 };
-enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2 };
+enum : int { kBindPoses = 3 };  // shader storage: per-instance poses (compute output, vertex input)
+enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3 };
+// Sources are assembled as kGlslVersion + parts: the vertex shader is kCharacterVertexInputs + kBakedSampling +
+// kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read shader storage); the
+// compute pass is kBakedSampling + kBakedPoseComputeShader.
+inline const char* kGlslVersion = "#version 450 core\n";
+inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
 
-inline const char* kCharacterVertexShader = R"(#version 450 core
-layout(location = 0) in vec3 a_position;
-layout(location = 1) in vec3 a_normal;
-layout(location = 2) in vec4 a_tangent;
-layout(location = 3) in vec2 a_uv;
-layout(location = 4) in uvec4 a_joints;
-layout(location = 5) in vec4 a_weights;
-layout(location = 6) in vec4 i_world0;
-layout(location = 7) in vec4 i_world1;
-layout(location = 8) in vec4 i_world2;
-layout(location = 9) in vec4 i_world3;
-layout(location = 10) in vec4 i_anim;   // clip, time, speed, clip2 (-1: none)
-layout(location = 11) in float i_blend; // weight of clip2
-
-layout(std140, binding = 0) uniform Palette { mat4 u_palette[256]; };
-layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec4 u_remap[64]; };
+// The baked animation texture and its clip table, read by the vertex shader (per-vertex evaluation) and by the
+// per-instance compute pass: one copy of the sampling, so the two evaluations agree.
+inline const char* kBakedSampling = R"(
 layout(std140, binding = 2) uniform Clips { vec4 u_clip[64]; };  // frames, frame rate, duration, layer
 layout(binding = 2) uniform sampler2DArray u_baked;
-
-uniform int u_mode;  // 0: palette, 1: static (CPU-skinned), 2: baked instanced
-uniform mat4 u_world;
-uniform mat4 u_view_proj;
-uniform float u_time;
-uniform bool u_corrected;  // the mesh's inverse binds differ from the skeleton's: apply u_bind_correction
-
-out vec3 v_position;
-out vec3 v_normal;
-out vec4 v_tangent;
-out vec2 v_uv;
 
 mat4 baked_matrix(int joint, int frame, int layer) {
   vec4 r0 = texelFetch(u_baked, ivec3(joint * 3 + 0, frame, layer), 0);
@@ -78,6 +61,43 @@ mat4 baked_model(int joint, int clip, float t) {
   return lerp_matrix(baked_matrix(joint, f0, layer), baked_matrix(joint, f1, layer), a);
 }
 
+)";
+
+inline const char* kCharacterVertexInputs = R"(layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec4 a_tangent;
+layout(location = 3) in vec2 a_uv;
+layout(location = 4) in uvec4 a_joints;
+layout(location = 5) in vec4 a_weights;
+layout(location = 6) in vec4 i_world0;
+layout(location = 7) in vec4 i_world1;
+layout(location = 8) in vec4 i_world2;
+layout(location = 9) in vec4 i_world3;
+layout(location = 10) in vec4 i_anim;   // clip, time, speed, clip2 (-1: none)
+layout(location = 11) in float i_blend; // weight of clip2
+
+layout(std140, binding = 0) uniform Palette { mat4 u_palette[256]; };
+layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec4 u_remap[64]; };
+
+uniform int u_mode;  // 0: palette, 1: static (CPU-skinned), 2: baked per vertex, 3: baked per instance
+#ifdef OSSA_INSTANCE_POSES
+uniform int u_instance_base;  // mode 3: this draw's first instance in the per-instance poses
+uniform int u_joints;         // mode 3: joints per instance in the per-instance poses
+uniform int u_influences;     // mode 3: influences used (4; fewer at a reduced level of detail)
+layout(std430, binding = 3) readonly buffer InstancePoses { vec4 p_rows[]; };  // mode 3: rows 0-2 per joint
+#endif
+uniform mat4 u_world;
+uniform mat4 u_view_proj;
+uniform float u_time;
+uniform bool u_corrected;  // the mesh's inverse binds differ from the skeleton's: apply u_bind_correction
+
+out vec3 v_position;
+out vec3 v_normal;
+out vec4 v_tangent;
+out vec2 v_uv;
+)";
+
+inline const char* kCharacterVertexMain = R"(
 void main() {
   mat4 skin = mat4(1.0);
   mat4 world = u_world;
@@ -99,6 +119,24 @@ void main() {
       skin += w * (u_corrected ? model * u_bind_correction[slot] : model);
     }
   }
+#ifdef OSSA_INSTANCE_POSES
+  else if (u_mode == 3) {
+    world = mat4(i_world0, i_world1, i_world2, i_world3);
+    const int base = (u_instance_base + gl_InstanceID) * u_joints;
+    skin = mat4(0.0);
+    float kept = 0.0;
+    for (int i = 0; i < u_influences; ++i) {  // influences are sorted strongest first
+      float w = a_weights[i];
+      if (w == 0.0) continue;
+      uint slot = a_joints[i];
+      int row = (base + u_remap[slot / 4u][slot % 4u]) * 3;
+      mat4 model = transpose(mat4(p_rows[row], p_rows[row + 1], p_rows[row + 2], vec4(0, 0, 0, 1)));
+      skin += w * (u_corrected ? model * u_bind_correction[slot] : model);
+      kept += w;
+    }
+    if (kept > 0.0 && u_influences < 4) skin *= 1.0 / kept;  // renormalised over what is kept
+  }
+#endif
   mat4 m = world * skin;
   vec4 p = m * vec4(a_position, 1.0);
   v_position = p.xyz;
@@ -106,6 +144,33 @@ void main() {
   v_tangent = vec4(mat3(m) * a_tangent.xyz, a_tangent.w);
   v_uv = a_uv;
   gl_Position = u_view_proj * p;
+}
+)";
+
+// Per-instance evaluation of the bake: one invocation per (instance, joint) writes that joint's skinning matrix
+// (rows 0-2) for the instance, so the vertex shader reads 4 matrices per vertex as the palette path does,
+// instead of sampling and interpolating the bake per vertex and influence.
+inline const char* kBakedPoseComputeShader = R"(
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer Instances { float i_data[]; };  // 24 floats per instance
+layout(std430, binding = 3) writeonly buffer InstancePoses { vec4 p_rows[]; };
+uniform int u_joints;
+uniform int u_instances;
+uniform float u_time;
+
+void main() {
+  const int id = int(gl_GlobalInvocationID.x);
+  if (id >= u_joints * u_instances) return;
+  const int instance = id / u_joints, joint = id - instance * u_joints;
+  const int at = instance * 24 + 16;  // after the world matrix: clip, time, speed, clip2, weight
+  const int clip = int(i_data[at]), clip2 = int(i_data[at + 3]);
+  const float t = i_data[at + 1] + u_time * i_data[at + 2], weight = i_data[at + 4];
+  mat4 model = baked_model(joint, clip, t);
+  if (clip2 >= 0 && weight > 0.0) model = lerp_matrix(model, baked_model(joint, clip2, t), weight);
+  model = transpose(model);
+  p_rows[id * 3 + 0] = model[0];
+  p_rows[id * 3 + 1] = model[1];
+  p_rows[id * 3 + 2] = model[2];
 }
 )";
 
