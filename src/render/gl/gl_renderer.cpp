@@ -242,10 +242,11 @@ struct CharacterRenderer::Impl {
       0;  // per-instance evaluation of the bake (0 where vertex shaders cannot read storage)
   GLuint palette_ubo = 0, clips_ubo = 0;
   GLuint baked_texture = 0, instance_vbo = 0, pose_ssbo = 0;
-  GLsizeiptr instance_capacity = 0, pose_capacity = 0;  // bytes allocated in instance_vbo and pose_ssbo
-  std::vector<BakedClipInfo> baked_clips;               // frame counts, rates, per-frame bounds (culling)
-  std::vector<float> instance_data;                     // scratch: the visible instances, 24 floats each
-  GLuint dummy_instance_vbo = 0;  // one zero instance: keeps binding 2 valid for non-instanced draws
+  GLsizeiptr instance_capacity = 0,
+             pose_capacity = 0;            // bytes allocated in instance_vbo and pose_ssbo (palettes)
+  std::vector<BakedClipInfo> baked_clips;  // frame counts, rates, per-frame bounds (culling)
+  std::vector<float> instance_data;        // scratch: the visible instances, 24 floats each
+  GLuint dummy_instance_vbo = 0;           // one zero instance: keeps binding 2 valid for non-instanced draws
   GLuint line_vao = 0, line_vbo = 0;
   GLuint fbo = 0, color_rb = 0, depth_rb = 0;
   int fbo_width = 0, fbo_height = 0;
@@ -699,7 +700,6 @@ BakedDrawStats CharacterRenderer::draw_baked(std::span<const BakedInstance> inst
   BakedDrawStats stats;
   if (!s.has_baked || instances.empty()) return stats;
   const bool per_instance = options.evaluation == BakedEvaluation::kPerInstance && s.pose_program;
-  const int joints = s.asset->skeleton.joint_count();
   const std::array<Vec4, 6> planes = frustum_planes(s.view_proj);
   const Camera& camera = s.frame.camera;
   // Screen pixels per unit of size at distance 1 (the projection's vertical scale).
@@ -762,42 +762,60 @@ BakedDrawStats CharacterRenderer::draw_baked(std::span<const BakedInstance> inst
   glNamedBufferData(s.instance_vbo, s.instance_capacity, nullptr, GL_STREAM_DRAW);
   glNamedBufferSubData(s.instance_vbo, 0, instance_bytes, s.instance_data.data());
 
+  // Per-instance palettes: mesh after mesh, instance-major within a mesh (slot order, as the palette path's).
+  std::vector<int> palette_base(s.meshes.size(), 0);
   if (per_instance) {
-    const GLsizeiptr pose_bytes = static_cast<GLsizeiptr>(visible) * joints * 48;
-    if (pose_bytes > s.pose_capacity) {
-      s.pose_capacity = pose_bytes * 2;
+    int total = 0;
+    for (size_t m = 0; m < s.meshes.size(); ++m) {
+      palette_base[m] = total;
+      total += visible * static_cast<int>(s.meshes[m].mesh->joint_remap().size());
+    }
+    const GLsizeiptr palette_bytes = static_cast<GLsizeiptr>(total) * 64;
+    if (palette_bytes > s.pose_capacity) {
+      s.pose_capacity = palette_bytes * 2;
       glNamedBufferData(s.pose_ssbo, s.pose_capacity, nullptr, GL_STREAM_COPY);
     }
     glUseProgram(s.pose_program);
-    glUniform1i(glGetUniformLocation(s.pose_program, "u_joints"), joints);
-    glUniform1i(glGetUniformLocation(s.pose_program, "u_instances"), visible);
-    glUniform1f(glGetUniformLocation(s.pose_program, "u_time"), global_time);
+    auto uniform = [&](const char* name) { return glGetUniformLocation(s.pose_program, name); };
+    glUniform1i(uniform("u_instances"), visible);
+    glUniform1f(uniform("u_time"), global_time);
     glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindClips, s.clips_ubo);
     glBindTextureUnit(detail::kUnitBaked, s.baked_texture);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, s.instance_vbo);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, detail::kBindPoses, s.pose_ssbo);
-    const long long invocations = static_cast<long long>(visible) * joints;
-    glDispatchCompute(static_cast<GLuint>((invocations + 63) / 64), 1, 1);
+    for (size_t m = 0; m < s.meshes.size(); ++m) {
+      const int slots = static_cast<int>(s.meshes[m].mesh->joint_remap().size());
+      if (slots == 0) continue;
+      glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindMeshBind, s.meshes[m].bake_bind_ubo);
+      glUniform1i(uniform("u_slots"), slots);
+      glUniform1i(uniform("u_palette_base"), palette_base[m]);
+      glUniform1i(uniform("u_corrected"), s.meshes[m].bake_corrected);
+      const long long invocations = static_cast<long long>(visible) * slots;
+      glDispatchCompute(static_cast<GLuint>((invocations + 63) / 64), 1, 1);
+    }
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   }
 
   s.use_program(per_instance ? detail::kModeBakedPerInstance : detail::kModeBaked, Mat4{});
   glUniform1f(s.loc("u_time"), global_time);
-  if (per_instance) glUniform1i(s.loc("u_joints"), joints);
-  for (Impl::GpuMesh& g : s.meshes) {
+  for (size_t m = 0; m < s.meshes.size(); ++m) {
+    Impl::GpuMesh& g = s.meshes[m];
+    const int slots = static_cast<int>(g.mesh->joint_remap().size());
     glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindMeshBind, g.bake_bind_ubo);
     glUniform1i(s.loc("u_corrected"), g.bake_corrected);
+    if (per_instance) glUniform1i(s.loc("u_slots"), slots);
     glVertexArrayVertexBuffer(g.vao, 2, s.instance_vbo, 0, 24 * 4);
     // Full detail, then the reduced instances: the second draw starts at instance `full` (the base instance
-    // offsets the per-instance attributes; u_instance_base offsets the poses, as gl_InstanceID starts at 0).
+    // offsets the per-instance attributes; u_palette_base offsets the palettes, as gl_InstanceID starts at
+    // 0).
     for (int group = 0; group < 2; ++group) {
       const int first = group == 0 ? 0 : full, count = group == 0 ? full : visible - full;
       if (count == 0) continue;
       if (per_instance) {
-        glUniform1i(s.loc("u_instance_base"), first);
+        glUniform1i(s.loc("u_palette_base"), palette_base[m] + first * slots);
         glUniform1i(s.loc("u_influences"), group == 0 ? 4 : 2);
       }
-      s.draw_mesh(g, count, first);
+      s.draw_mesh(g, count, static_cast<GLuint>(first));
     }
     glVertexArrayVertexBuffer(g.vao, 2, s.dummy_instance_vbo, 0, 24 * 4);
   }

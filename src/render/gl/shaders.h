@@ -81,10 +81,10 @@ layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec
 
 uniform int u_mode;  // 0: palette, 1: static (CPU-skinned), 2: baked per vertex, 3: baked per instance
 #ifdef OSSA_INSTANCE_POSES
-uniform int u_instance_base;  // mode 3: this draw's first instance in the per-instance poses
-uniform int u_joints;         // mode 3: joints per instance in the per-instance poses
-uniform int u_influences;     // mode 3: influences used (4; fewer at a reduced level of detail)
-layout(std430, binding = 3) readonly buffer InstancePoses { vec4 p_rows[]; };  // mode 3: rows 0-2 per joint
+uniform int u_palette_base;   // mode 3: this mesh's first palette matrix, for this draw's first instance
+uniform int u_slots;          // mode 3: palette matrices per instance for this mesh
+uniform int u_influences;     // mode 3: influences used (4; 2 at a reduced level of detail)
+layout(std430, binding = 3) readonly buffer InstancePalettes { mat4 p_palette[]; };  // mode 3
 #endif
 uniform mat4 u_world;
 uniform mat4 u_view_proj;
@@ -120,21 +120,14 @@ void main() {
     }
   }
 #ifdef OSSA_INSTANCE_POSES
-  else if (u_mode == 3) {
+  else if (u_mode == 3) {  // the palette path's arithmetic, from this instance's palette (compute pass)
     world = mat4(i_world0, i_world1, i_world2, i_world3);
-    const int base = (u_instance_base + gl_InstanceID) * u_joints;
-    skin = mat4(0.0);
-    float kept = 0.0;
-    for (int i = 0; i < u_influences; ++i) {  // influences are sorted strongest first
-      float w = a_weights[i];
-      if (w == 0.0) continue;
-      uint slot = a_joints[i];
-      int row = (base + u_remap[slot / 4u][slot % 4u]) * 3;
-      mat4 model = transpose(mat4(p_rows[row], p_rows[row + 1], p_rows[row + 2], vec4(0, 0, 0, 1)));
-      skin += w * (u_corrected ? model * u_bind_correction[slot] : model);
-      kept += w;
-    }
-    if (kept > 0.0 && u_influences < 4) skin *= 1.0 / kept;  // renormalised over what is kept
+    const int base = u_palette_base + gl_InstanceID * u_slots;
+    skin = a_weights.x * p_palette[base + int(a_joints.x)] + a_weights.y * p_palette[base + int(a_joints.y)];
+    if (u_influences > 2)  // uniform: every vertex of the draw takes the same branch
+      skin += a_weights.z * p_palette[base + int(a_joints.z)] + a_weights.w * p_palette[base + int(a_joints.w)];
+    else  // the two strongest, renormalised
+      skin *= 1.0 / max(a_weights.x + a_weights.y, 1e-6);
   }
 #endif
   mat4 m = world * skin;
@@ -147,30 +140,32 @@ void main() {
 }
 )";
 
-// Per-instance evaluation of the bake: one invocation per (instance, joint) writes that joint's skinning matrix
-// (rows 0-2) for the instance, so the vertex shader reads 4 matrices per vertex as the palette path does,
-// instead of sampling and interpolating the bake per vertex and influence.
+// Per-instance evaluation of the bake: one invocation per (instance, palette slot of one mesh) writes that
+// slot's skinning matrix for the instance (the bind correction applied), so the instanced vertex shader does
+// exactly the palette path's work (4 matrices per vertex) instead of sampling and interpolating the bake per
+// vertex and influence.
 inline const char* kBakedPoseComputeShader = R"(
 layout(local_size_x = 64) in;
+layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec4 u_remap[64]; };
 layout(std430, binding = 0) readonly buffer Instances { float i_data[]; };  // 24 floats per instance
-layout(std430, binding = 3) writeonly buffer InstancePoses { vec4 p_rows[]; };
-uniform int u_joints;
-uniform int u_instances;
+layout(std430, binding = 3) writeonly buffer InstancePalettes { mat4 p_palette[]; };
+uniform int u_slots;         // palette slots of the mesh
+uniform int u_instances;     // instances to evaluate
+uniform int u_palette_base;  // where the mesh's palettes start in p_palette
 uniform float u_time;
+uniform bool u_corrected;
 
 void main() {
   const int id = int(gl_GlobalInvocationID.x);
-  if (id >= u_joints * u_instances) return;
-  const int instance = id / u_joints, joint = id - instance * u_joints;
+  if (id >= u_slots * u_instances) return;
+  const int instance = id / u_slots, slot = id - instance * u_slots;
+  const int joint = u_remap[slot / 4][slot % 4];
   const int at = instance * 24 + 16;  // after the world matrix: clip, time, speed, clip2, weight
   const int clip = int(i_data[at]), clip2 = int(i_data[at + 3]);
   const float t = i_data[at + 1] + u_time * i_data[at + 2], weight = i_data[at + 4];
   mat4 model = baked_model(joint, clip, t);
   if (clip2 >= 0 && weight > 0.0) model = lerp_matrix(model, baked_model(joint, clip2, t), weight);
-  model = transpose(model);
-  p_rows[id * 3 + 0] = model[0];
-  p_rows[id * 3 + 1] = model[1];
-  p_rows[id * 3 + 2] = model[2];
+  p_palette[u_palette_base + id] = u_corrected ? model * u_bind_correction[slot] : model;
 }
 )";
 
