@@ -59,7 +59,7 @@ TEST(Math, ProductOfGeneralRotationsMatchesRotatingTwice) {
 }
 
 // Slerp turns at constant speed: a quarter of the way along a 100-degree arc is a 25-degree turn about the
-// same axis (a normalised lerp is 2.4 degrees short there; on a 150-degree arc, 6.7).
+// same axis (a normalised lerp is 1.2 degrees short there; on a 150-degree arc, 4.5).
 TEST(Math, SlerpTurnsAtConstantSpeedOnWideArcs) {
   const Vec3 axis = normalize(Vec3{0.2f, 1, -0.4f});
   for (float arc : {100.f, 150.f})
