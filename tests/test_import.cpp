@@ -4,6 +4,7 @@
 #include "expect_near.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -292,77 +293,155 @@ TEST(ImportNormals, NonUniformScaleUsesTheInverseTranspose) {
   fs::remove_all(dir);
 }
 
-// An FBX without UnitScaleFactor is in centimetres (the FBX SDK's default), with or without axis metadata.
-// The files are the bundled sample (UnitScaleFactor 1: centimetres) with one property renamed in place (same
-// length, so the binary records stay valid): the truth is the unpatched file's bind pose. Setting the factor
-// to 100 (metres) first shows that the property is read at all. (assimp 5.2.5 itself reports the FBX SDK's
-// defaults for missing GlobalSettings, so Ossa's own fallback is a second line; the behaviour is what
-// counts.)
-TEST(ImportUnits, FbxWithoutUnitMetadataIsCentimetres) {
-  std::ifstream in(source_dir() + "/assets/sample/ossa_sample.fbx", std::ios::binary);
-  const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(original.empty());
-  // A property name in a binary FBX record: 'S', u32 length, the characters.
-  auto property = [](const std::string& name) {
+// The bundled sample FBX with properties of its GlobalSettings changed in place (binary FBX: a property
+// record holds its name as 'S', u32 length, characters, then three type strings, then a typed value),
+// imported.
+class PatchedSampleFbx {
+ public:
+  PatchedSampleFbx() : dir_(temp_dir("fbx_patched")) {
+    std::ifstream in(source_dir() + "/assets/sample/ossa_sample.fbx", std::ios::binary);
+    bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ~PatchedSampleFbx() { fs::remove_all(dir_); }
+  bool loaded() const { return !bytes_.empty(); }
+  // Renames the property (same length, so the records stay valid): as if the file did not have it.
+  void remove(const std::string& name, const std::string& same_length_name) {
+    if (size_t at = find(name); at != std::string::npos)
+      bytes_.replace(at + 5, name.size(), same_length_name);
+  }
+  void set_int(const std::string& name, int32_t value) { set_value(name, 'I', &value, 4); }
+  void set_double(const std::string& name, double value) { set_value(name, 'D', &value, 8); }
+  Result<ImportedScene> import(const std::string& name) const {
+    const std::string path = dir_ + "/" + name + ".fbx";
+    std::ofstream(path, std::ios::binary).write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
+    return import_file(path);
+  }
+
+ private:
+  size_t find(const std::string& name) const {
     std::string key = "S";
     const uint32_t length = static_cast<uint32_t>(name.size());
     key.append(reinterpret_cast<const char*>(&length), 4);
-    return key + name;
-  };
-  auto patched = [&](std::string bytes, const std::string& name, const std::string& replacement) {
-    const size_t at = bytes.find(property(name));
+    key += name;
+    const size_t at = bytes_.find(key);
     EXPECT_NE(at, std::string::npos) << name;
-    EXPECT_EQ(bytes.find(property(name), at + 1), std::string::npos) << name << " twice";
-    if (at != std::string::npos) bytes.replace(at + 5, name.size(), replacement);
-    return bytes;
-  };
-  const std::string dir = temp_dir("fbx_units");
-  auto bind_pose = [&](const std::string& bytes, const std::string& name, ImportedScene* scene_out) {
-    const std::string path = dir + "/" + name + ".fbx";
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    auto scene = import_file(path);
-    EXPECT_TRUE(scene) << name << ": " << scene.error();
-    if (!scene) return std::vector<Mat4>{};
-    *scene_out = *scene;
-    return reference::local_to_model(scene->skeleton, reference::rest_pose(scene->skeleton));
-  };
-
-  ImportedScene reference_scene, metres_scene, no_unit_scene, no_axes_scene;
-  const auto truth = bind_pose(original, "original", &reference_scene);
-  // UnitScaleFactor 100: the double that follows the property's three type strings ("double", "Number", "").
-  std::string metres = original;
-  {
-    const size_t at = metres.find(property("UnitScaleFactor"));
-    ASSERT_NE(at, std::string::npos);
-    const size_t value_at = metres.find('D', at + 5 + 15) + 1;
-    const double hundred = 100;
-    metres.replace(value_at, 8, reinterpret_cast<const char*>(&hundred), 8);
+    EXPECT_EQ(bytes_.find(key, at + 1), std::string::npos) << name << " twice";
+    return at;
   }
-  const auto in_metres = bind_pose(metres, "metres", &metres_scene);
-  const auto no_unit =
-      bind_pose(patched(original, "UnitScaleFactor", "XnitScaleFactor"), "no_unit", &no_unit_scene);
-  const auto no_axes =
-      bind_pose(patched(patched(original, "UnitScaleFactor", "XnitScaleFactor"), "UpAxis", "XpAxis"),
-                "no_axes", &no_axes_scene);
+  void set_value(const std::string& name, char type, const void* value, size_t size) {
+    size_t at = find(name);
+    if (at == std::string::npos) return;
+    at += 5 + name.size();
+    for (int k = 0; k < 3; ++k) {  // the type strings
+      uint32_t length;
+      ASSERT_EQ(bytes_[at], 'S') << name;
+      std::memcpy(&length, &bytes_[at + 1], 4);
+      at += 5 + length;
+    }
+    ASSERT_EQ(bytes_[at], type) << name;
+    bytes_.replace(at + 1, size, static_cast<const char*>(value), size);
+  }
+  std::string dir_, bytes_;
+};
+
+std::vector<Mat4> bind_pose(const ImportedScene& scene) {
+  return reference::local_to_model(scene.skeleton, reference::rest_pose(scene.skeleton));
+}
+
+// An FBX without UnitScaleFactor is in centimetres (the FBX SDK's default), with or without axis metadata:
+// the truth is the unpatched sample's bind pose (UnitScaleFactor 1: centimetres). Setting the factor to 100
+// (metres) first shows that the property is read at all. (assimp 5.2.5 itself reports the FBX SDK's defaults
+// for missing GlobalSettings, so Ossa's own fallback is a second line; the behaviour is what counts.)
+TEST(ImportUnits, FbxWithoutUnitMetadataIsCentimetres) {
+  PatchedSampleFbx file;
+  ASSERT_TRUE(file.loaded());
+  auto original = file.import("original");
+  file.set_double("UnitScaleFactor", 100);
+  auto metres = file.import("metres");
+  file.remove("UnitScaleFactor", "XnitScaleFactor");
+  auto no_unit = file.import("no_unit");
+  file.remove("UpAxis", "XpAxis");
+  auto no_axes = file.import("no_axes");
+  ASSERT_TRUE(original && metres && no_unit && no_axes);
+  const auto truth = bind_pose(*original), in_metres = bind_pose(*metres), without_unit = bind_pose(*no_unit),
+             without_axes = bind_pose(*no_axes);
   ASSERT_FALSE(truth.empty());
   ASSERT_EQ(in_metres.size(), truth.size());
-  ASSERT_EQ(no_unit.size(), truth.size());
-  ASSERT_EQ(no_axes.size(), truth.size());
-  EXPECT_DOUBLE_EQ(reference_scene.space.unit_scale, 0.01);
-  EXPECT_DOUBLE_EQ(metres_scene.space.unit_scale, 1.0);
-  EXPECT_DOUBLE_EQ(no_unit_scene.space.unit_scale, 0.01);
-  EXPECT_DOUBLE_EQ(no_axes_scene.space.unit_scale, 0.01);
+  ASSERT_EQ(without_unit.size(), truth.size());
+  ASSERT_EQ(without_axes.size(), truth.size());
+  EXPECT_DOUBLE_EQ(original->space.unit_scale, 0.01);
+  EXPECT_DOUBLE_EQ(metres->space.unit_scale, 1.0);
+  EXPECT_DOUBLE_EQ(no_unit->space.unit_scale, 0.01);
+  EXPECT_DOUBLE_EQ(no_axes->space.unit_scale, 0.01);
   float height = 0;  // the sample is 1.8 m tall: the head joint is well above 1 m
   for (size_t j = 0; j < truth.size(); ++j) {
     SCOPED_TRACE(testing::Message() << "joint " << j);
     const Vec3 p = truth[j].translation();
     height = std::max(height, p.y);
     expect_near(in_metres[j].translation(), p * 100.f, 1e-3f);
-    expect_near(no_unit[j].translation(), p, 1e-5f);
-    expect_near(no_axes[j].translation(), p, 1e-5f);
+    expect_near(without_unit[j].translation(), p, 1e-5f);
+    expect_near(without_axes[j].translation(), p, 1e-5f);
   }
   EXPECT_GT(height, 1.f);
-  fs::remove_all(dir);
+}
+
+// FBX axis metadata other than +Y up: the sample (+Y up, +Z front, +X right) declared Z-up (front -Y) or
+// upside down (up -Y, front -Z). The file's numbers are unchanged, so the import must be the original turned
+// by the axis change A (hand-written below): model matrices A M A^T at rest and while animated (which checks
+// how rotations are converted), vertices A p.
+TEST(ImportAxes, FbxAxisMetadataTurnsTheWholeScene) {
+  struct Case {
+    const char* name;
+    int up, up_sign, front, front_sign;
+    Mat4 axes;  // file -> canonical (Ossa: +Y up, +Z front)
+  };
+  Mat4 z_up, upside_down;
+  z_up.at(1, 1) = 0, z_up.at(1, 2) = 1, z_up.at(2, 1) = -1, z_up.at(2, 2) = 0;  // (x, y, z) -> (x, z, -y)
+  upside_down.at(1, 1) = -1, upside_down.at(2, 2) = -1;                         // (x, y, z) -> (x, -y, -z)
+  const Case cases[] = {{"z_up", 2, 1, 1, -1, z_up}, {"upside_down", 1, -1, 2, -1, upside_down}};
+  PatchedSampleFbx original_file;
+  auto original = original_file.import("original");
+  ASSERT_TRUE(original) << original.error();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    PatchedSampleFbx file;
+    file.set_int("UpAxis", c.up);
+    file.set_int("UpAxisSign", c.up_sign);
+    file.set_int("FrontAxis", c.front);
+    file.set_int("FrontAxisSign", c.front_sign);
+    auto turned = file.import(c.name);
+    ASSERT_TRUE(turned) << turned.error();
+    const Mat4 a = c.axes, a_t = transpose(c.axes);
+    ASSERT_EQ(turned->skeleton.joints.size(), original->skeleton.joints.size());
+    ASSERT_FALSE(original->clips.empty());
+    const float t = original->clips[0].duration * 0.4f;
+    const auto rest = bind_pose(*original), rest_turned = bind_pose(*turned);
+    const auto moving = reference::local_to_model(
+        original->skeleton, reference::sample_clip(original->skeleton, original->clips[0], t));
+    const auto moving_turned = reference::local_to_model(
+        turned->skeleton, reference::sample_clip(turned->skeleton, turned->clips[0], t));
+    for (size_t j = 0; j < rest.size(); ++j) {
+      SCOPED_TRACE(testing::Message() << "joint " << j);
+      const Mat4 expected_rest = a * rest[j] * a_t, expected_moving = a * moving[j] * a_t;
+      // Float rounding relative to the matrix (the armature's joints carry a scale of 100: centimetres).
+      auto tolerance = [](const Mat4& m) {
+        float largest = 1;
+        for (float e : m.m) largest = std::max(largest, std::fabs(e));
+        return 1e-5f * largest;
+      };
+      for (int e = 0; e < 16; ++e) {
+        EXPECT_NEAR(rest_turned[j].m[e], expected_rest.m[e], tolerance(expected_rest))
+            << "rest, element " << e;
+        EXPECT_NEAR(moving_turned[j].m[e], expected_moving.m[e], tolerance(expected_moving))
+            << "at " << t << " s, element " << e;
+      }
+    }
+    ASSERT_EQ(turned->meshes.size(), original->meshes.size());
+    for (size_t m = 0; m < turned->meshes.size(); ++m)
+      for (size_t v = 0; v < turned->meshes[m].positions.size(); v += 97)
+        expect_near(turned->meshes[m].positions[v], transform_point(a, original->meshes[m].positions[v]),
+                    1e-4f);
+  }
 }
 }  // namespace
 }  // namespace ossa::test
