@@ -114,8 +114,11 @@ int main(int argc, char** argv) {
       app.add_subcommand("bench", "Measure character update, skinning and crowd throughput");
   bench_cmd->add_option("file", bench.file, "Model file or .ossa (measured as stored)")->required();
   bench_cmd->add_option("--clip", bench.clip, "Clip name or index (default: the first)");
-  bench_cmd->add_option("--characters", bench.characters, "Characters for the thread-scaling run")
-      ->check(CLI::Range(1, 1000000));
+  CLI::Option* characters_option =
+      bench_cmd
+          ->add_option("--characters", bench.characters,
+                       "Characters for the thread-scaling run (with --render: measure only this count)")
+          ->check(CLI::Range(1, 1000000));
   bench_cmd->add_flag("--keyed", bench.keyed, "Measure keyed clips instead of fixed-rate ones");
   bench_cmd->add_flag("--compress", bench.compress, "Measure clips compressed within 0.01 cm");
   bench_cmd->add_option("--fps", bench.frame_rate, "Fixed-rate resampling rate (default: from the keys)")
@@ -246,7 +249,10 @@ int main(int argc, char** argv) {
   if (*info_cmd) return guarded("info", run_info, info);
   if (*eval_cmd) return guarded("eval", run_eval, eval);
 #ifdef OSSA_HAVE_RENDER
-  if (*bench_cmd && bench.render) return guarded("bench", run_render_bench, bench);
+  if (*bench_cmd && bench.render) {
+    if (characters_option->count() > 0) bench.render_counts = {bench.characters};
+    return guarded("bench", run_render_bench, bench);
+  }
 #endif
   if (*bench_cmd) return guarded("bench", run_bench, bench);
   if (*play_cmd) return guarded("play", run_play, play);

@@ -403,7 +403,7 @@ int run_render_bench(const BenchArgs& args) {
     print("%6s  %-20s %12s %14s %12s\n", "chars", "path", "CPU ms/frame", "CPU us/char", "frame ms");
   std::vector<BakedInstance> crowd;
   FrameSettings frame;
-  for (int n : {1, 100, 1000, 10000}) {
+  for (int n : args.render_counts) {
     crowd = crowd_instances(*s.asset, n, spacing);
     Vec3 clo = lo, chi = hi;
     for (const BakedInstance& b : crowd) {

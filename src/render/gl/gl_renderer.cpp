@@ -770,7 +770,7 @@ BakedDrawStats CharacterRenderer::draw_baked(std::span<const BakedInstance> inst
       palette_base[m] = total;
       total += visible * static_cast<int>(s.meshes[m].mesh->joint_remap().size());
     }
-    const GLsizeiptr palette_bytes = static_cast<GLsizeiptr>(total) * 64;
+    const GLsizeiptr palette_bytes = static_cast<GLsizeiptr>(total) * 48;  // rows 0-2 of each matrix
     if (palette_bytes > s.pose_capacity) {
       s.pose_capacity = palette_bytes * 2;
       glNamedBufferData(s.pose_ssbo, s.pose_capacity, nullptr, GL_STREAM_COPY);

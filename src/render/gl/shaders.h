@@ -84,7 +84,7 @@ uniform int u_mode;  // 0: palette, 1: static (CPU-skinned), 2: baked per vertex
 uniform int u_palette_base;   // mode 3: this mesh's first palette matrix, for this draw's first instance
 uniform int u_slots;          // mode 3: palette matrices per instance for this mesh
 uniform int u_influences;     // mode 3: influences used (4; 2 at a reduced level of detail)
-layout(std430, binding = 3) readonly buffer InstancePalettes { mat4 p_palette[]; };  // mode 3
+layout(std430, binding = 3) readonly buffer InstancePalettes { vec4 p_rows[]; };  // mode 3: rows 0-2 per matrix
 #endif
 uniform mat4 u_world;
 uniform mat4 u_view_proj;
@@ -120,14 +120,20 @@ void main() {
     }
   }
 #ifdef OSSA_INSTANCE_POSES
-  else if (u_mode == 3) {  // the palette path's arithmetic, from this instance's palette (compute pass)
-    world = mat4(i_world0, i_world1, i_world2, i_world3);
-    const int base = u_palette_base + gl_InstanceID * u_slots;
-    skin = a_weights.x * p_palette[base + int(a_joints.x)] + a_weights.y * p_palette[base + int(a_joints.y)];
-    if (u_influences > 2)  // uniform: every vertex of the draw takes the same branch
-      skin += a_weights.z * p_palette[base + int(a_joints.z)] + a_weights.w * p_palette[base + int(a_joints.w)];
-    else  // the two strongest, renormalised
-      skin *= 1.0 / max(a_weights.x + a_weights.y, 1e-6);
+  else if (u_mode == 3) {  // the palette path's blend on this instance's palette (world included), by rows
+    world = mat4(1.0);
+    const ivec4 at = (u_palette_base + gl_InstanceID * u_slots + ivec4(a_joints)) * 3;
+    vec4 w = a_weights;
+    if (u_influences <= 2) w = vec4(w.xy / max(w.x + w.y, 1e-6), 0.0, 0.0);  // the two strongest, renormalised
+    vec4 r0 = w.x * p_rows[at.x] + w.y * p_rows[at.y];
+    vec4 r1 = w.x * p_rows[at.x + 1] + w.y * p_rows[at.y + 1];
+    vec4 r2 = w.x * p_rows[at.x + 2] + w.y * p_rows[at.y + 2];
+    if (u_influences > 2) {  // uniform: every vertex of the draw takes the same branch
+      r0 += w.z * p_rows[at.z] + w.w * p_rows[at.w];
+      r1 += w.z * p_rows[at.z + 1] + w.w * p_rows[at.w + 1];
+      r2 += w.z * p_rows[at.z + 2] + w.w * p_rows[at.w + 2];
+    }
+    skin = transpose(mat4(r0, r1, r2, vec4(0, 0, 0, 1)));
   }
 #endif
   mat4 m = world * skin;
@@ -141,14 +147,15 @@ void main() {
 )";
 
 // Per-instance evaluation of the bake: one invocation per (instance, palette slot of one mesh) writes that
-// slot's skinning matrix for the instance (the bind correction applied), so the instanced vertex shader does
-// exactly the palette path's work (4 matrices per vertex) instead of sampling and interpolating the bake per
-// vertex and influence.
+// slot's skinning matrix for the instance, with the bind correction and the instance's world matrix applied
+// (rows 0-2; the last is 0 0 0 1). The instanced vertex shader then blends 4 matrices per vertex (12 loads)
+// and needs no world transform of its own: less work per vertex than palette skinning, instead of sampling and
+// interpolating the bake per vertex and influence.
 inline const char* kBakedPoseComputeShader = R"(
 layout(local_size_x = 64) in;
 layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec4 u_remap[64]; };
 layout(std430, binding = 0) readonly buffer Instances { float i_data[]; };  // 24 floats per instance
-layout(std430, binding = 3) writeonly buffer InstancePalettes { mat4 p_palette[]; };
+layout(std430, binding = 3) writeonly buffer InstancePalettes { vec4 p_rows[]; };  // rows 0-2 per matrix
 uniform int u_slots;         // palette slots of the mesh
 uniform int u_instances;     // instances to evaluate
 uniform int u_palette_base;  // where the mesh's palettes start in p_palette
@@ -165,7 +172,15 @@ void main() {
   const float t = i_data[at + 1] + u_time * i_data[at + 2], weight = i_data[at + 4];
   mat4 model = baked_model(joint, clip, t);
   if (clip2 >= 0 && weight > 0.0) model = lerp_matrix(model, baked_model(joint, clip2, t), weight);
-  p_palette[u_palette_base + id] = u_corrected ? model * u_bind_correction[slot] : model;
+  const int w = instance * 24;  // the instance's world matrix, column-major
+  const mat4 world = mat4(i_data[w], i_data[w + 1], i_data[w + 2], i_data[w + 3], i_data[w + 4], i_data[w + 5],
+                          i_data[w + 6], i_data[w + 7], i_data[w + 8], i_data[w + 9], i_data[w + 10], i_data[w + 11],
+                          i_data[w + 12], i_data[w + 13], i_data[w + 14], i_data[w + 15]);
+  const mat4 rows = transpose(world * (u_corrected ? model * u_bind_correction[slot] : model));
+  const int row = (u_palette_base + id) * 3;
+  p_rows[row] = rows[0];
+  p_rows[row + 1] = rows[1];
+  p_rows[row + 2] = rows[2];
 }
 )";
 
