@@ -263,6 +263,27 @@ TEST(FixedRateClip, TheShortLastIntervalInterpolatesOverItsOwnLength) {
   }
 }
 
+// A duration a hair over a whole number of frames (within the 1e-3-frame slack of Clip::frame_count_for): the
+// last stored frame is still the pose at the clip's end, not at frame_count / rate. Truth: the source track
+// moves 1 m/s, so the last frame holds x = duration.
+TEST(FixedRateClip, TheLastFrameIsTheClipsEndEvenWithinTheFrameSlack) {
+  Skeleton skeleton = two_joints();
+  RawClip raw;
+  raw.name = "hair";
+  raw.duration = 1.00005f;  // 10 fps: 10.0005 frames, stored as 11 (0, 0.1, ..., 0.9, then the end)
+  RawTrack track;
+  track.joint = 1;
+  track.translation_times = {0, raw.duration};
+  track.translations = {{0, 1, 0}, {raw.duration, 1, 0}};
+  raw.tracks.push_back(track);
+  auto clip = Clip::build_fixed_rate(raw, skeleton, 10);
+  ASSERT_TRUE(clip) << clip.error();
+  ASSERT_EQ(clip->frame_count(), 11);
+  const JointPose& last =
+      clip->frames()[static_cast<size_t>(clip->frame_count() - 1) * clip->joint_count() + 1];
+  EXPECT_FLOAT_EQ(last.translation[0], raw.duration);
+}
+
 // ------------------------------------------------------------------------------------- texture paths
 
 struct TexturedModel {
