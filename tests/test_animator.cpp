@@ -216,6 +216,22 @@ TEST(Animator, RootMotionAtNonZeroYawFollowsTheRightHandRule) {
   EXPECT_NEAR(total.yaw, kPi / 2, 1e-5f);
 }
 
+// A root track of a clip whose last interval is short (1.05 s at 10 fps: frames at 0, 0.1, ..., 1.0, 1.05)
+// interpolates that interval over its own length. Truth: the root walks 1 m/s along +x, so x = t.
+TEST(Animator, RootMotionTrackInterpolatesTheShortLastInterval) {
+  CharacterAsset c = make_character();
+  std::vector<JointPose> data;
+  for (int f = 0; f < 12; ++f)
+    for (int j = 0; j < 3; ++j)
+      data.push_back(pose(j == 0 ? Vec3{f < 11 ? f / 10.f : 1.05f, 0, 0} : Vec3{0, 1, 0}));
+  auto walk = Clip::from_frames("Walk", 1.05f, 10.f, 3, std::move(data));
+  ASSERT_TRUE(walk) << walk.error();
+  auto in_place = extract_root_motion(*walk, c.skeleton, 0);
+  ASSERT_TRUE(in_place) << in_place.error();
+  for (float t : {0.95f, 1.0f, 1.01f, 1.025f, 1.04f, 1.05f})
+    EXPECT_NEAR(in_place->track.at(t).x, t, 1e-5f) << "at " << t;
+}
+
 // Root motion: a clip that walks 2 m along +z while turning 90 deg, played in place; deltas summed over
 // updates equal the clip's displacement, across wraps and in reverse.
 TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
