@@ -232,6 +232,24 @@ TEST(Animator, RootMotionTrackInterpolatesTheShortLastInterval) {
     EXPECT_NEAR(in_place->track.at(t).x, t, 1e-5f) << "at " << t;
 }
 
+// A root that turns three quarters of a turn (past +-180 deg, where atan2 wraps), either way, accumulates
+// its heading: the track turns +-270 deg at constant speed, not -+90.
+TEST(Animator, RootMotionHeadingAccumulatesPastHalfATurn) {
+  CharacterAsset c = make_character();
+  for (float direction : {1.f, -1.f}) {
+    SCOPED_TRACE(direction > 0 ? "turning left" : "turning right");
+    Clip spin = make_clip("Spin", 11, [&](int f, int j) {
+      return j == 0 ? pose({}, quat_from_axis_angle({0, 1, 0}, direction * 1.5f * kPi * f / 10.f))
+                    : pose({0, 1, 0});
+    });
+    auto in_place = extract_root_motion(spin, c.skeleton, 0);
+    ASSERT_TRUE(in_place) << in_place.error();
+    for (float t : {0.25f, 0.5f, 0.75f, 1.f})
+      EXPECT_NEAR(in_place->track.at(t).yaw, direction * 1.5f * kPi * t, 1e-4f) << "at " << t;
+    EXPECT_NEAR(in_place->track.total().yaw, direction * 1.5f * kPi, 1e-4f);
+  }
+}
+
 // Root motion: a clip that walks 2 m along +z while turning 90 deg, played in place; deltas summed over
 // updates equal the clip's displacement, across wraps and in reverse.
 TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
