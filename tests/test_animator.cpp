@@ -216,6 +216,24 @@ TEST(Animator, RootMotionAtNonZeroYawFollowsTheRightHandRule) {
   EXPECT_NEAR(total.yaw, kPi / 2, 1e-5f);
 }
 
+// Notify times in a 2 s clip (hand values): a ratio is a fraction of the clip's duration; a state must end
+// within the clip, wherever it starts.
+TEST(Notifies, RatiosScaleWithTheClipAndStatesEndInsideIt) {
+  const std::vector<ClipTiming> clips = {{"Long", 2.f}};
+  auto set = parse_notifies(R"({"clips": {"Long": [{"name": "Quarter", "ratio": 0.25},
+                                                   {"name": "Hold", "time": 1.5, "duration": 0.5}]}})",
+                            "long.json", clips);
+  ASSERT_TRUE(set) << set.error();
+  ASSERT_EQ(set->clips[0].instants.size(), 1u);
+  EXPECT_FLOAT_EQ(set->clips[0].instants[0].time, 0.5f);
+  ASSERT_EQ(set->clips[0].states.size(), 1u);
+  EXPECT_FLOAT_EQ(set->clips[0].states[0].time, 1.5f);
+  auto late = parse_notifies(R"({"clips": {"Long": [{"name": "Hold", "time": 1.5, "duration": 0.75}]}})",
+                             "late.json", clips);
+  ASSERT_FALSE(late);
+  EXPECT_NE(late.error().find("after the clip's end"), std::string::npos) << late.error();
+}
+
 // A root track of a clip whose last interval is short (1.05 s at 10 fps: frames at 0, 0.1, ..., 1.0, 1.05)
 // interpolates that interval over its own length. Truth: the root walks 1 m/s along +x, so x = t.
 TEST(Animator, RootMotionTrackInterpolatesTheShortLastInterval) {
