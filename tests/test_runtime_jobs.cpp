@@ -189,6 +189,44 @@ TEST(RuntimeJobs, SimdPathsAgreeWithScalar) {
   set_simd_level(best_simd_level());
 }
 
+// Blending two poses whose rotations lie on opposite hemispheres (q and -q are one rotation) takes the short
+// way, at every SIMD level and on both blend paths (two unmasked layers: the SIMD kernel; masked layers: the
+// general loop). Truth, by hand: blending the rotation by angle a with the one by angle b about the same
+// axis, at weight 0.25, gives the rotation by a + 0.25 (b - a) (to nlerp's accuracy on 0.6 rad: 2e-3).
+TEST(RuntimeJobs, BlendingTakesTheShortArcAcrossHemispheresAtEveryLevel) {
+  constexpr int kJoints = 9;  // two SIMD blocks of four and a tail
+  const Vec3 axis = normalize(Vec3{0.3f, 1, -0.2f});
+  std::vector<JointPose> a(kJoints), b(kJoints), rest(kJoints), out(kJoints);
+  for (int j = 0; j < kJoints; ++j) {
+    const Quat qa = quat_from_axis_angle(axis, 0.2f * j), qb = quat_from_axis_angle(axis, 0.2f * j + 0.6f);
+    const Quat stored = j % 2 ? Quat{-qb.x, -qb.y, -qb.z, -qb.w} : qb;  // every other on the far hemisphere
+    std::memcpy(a[j].rotation, &qa, 16);
+    std::memcpy(b[j].rotation, &stored, 16);
+  }
+  const std::vector<float> full(kJoints, 1.f);
+  for (SimdLevel level : {SimdLevel::kScalar, SimdLevel::kSse2, SimdLevel::kAvx2}) {
+    if (static_cast<int>(level) > static_cast<int>(best_simd_level())) continue;
+    set_simd_level(level);
+    for (bool masked : {false, true}) {
+      const BlendLayer layers[2] = {
+          {a, 0.75f, masked ? std::span<const float>(full) : std::span<const float>()},
+          {b, 0.25f, masked ? std::span<const float>(full) : std::span<const float>()}};
+      ASSERT_TRUE((BlendJob{layers, {}, rest, out}.run()));
+      for (int j = 0; j < kJoints; ++j) {
+        SCOPED_TRACE(testing::Message() << to_string(level) << (masked ? ", masked" : "") << ", joint " << j);
+        Quat q{out[j].rotation[0], out[j].rotation[1], out[j].rotation[2], out[j].rotation[3]};
+        const Quat expected = quat_from_axis_angle(axis, 0.2f * j + 0.25f * 0.6f);
+        if (dot(q, expected) < 0) q = {-q.x, -q.y, -q.z, -q.w};
+        EXPECT_NEAR(q.x, expected.x, 2e-3f);
+        EXPECT_NEAR(q.y, expected.y, 2e-3f);
+        EXPECT_NEAR(q.z, expected.z, 2e-3f);
+        EXPECT_NEAR(q.w, expected.w, 2e-3f);
+      }
+    }
+  }
+  set_simd_level(best_simd_level());
+}
+
 // Compressed clips decode to the same bits at every SIMD level: the compressor measured its bound on the
 // decoded values, so a machine with another instruction set must not get different ones.
 TEST(RuntimeJobs, CompressedClipsDecodeBitIdenticallyAtEverySimdLevel) {
