@@ -191,6 +191,54 @@ TEST(Render, BakedInstancingMatchesPaletteSkinning) {
   std::printf("  %d frames compared\n", compared);
 }
 
+// The sample with its first clip replaced by one whose last interval is `last_interval` frames long and ends
+// in a pose from the middle of the clip (a large jump, so interpolating that interval wrongly shows).
+Clip short_last_interval_clip(const Clip& source, float last_interval) {
+  const int joints = source.joint_count(), n = source.frame_count();
+  std::vector<JointPose> frames(source.frames().begin(), source.frames().end());
+  std::copy_n(source.frames().begin() + static_cast<size_t>(n / 2) * joints, joints,
+              frames.begin() + static_cast<size_t>(n - 1) * joints);
+  const float duration = (n - 2 + last_interval) / source.frame_rate();
+  auto clip = Clip::from_frames("short_end", duration, source.frame_rate(), joints, std::move(frames));
+  EXPECT_TRUE(clip) << clip.error();
+  return std::move(clip).value();
+}
+
+// The baked shader interpolates a clip's short last interval over its own length, as the runtime does: half a
+// frame long here, drawn a quarter of a frame into it, i.e. halfway (a full-frame alpha would be 0.25).
+// Truth: palette skinning of the two frames' model matrices lerped at 0.5, which is what the bake must
+// compute.
+TEST(Render, BakedShaderInterpolatesTheShortLastInterval) {
+  REQUIRE_GL();
+  auto m = load(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  ASSERT_TRUE(m);
+  m->asset->clips[0] =
+      short_last_interval_clip(m->asset->clips[2], 0.5f);  // from Walk: mid-stride at the end
+  auto baked = bake_animation(*m->asset);
+  ASSERT_TRUE(baked) << baked.error();
+  m->renderer->set_baked(*baked);
+  const Clip& clip = m->asset->clips[0];
+  const float start = (clip.frame_count() - 2) / clip.frame_rate(), t = start + 0.25f / clip.frame_rate();
+  std::vector<Mat4> model = pose(*m->asset, 0, start);
+  const std::vector<Mat4> end = pose(*m->asset, 0, clip.duration());
+  for (size_t j = 0; j < model.size(); ++j)
+    for (int e = 0; e < 16; ++e) model[j].m[e] += (end[j].m[e] - model[j].m[e]) * 0.5f;
+  FrameSettings frame = frame_for(*m->asset, 160, LightingMode::kLambert);
+  m->renderer->begin_frame(frame);
+  m->renderer->draw_palette(Mat4{}, model);
+  Image palette = m->renderer->end_frame();
+  BakedInstance instance;
+  instance.time = t;
+  instance.speed = 0;
+  for (BakedEvaluation evaluation : {BakedEvaluation::kPerInstance, BakedEvaluation::kPerVertex}) {
+    m->renderer->begin_frame(frame);
+    m->renderer->draw_baked(std::span(&instance, 1), 0, {evaluation, true, 0});
+    ImageDifference d = compare_images(palette, m->renderer->end_frame(), 8);
+    EXPECT_LE(d.fraction_over, 0.001) << to_string(evaluation);
+    std::printf("  %s: %.4f of pixels over 8/255\n", to_string(evaluation), d.fraction_over);
+  }
+}
+
 // A crowd of the bundled sample on a 7 x 7 grid, every instance at its own clip, phase, speed and crossfade.
 struct Crowd {
   std::unique_ptr<Loaded> m;
