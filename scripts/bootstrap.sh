@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Ossa builds with (only those missing), then configures and builds a preset.
 # Usage: scripts/bootstrap.sh [PRESET]   (default: release). Idempotent; quick when nothing changed.
+# PRESET aarch64 (the cross build of ossa::runtime and its tests, run under qemu) also installs the arm64
+# packages below, once Debian's arm64 architecture is enabled (dpkg --add-architecture arm64).
 set -euo pipefail
 preset="${1:-release}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,6 +20,13 @@ packages=(
   libepoxy-dev libegl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL 4.5, headless (llvmpipe)
   libstb-dev libgif-dev  # PNG / GIF output
 )
+# Only for the aarch64 preset: the cross compiler, qemu to run the tests, the runtime's libraries for arm64.
+if [ "$preset" = aarch64 ]; then
+  packages+=(
+    g++-aarch64-linux-gnu qemu-user
+    libxxhash-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,6 +37,9 @@ if ((${#missing[@]})); then
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
+  if [ "$preset" = aarch64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    "${sudo_cmd[@]}" dpkg --add-architecture arm64
+  fi
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

@@ -16,6 +16,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <system_error>
@@ -27,15 +28,18 @@
 #include <unistd.h>
 #include <csignal>
 
-#include "oracle_compare.h"
 #include "ossa/asset/character.h"
 #include "ossa/asset/notifies.h"
+#ifdef OSSA_HAS_IMPORT
+#include "oracle_compare.h"
 #include "ossa/import/import.h"
+#endif
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/executor.h"
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/thread_pool.h"
+#include "synthetic_character.h"
 
 namespace ossa {
 namespace {
@@ -355,10 +359,14 @@ TEST(ThreadPool, CallerBlocksInsteadOfSpinningWhileWorkersFinish) {
 
 // simd_level may be changed while jobs run on other threads (a data race before it was atomic).
 TEST(ThreadPool, SetSimdLevelWhileJobsRun) {
+#ifdef OSSA_HAS_IMPORT
   auto scene = import_file(test::source_dir() + "/assets/sample/ossa_sample.glb");
   ASSERT_TRUE(scene) << scene.error();
   auto asset = CharacterAsset::build(*scene);
   ASSERT_TRUE(asset) << asset.error();
+#else  // runtime-only builds: a character made in code
+  auto asset = std::optional<CharacterAsset>(test::synthetic_character());
+#endif
   const SimdLevel saved = simd_level();
   within(kLimit, "set_simd_level during jobs", [&] {
     ThreadPool pool(3);
@@ -383,13 +391,21 @@ struct SampleFixture {
   NotifySet notifies;
 };
 
+// The bundled sample with its notifies; where only the runtime is built, the synthetic character (whose clips
+// carry the sample's names, so the same notifies attach).
 const SampleFixture* sample() {
   static const SampleFixture* fixture = [] {
-    const std::string base = test::source_dir() + "/assets/sample/ossa_sample";
+    const std::string base = std::string(OSSA_SOURCE_DIR) + "/assets/sample/ossa_sample";
+#ifdef OSSA_HAS_IMPORT
     auto scene = import_file(base + ".glb");
     if (!scene) return static_cast<SampleFixture*>(nullptr);
     auto asset = CharacterAsset::build(*scene);
     if (!asset) return static_cast<SampleFixture*>(nullptr);
+#else
+    const std::optional<test::SyntheticScene> scene = test::synthetic_scene();
+    auto asset = CharacterAsset::build(scene->skeleton, scene->clips, scene->meshes, "synthetic");
+    if (!asset) return static_cast<SampleFixture*>(nullptr);
+#endif
     std::vector<ClipTiming> timings;
     for (const RawClip& c : scene->clips) timings.push_back({c.name, c.duration});
     auto notifies = load_notifies(base + ".notifies.json", timings);

@@ -11,13 +11,27 @@ SimdLevel detect() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SimdLevel::kAvx2;
   return SimdLevel::kSse2;
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+  return SimdLevel::kNeon;
 #else
   return SimdLevel::kScalar;
 #endif
 }
 const SimdLevel kBest = detect();
-// Atomic so that set_simd_level may run while jobs read it (relaxed: a plain load on x86).
+// Atomic so that set_simd_level may run while jobs read it (relaxed: a plain load on x86 and AArch64).
 std::atomic<SimdLevel> g_level{kBest};
+bool available(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::kScalar:
+      return true;
+    case SimdLevel::kSse2:
+      return kBest == SimdLevel::kSse2 || kBest == SimdLevel::kAvx2;
+    case SimdLevel::kAvx2:
+    case SimdLevel::kNeon:
+      return kBest == level;
+  }
+  return false;
+}
 }  // namespace
 
 SimdLevel simd_level() {
@@ -27,7 +41,7 @@ SimdLevel best_simd_level() {
   return kBest;
 }
 void set_simd_level(SimdLevel level) {
-  g_level.store(static_cast<int>(level) > static_cast<int>(kBest) ? kBest : level, std::memory_order_relaxed);
+  g_level.store(available(level) ? level : kBest, std::memory_order_relaxed);
 }
 const char* to_string(SimdLevel level) {
   switch (level) {
@@ -37,6 +51,8 @@ const char* to_string(SimdLevel level) {
       return "sse2";
     case SimdLevel::kAvx2:
       return "avx2+fma";
+    case SimdLevel::kNeon:
+      return "neon";
   }
   return "?";
 }
@@ -52,6 +68,8 @@ const Kernels& active_kernels() {
     default:
       return kScalarKernels;
   }
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+  return g_level.load(std::memory_order_relaxed) == SimdLevel::kNeon ? kNeonKernels : kScalarKernels;
 #else
   return kScalarKernels;
 #endif

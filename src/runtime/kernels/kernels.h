@@ -1,5 +1,5 @@
-// Internal: the inner loops of the runtime jobs, one table per instruction set (scalar, SSE2, AVX2+FMA).
-// The jobs validate their inputs and then call the active table; kernels assume valid input.
+// Internal: the inner loops of the runtime jobs, one table per instruction set (scalar, SSE2, AVX2+FMA,
+// NEON). The jobs validate their inputs and then call the active table; kernels assume valid input.
 #pragma once
 
 #include <cstdint>
@@ -35,13 +35,14 @@ struct Kernels {
                            JointPose* out);
 };
 
-// The plain C++ decode, shared by the scalar and SSE2 tables.
+// The plain C++ decode, shared by the scalar and SSE2 tables (SSE2 lacks a per-lane variable shift).
 void decode_quantized_scalar(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
                              JointPose* out);
 
 extern const Kernels kScalarKernels;
 extern const Kernels kSse2Kernels;
 extern const Kernels kAvx2Kernels;
+extern const Kernels kNeonKernels;
 const Kernels& active_kernels();
 
 }  // namespace ossa::detail

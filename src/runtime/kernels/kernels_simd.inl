@@ -1,79 +1,55 @@
-// SIMD kernels, written once with SSE intrinsics and compiled twice: as SSE2 (kernels_sse2.cpp) and with
-// AVX2 + FMA enabled (kernels_avx2.cpp), where madd() becomes a fused multiply-add and the compiler uses VEX
-// encodings. The including file defines OSSA_KERNEL_NS and OSSA_KERNEL_TABLE.
-#include <immintrin.h>
-
+// SIMD kernels, written once in the four-float operations of vec4.h and compiled three times: as SSE2
+// (kernels_sse2.cpp), with AVX2 + FMA enabled (kernels_avx2.cpp: madd() becomes a fused multiply-add, VEX
+// encodings, and the AVX2-only skinning and decode below) and for AArch64 NEON (kernels_neon.cpp: fused
+// madd(), its own decode below). The including file defines OSSA_KERNEL_NS and OSSA_KERNEL_TABLE.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernels.h"
+#include "vec4.h"
 
 namespace ossa::detail {
 namespace OSSA_KERNEL_NS {
 namespace {
 
-inline __m128 madd(__m128 a, __m128 b, __m128 c) {
-#ifdef __FMA__
-  return _mm_fmadd_ps(a, b, c);
-#else
-  return _mm_add_ps(_mm_mul_ps(a, b), c);
-#endif
-}
-#define OSSA_SPLAT(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
-
-// 1/sqrt(x) in every lane: the hardware estimate refined by one Newton step (~1e-7 relative error).
-inline __m128 rsqrt_nr(__m128 x) {
-  __m128 y = _mm_rsqrt_ps(x);
-  __m128 yyx = _mm_mul_ps(_mm_mul_ps(y, y), x);
-  return _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), y), _mm_sub_ps(_mm_set1_ps(3.0f), yyx));
-}
-
-inline __m128 dot4_all(__m128 a) {  // a.a in every lane
-  __m128 sq = _mm_mul_ps(a, a);
-  __m128 s = _mm_add_ps(sq, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
-}
-
-inline __m128 dot4(__m128 a, __m128 b) {  // a.b in every lane
-  __m128 p = _mm_mul_ps(a, b);
-  __m128 s = _mm_add_ps(p, _mm_shuffle_ps(p, p, _MM_SHUFFLE(2, 3, 0, 1)));
-  return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
-}
+using namespace vec4;
 
 // Normalises four quaternions at once: transposed so that each lane is one quaternion (structure of arrays),
 // one rsqrt for the four, transposed back. Saves the per-joint horizontal sums of dot4_all.
-inline void normalize4(__m128& q0, __m128& q1, __m128& q2, __m128& q3) {
-  __m128 x = q0, y = q1, z = q2, w = q3;
-  _MM_TRANSPOSE4_PS(x, y, z, w);
-  __m128 len2 = madd(x, x, madd(y, y, madd(z, z, _mm_mul_ps(w, w))));
-  __m128 inv = rsqrt_nr(len2);
-  x = _mm_mul_ps(x, inv), y = _mm_mul_ps(y, inv), z = _mm_mul_ps(z, inv), w = _mm_mul_ps(w, inv);
-  _MM_TRANSPOSE4_PS(x, y, z, w);
+inline void normalize4(F4& q0, F4& q1, F4& q2, F4& q3) {
+  F4 x = q0, y = q1, z = q2, w = q3;
+  transpose(x, y, z, w);
+  F4 len2 = madd(x, x, madd(y, y, madd(z, z, mul(w, w))));
+  F4 inv = rsqrt_nr(len2);
+  x = mul(x, inv), y = mul(y, inv), z = mul(z, inv), w = mul(w, inv);
+  transpose(x, y, z, w);
   q0 = x, q1 = y, q2 = z, q3 = w;
 }
 
 template <bool kShortest>
 void blend_poses_t(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
-  const __m128 t = _mm_set1_ps(alpha);
+  const F4 t = set1(alpha);
   auto lerp_joint = [&](int j) {  // translation and scale stored, the rotation returned unnormalised
-    __m128 ta = _mm_load_ps(a[j].translation), sa = _mm_load_ps(a[j].scale);
-    _mm_store_ps(out[j].translation, madd(_mm_sub_ps(_mm_load_ps(b[j].translation), ta), t, ta));
-    _mm_store_ps(out[j].scale, madd(_mm_sub_ps(_mm_load_ps(b[j].scale), sa), t, sa));
-    __m128 ra = _mm_load_ps(a[j].rotation), rb = _mm_load_ps(b[j].rotation);
-    if constexpr (kShortest) rb = _mm_xor_ps(rb, _mm_and_ps(dot4(ra, rb), _mm_set1_ps(-0.f)));
-    return madd(_mm_sub_ps(rb, ra), t, ra);
+    F4 ta = load(a[j].translation), sa = load(a[j].scale);
+    store(out[j].translation, madd(sub(load(b[j].translation), ta), t, ta));
+    store(out[j].scale, madd(sub(load(b[j].scale), sa), t, sa));
+    F4 ra = load(a[j].rotation), rb = load(b[j].rotation);
+    if constexpr (kShortest) rb = flip_sign(rb, dot4(ra, rb));
+    return madd(sub(rb, ra), t, ra);
   };
   int j = 0;
   for (; j + 4 <= count; j += 4) {
-    __m128 r0 = lerp_joint(j), r1 = lerp_joint(j + 1), r2 = lerp_joint(j + 2), r3 = lerp_joint(j + 3);
+    F4 r0 = lerp_joint(j), r1 = lerp_joint(j + 1), r2 = lerp_joint(j + 2), r3 = lerp_joint(j + 3);
     normalize4(r0, r1, r2, r3);
-    _mm_store_ps(out[j].rotation, r0);
-    _mm_store_ps(out[j + 1].rotation, r1);
-    _mm_store_ps(out[j + 2].rotation, r2);
-    _mm_store_ps(out[j + 3].rotation, r3);
+    store(out[j].rotation, r0);
+    store(out[j + 1].rotation, r1);
+    store(out[j + 2].rotation, r2);
+    store(out[j + 3].rotation, r3);
   }
   for (; j < count; ++j) {
-    __m128 r = lerp_joint(j);
-    _mm_store_ps(out[j].rotation, _mm_mul_ps(r, rsqrt_nr(dot4_all(r))));
+    F4 r = lerp_joint(j);
+    store(out[j].rotation, mul(r, rsqrt_nr(dot4_all(r))));
   }
 }
 
@@ -87,70 +63,58 @@ void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count,
 
 void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
                    const JointPose* b1, float beta, float weight, int count, JointPose* out) {
-  const __m128 ta_ = _mm_set1_ps(alpha), tb_ = _mm_set1_ps(beta), w = _mm_set1_ps(weight);
-  const __m128 sign_bit = _mm_set1_ps(-0.f);
+  const F4 ta_ = set1(alpha), tb_ = set1(beta), w = set1(weight);
   for (int j = 0; j < count; ++j) {
-    __m128 a0r = _mm_load_ps(a0[j].rotation), b0r = _mm_load_ps(b0[j].rotation);
-    __m128 ra = madd(_mm_sub_ps(_mm_load_ps(a1[j].rotation), a0r), ta_, a0r);
-    __m128 rb = madd(_mm_sub_ps(_mm_load_ps(b1[j].rotation), b0r), tb_, b0r);
-    rb = _mm_xor_ps(rb, _mm_and_ps(dot4(ra, rb), sign_bit));
-    __m128 r = madd(_mm_sub_ps(rb, ra), w, ra);
-    _mm_store_ps(out[j].rotation, _mm_mul_ps(r, rsqrt_nr(dot4_all(r))));
-    __m128 a0t = _mm_load_ps(a0[j].translation), b0t = _mm_load_ps(b0[j].translation);
-    __m128 ta = madd(_mm_sub_ps(_mm_load_ps(a1[j].translation), a0t), ta_, a0t);
-    __m128 tb = madd(_mm_sub_ps(_mm_load_ps(b1[j].translation), b0t), tb_, b0t);
-    _mm_store_ps(out[j].translation, madd(_mm_sub_ps(tb, ta), w, ta));
-    __m128 a0s = _mm_load_ps(a0[j].scale), b0s = _mm_load_ps(b0[j].scale);
-    __m128 sa = madd(_mm_sub_ps(_mm_load_ps(a1[j].scale), a0s), ta_, a0s);
-    __m128 sb = madd(_mm_sub_ps(_mm_load_ps(b1[j].scale), b0s), tb_, b0s);
-    _mm_store_ps(out[j].scale, madd(_mm_sub_ps(sb, sa), w, sa));
+    F4 a0r = load(a0[j].rotation), b0r = load(b0[j].rotation);
+    F4 ra = madd(sub(load(a1[j].rotation), a0r), ta_, a0r);
+    F4 rb = madd(sub(load(b1[j].rotation), b0r), tb_, b0r);
+    rb = flip_sign(rb, dot4(ra, rb));
+    F4 r = madd(sub(rb, ra), w, ra);
+    store(out[j].rotation, mul(r, rsqrt_nr(dot4_all(r))));
+    F4 a0t = load(a0[j].translation), b0t = load(b0[j].translation);
+    F4 ta = madd(sub(load(a1[j].translation), a0t), ta_, a0t);
+    F4 tb = madd(sub(load(b1[j].translation), b0t), tb_, b0t);
+    store(out[j].translation, madd(sub(tb, ta), w, ta));
+    F4 a0s = load(a0[j].scale), b0s = load(b0[j].scale);
+    F4 sa = madd(sub(load(a1[j].scale), a0s), ta_, a0s);
+    F4 sb = madd(sub(load(b1[j].scale), b0s), tb_, b0s);
+    store(out[j].scale, madd(sub(sb, sa), w, sa));
   }
 }
 
 struct Columns {
-  __m128 c[4];
+  F4 c[4];
 };
 
 inline Columns load_columns(const float* m) {
-  return {{_mm_load_ps(m), _mm_load_ps(m + 4), _mm_load_ps(m + 8), _mm_load_ps(m + 12)}};
+  return {{load(m), load(m + 4), load(m + 8), load(m + 12)}};
 }
 inline void store_columns(const Columns& c, float* m) {
-  for (int k = 0; k < 4; ++k) _mm_store_ps(m + 4 * k, c.c[k]);
-}
-
-// Broadcast of one float from memory: a plain load with AVX (vbroadcastss), load + shuffle with SSE2.
-inline __m128 broadcast(const float* p) {
-#ifdef __AVX__
-  return _mm_broadcast_ss(p);
-#else
-  return _mm_load1_ps(p);
-#endif
+  for (int k = 0; k < 4; ++k) store(m + 4 * k, c.c[k]);
 }
 
 // Rotation * scale entries of T * R * S for four joints at once, structure of arrays: rs[e][k] is entry e
 // (column-major 3x3: m00 m10 m20 m01 m11 m21 m02 m12 m22) of joint k. Computing four joints per instruction
 // and then broadcasting entries from memory keeps the shuffle port free for the products below.
 inline void rotation_scale4(const JointPose* p, float rs[9][4]) {
-  __m128 x = _mm_load_ps(p[0].rotation), y = _mm_load_ps(p[1].rotation), z = _mm_load_ps(p[2].rotation),
-         w = _mm_load_ps(p[3].rotation);
-  _MM_TRANSPOSE4_PS(x, y, z, w);
-  __m128 sx = _mm_load_ps(p[0].scale), sy = _mm_load_ps(p[1].scale), sz = _mm_load_ps(p[2].scale),
-         unused = _mm_load_ps(p[3].scale);
-  _MM_TRANSPOSE4_PS(sx, sy, sz, unused);
-  const __m128 one = _mm_set1_ps(1.f);
-  const __m128 x2 = _mm_add_ps(x, x), y2 = _mm_add_ps(y, y), z2 = _mm_add_ps(z, z);
-  const __m128 xx = _mm_mul_ps(x, x2), yy = _mm_mul_ps(y, y2), zz = _mm_mul_ps(z, z2);
-  const __m128 xy = _mm_mul_ps(x, y2), xz = _mm_mul_ps(x, z2), yz = _mm_mul_ps(y, z2);
-  const __m128 wx = _mm_mul_ps(w, x2), wy = _mm_mul_ps(w, y2), wz = _mm_mul_ps(w, z2);
-  _mm_store_ps(rs[0], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sx));
-  _mm_store_ps(rs[1], _mm_mul_ps(_mm_add_ps(xy, wz), sx));
-  _mm_store_ps(rs[2], _mm_mul_ps(_mm_sub_ps(xz, wy), sx));
-  _mm_store_ps(rs[3], _mm_mul_ps(_mm_sub_ps(xy, wz), sy));
-  _mm_store_ps(rs[4], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sy));
-  _mm_store_ps(rs[5], _mm_mul_ps(_mm_add_ps(yz, wx), sy));
-  _mm_store_ps(rs[6], _mm_mul_ps(_mm_add_ps(xz, wy), sz));
-  _mm_store_ps(rs[7], _mm_mul_ps(_mm_sub_ps(yz, wx), sz));
-  _mm_store_ps(rs[8], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz));
+  F4 x = load(p[0].rotation), y = load(p[1].rotation), z = load(p[2].rotation), w = load(p[3].rotation);
+  transpose(x, y, z, w);
+  F4 sx = load(p[0].scale), sy = load(p[1].scale), sz = load(p[2].scale), unused = load(p[3].scale);
+  transpose(sx, sy, sz, unused);
+  const F4 one = set1(1.f);
+  const F4 x2 = add(x, x), y2 = add(y, y), z2 = add(z, z);
+  const F4 xx = mul(x, x2), yy = mul(y, y2), zz = mul(z, z2);
+  const F4 xy = mul(x, y2), xz = mul(x, z2), yz = mul(y, z2);
+  const F4 wx = mul(w, x2), wy = mul(w, y2), wz = mul(w, z2);
+  store(rs[0], mul(sub(one, add(yy, zz)), sx));
+  store(rs[1], mul(add(xy, wz), sx));
+  store(rs[2], mul(sub(xz, wy), sx));
+  store(rs[3], mul(sub(xy, wz), sy));
+  store(rs[4], mul(sub(one, add(xx, zz)), sy));
+  store(rs[5], mul(add(yz, wx), sy));
+  store(rs[6], mul(add(xz, wy), sz));
+  store(rs[7], mul(sub(yz, wx), sz));
+  store(rs[8], mul(sub(one, add(xx, yy)), sz));
 }
 
 // parent * TRS(joint k of the block): columns 0-2 from the broadcast rotation-scale entries, column 3 from
@@ -158,17 +122,17 @@ inline void rotation_scale4(const JointPose* p, float rs[9][4]) {
 inline Columns multiply_local(const Columns& a, const float rs[9][4], int k, const float* t) {
   Columns r;
   for (int c = 0; c < 3; ++c) {
-    __m128 r01 = madd(a.c[0], broadcast(&rs[3 * c][k]), _mm_mul_ps(a.c[1], broadcast(&rs[3 * c + 1][k])));
+    F4 r01 = madd(a.c[0], broadcast(&rs[3 * c][k]), mul(a.c[1], broadcast(&rs[3 * c + 1][k])));
     r.c[c] = madd(a.c[2], broadcast(&rs[3 * c + 2][k]), r01);
   }
-  r.c[3] = _mm_add_ps(madd(a.c[0], broadcast(t), _mm_mul_ps(a.c[1], broadcast(t + 1))),
-                      madd(a.c[2], broadcast(t + 2), a.c[3]));
+  r.c[3] =
+      add(madd(a.c[0], broadcast(t), mul(a.c[1], broadcast(t + 1))), madd(a.c[2], broadcast(t + 2), a.c[3]));
   return r;
 }
 
 inline Columns local_columns(const float rs[9][4], int k, const float* t) {
-  return {{_mm_set_ps(0, rs[2][k], rs[1][k], rs[0][k]), _mm_set_ps(0, rs[5][k], rs[4][k], rs[3][k]),
-           _mm_set_ps(0, rs[8][k], rs[7][k], rs[6][k]), _mm_set_ps(1, t[2], t[1], t[0])}};
+  return {{setr(rs[0][k], rs[1][k], rs[2][k], 0), setr(rs[3][k], rs[4][k], rs[5][k], 0),
+           setr(rs[6][k], rs[7][k], rs[8][k], 0), setr(t[0], t[1], t[2], 1)}};
 }
 
 // Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a
@@ -213,17 +177,12 @@ void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap
     const Columns a = load_columns(model[remap ? remap[k] : k].m);
     const float* b = inverse_binds[k].m;
     for (int c = 0; c < 4; ++c) {
-      __m128 r = madd(a.c[0], broadcast(b + 4 * c), _mm_mul_ps(a.c[1], broadcast(b + 4 * c + 1)));
+      F4 r = madd(a.c[0], broadcast(b + 4 * c), mul(a.c[1], broadcast(b + 4 * c + 1)));
       r = madd(a.c[2], broadcast(b + 4 * c + 2), r);
-      if (c == 3) r = _mm_add_ps(r, a.c[3]);
-      _mm_store_ps(out[k].m + 4 * c, r);
+      if (c == 3) r = add(r, a.c[3]);
+      store(out[k].m + 4 * c, r);
     }
   }
-}
-
-inline void store3(float* out, __m128 v) {
-  _mm_storel_pi(reinterpret_cast<__m64*>(out), v);
-  _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
 }
 
 template <int K, bool kNormals, bool kTangents>
@@ -240,26 +199,26 @@ void skin_loop(const SkinningJob& job) {
   for (int v = 0; v < job.vertex_count; ++v, indices += K, weights += K) {
     // Blend the (affine) palette matrices: columns 0-2 and the translation column.
     const float* m0 = palette[indices[0]].m;
-    __m128 w = _mm_set1_ps(weights[0]);
-    __m128 c0 = _mm_mul_ps(_mm_load_ps(m0), w), c1 = _mm_mul_ps(_mm_load_ps(m0 + 4), w);
-    __m128 c2 = _mm_mul_ps(_mm_load_ps(m0 + 8), w), c3 = _mm_mul_ps(_mm_load_ps(m0 + 12), w);
+    F4 w = set1(weights[0]);
+    F4 c0 = mul(load(m0), w), c1 = mul(load(m0 + 4), w);
+    F4 c2 = mul(load(m0 + 8), w), c3 = mul(load(m0 + 12), w);
     for (int i = 1; i < K; ++i) {
       const float* m = palette[indices[i]].m;
-      w = _mm_set1_ps(weights[i]);
-      c0 = madd(_mm_load_ps(m), w, c0);
-      c1 = madd(_mm_load_ps(m + 4), w, c1);
-      c2 = madd(_mm_load_ps(m + 8), w, c2);
-      c3 = madd(_mm_load_ps(m + 12), w, c3);
+      w = set1(weights[i]);
+      c0 = madd(load(m), w, c0);
+      c1 = madd(load(m + 4), w, c1);
+      c2 = madd(load(m + 8), w, c2);
+      c3 = madd(load(m + 12), w, c3);
     }
     const float* p = reinterpret_cast<const float*>(in_p);
-    __m128 r = madd(c0, _mm_set1_ps(p[0]), c3);
-    r = madd(c1, _mm_set1_ps(p[1]), r);
-    r = madd(c2, _mm_set1_ps(p[2]), r);
+    F4 r = madd(c0, set1(p[0]), c3);
+    r = madd(c1, set1(p[1]), r);
+    r = madd(c2, set1(p[2]), r);
     if constexpr (kNormals) {
       const float* n = reinterpret_cast<const float*>(in_n);
-      __m128 rn = _mm_mul_ps(c0, _mm_set1_ps(n[0]));
-      rn = madd(c1, _mm_set1_ps(n[1]), rn);
-      rn = madd(c2, _mm_set1_ps(n[2]), rn);
+      F4 rn = mul(c0, set1(n[0]));
+      rn = madd(c1, set1(n[1]), rn);
+      rn = madd(c2, set1(n[2]), rn);
       store3(reinterpret_cast<float*>(out_n), rn);
       in_n += job.in_normals_stride;
       out_n += job.out_normals_stride;
@@ -267,9 +226,9 @@ void skin_loop(const SkinningJob& job) {
     if constexpr (kTangents) {
       const float* t = reinterpret_cast<const float*>(in_t);
       const float sign = t[3];
-      __m128 rt = _mm_mul_ps(c0, _mm_set1_ps(t[0]));
-      rt = madd(c1, _mm_set1_ps(t[1]), rt);
-      rt = madd(c2, _mm_set1_ps(t[2]), rt);
+      F4 rt = mul(c0, set1(t[0]));
+      rt = madd(c1, set1(t[1]), rt);
+      rt = madd(c2, set1(t[2]), rt);
       float* ot = reinterpret_cast<float*>(out_t);
       store3(ot, rt);
       ot[3] = sign;
@@ -396,14 +355,39 @@ void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int r
   for (const Clip::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
     _mm_storeu_ps(d->kind == 0 ? out[d->joint].translation : out[d->joint].scale, decode(*d));
 }
+#elif defined(__ARM_NEON)
+// NEON: as the AVX2 decode above, lane for lane (a negative vshl is the right shift). Only single IEEE
+// operations: vmulq then vaddq (never vfmaq), and w from the same scalar expression as rebuild_rotation, so
+// the results are the scalar decoder's bits.
+void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+                      JointPose* out) {
+  auto decode = [frame](const Clip::DecodeStep& d) {
+    uint32_t w0, w1, w2;
+    std::memcpy(&w0, frame + d.byte[0], 4);
+    std::memcpy(&w1, frame + d.byte[1], 4);
+    std::memcpy(&w2, frame + d.byte[2], 4);
+    uint32x4_t q = vcombine_u32(vcreate_u32(w0 | static_cast<uint64_t>(w1) << 32), vcreate_u32(w2));
+    q = vandq_u32(vshlq_u32(q, vnegq_s32(vreinterpretq_s32_u32(vld1q_u32(d.shift)))), vld1q_u32(d.mask));
+    return vaddq_f32(vld1q_f32(d.base), vmulq_f32(vld1q_f32(d.step), vcvtq_f32_u32(q)));
+  };
+  for (const Clip::DecodeStep* d = steps; d != steps + rotations; ++d) {
+    const float32x4_t v = decode(*d);
+    const float32x4_t sq = vmulq_f32(v, v);
+    const float sum = (vgetq_lane_f32(sq, 0) + vgetq_lane_f32(sq, 1)) + vgetq_lane_f32(sq, 2);
+    // vsqrt (fsqrt): the correctly rounded root, without std::sqrt's errno branch.
+    const float w = vget_lane_f32(vsqrt_f32(vdup_n_f32(std::max(1.f - sum, 0.f))), 0);
+    vst1q_f32(out[d->joint].rotation, vsetq_lane_f32(w, v, 3));
+  }
+  for (const Clip::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
+    vst1q_f32(d->kind == 0 ? out[d->joint].translation : out[d->joint].scale, decode(*d));
+}
 #endif
 
-#undef OSSA_SPLAT
 #undef OSSA_SKIN_LOOP
 }  // namespace
 }  // namespace OSSA_KERNEL_NS
 
-#ifdef __AVX2__
+#if defined(__AVX2__) || defined(__ARM_NEON)
 #define OSSA_DECODE_QUANTIZED OSSA_KERNEL_NS::decode_quantized
 #else
 #define OSSA_DECODE_QUANTIZED decode_quantized_scalar

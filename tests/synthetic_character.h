@@ -1,0 +1,30 @@
+// Test helper: a character made in code (no model file, no assimp), for the tests that must also run where
+// only ossa::runtime is built (the aarch64 cross build under qemu). Deterministic for a given seed.
+//
+// Shaped like the bundled sample where it matters to the runtime: clips named "Armature|Walk", "|Wave",
+// "|Idle" and "|Turn" (so assets/sample/ossa_sample.notifies.json attaches to them), keys at 30 fps, a
+// skinned mesh with positions, normals and tangents. Beyond the sample: joint counts that are not multiples
+// of four, branches that do not follow their parent, non-uniform scale keys, a second mesh with 2 influences
+// and a palette remap.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ossa/asset/character.h"
+#include "ossa/asset/raw.h"
+
+namespace ossa::test {
+
+struct SyntheticScene {
+  RawSkeleton skeleton;
+  std::vector<RawClip> clips;
+  std::vector<RawMesh> meshes;
+};
+
+SyntheticScene synthetic_scene(int joints = 33, uint32_t seed = 1);
+// The scene built into runtime assets (aborts the test binary when the builder refuses it: a bug here).
+CharacterAsset synthetic_character(int joints = 33, uint32_t seed = 1,
+                                   const CharacterBuildOptions& options = {});
+
+}  // namespace ossa::test
