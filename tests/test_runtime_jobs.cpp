@@ -122,6 +122,27 @@ TEST(RuntimeJobs, AgreeWithReferenceOnEveryClip) {
     std::printf("  ../shared/models not found: only the bundled sample was checked\n");
 }
 
+// Additive layers apply as blend_job.h documents, checked against hand values: at weight 0.5, a delta of
+// translation (0, 0.4, 0), scale 1.5 and a 60-degree turn about z adds (0, 0.2, 0), scales by 1.25 and turns
+// by 30 degrees (nlerp from identity to 60 degrees at 0.5 is exactly 30).
+TEST(RuntimeJobs, AdditiveLayersFollowTheDocumentedRule) {
+  std::vector<JointPose> base(1), delta(1), rest(1), out(1);
+  base[0].translation[0] = 1;
+  for (int i = 0; i < 3; ++i) base[0].scale[i] = 2;
+  delta[0].translation[1] = 0.4f;
+  for (int i = 0; i < 3; ++i) delta[0].scale[i] = 1.5f;
+  const Quat turn = quat_from_axis_angle({0, 0, 1}, 3.14159265f / 3);
+  std::memcpy(delta[0].rotation, &turn, 16);
+  const BlendLayer layer{base, 1.f, {}}, additive{delta, 0.5f, {}};
+  ASSERT_TRUE((BlendJob{std::span(&layer, 1), std::span(&additive, 1), rest, out}.run()));
+  EXPECT_NEAR(out[0].translation[0], 1.f, 1e-6f);
+  EXPECT_NEAR(out[0].translation[1], 0.2f, 1e-6f);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(out[0].scale[i], 2.5f, 1e-6f);
+  const Quat expected = quat_from_axis_angle({0, 0, 1}, 3.14159265f / 6);
+  EXPECT_NEAR(out[0].rotation[2], expected.z, 1e-6f);
+  EXPECT_NEAR(out[0].rotation[3], expected.w, 1e-6f);
+}
+
 TEST(RuntimeJobs, LocalToModelUpdatesOnlyTheRequestedSubtree) {
   auto scene = import_file(source_dir() + "/assets/sample/ossa_sample.fbx");
   ASSERT_TRUE(scene);
