@@ -15,6 +15,7 @@
 #include "ossa/import/import.h"
 #include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/blend_job.h"
+#include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
@@ -141,6 +142,48 @@ TEST(RuntimeJobs, AdditiveLayersFollowTheDocumentedRule) {
   const Quat expected = quat_from_axis_angle({0, 0, 1}, 3.14159265f / 6);
   EXPECT_NEAR(out[0].rotation[2], expected.z, 1e-6f);
   EXPECT_NEAR(out[0].rotation[3], expected.w, 1e-6f);
+}
+
+// A joint index equal to the palette's size is one past its end: refused, like any larger one.
+TEST(RuntimeJobs, SkinningRefusesAnIndexOnePastThePalette) {
+  const Mat4 palette[2];
+  const uint16_t joints[2] = {0, 2};
+  const float weights[2] = {0.5f, 0.5f}, position[3] = {1, 2, 3};
+  float out[3] = {};
+  SkinningJob job;
+  job.vertex_count = 1;
+  job.influences = 2;
+  job.joint_indices = joints;
+  job.joint_weights = weights;
+  job.palette = palette;
+  job.in_positions = position;
+  job.out_positions = out;
+  EXPECT_FALSE(job.validate());
+  EXPECT_FALSE(job.run());
+  EXPECT_EQ(out[0], 0.f) << "ran although invalid";
+  const uint16_t in_range[2] = {0, 1};
+  job.joint_indices = in_range;
+  EXPECT_TRUE(job.run());
+}
+
+// A crowd character's clock wraps however far one update moves it, forwards and backwards (hand values on a
+// 1 s clip: 0.5 + 2.7 = 3.2 -> 0.2; 0.5 - 2.7 = -2.2 -> 0.8).
+TEST(RuntimeJobs, CrowdClocksWrapAcrossSeveralClipLengths) {
+  RawSkeleton raw;
+  raw.joints.resize(1);
+  raw.joints[0].name = "root";
+  auto skeleton = Skeleton::build(raw);
+  ASSERT_TRUE(skeleton) << skeleton.error();
+  std::vector<JointPose> frames(11);
+  auto clip = Clip::from_frames("second", 1.f, 10.f, 1, frames);
+  ASSERT_TRUE(clip) << clip.error();
+  for (float speed : {1.f, -1.f}) {
+    CharacterInstance c;
+    c.init(*skeleton, &*clip, 0.5f);
+    c.speed = speed;
+    ASSERT_TRUE(update_character(*skeleton, c, 2.7f));
+    EXPECT_NEAR(c.time, speed > 0 ? 0.2f : 0.8f, 1e-5f) << "speed " << speed;
+  }
 }
 
 TEST(RuntimeJobs, LocalToModelUpdatesOnlyTheRequestedSubtree) {
