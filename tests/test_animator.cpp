@@ -234,6 +234,33 @@ TEST(Notifies, RatiosScaleWithTheClipAndStatesEndInsideIt) {
   EXPECT_NE(late.error().find("after the clip's end"), std::string::npos) << late.error();
 }
 
+// During a crossfade the root moves by the two clips' deltas weighted like their poses (hand values): a clip
+// walking 1 m/s along +z fades over 1 s into one walking 2 m/s along +x; the update that ends 0.3 s into
+// the fade (incoming weight 0.3) moves 0.7 * 0.1 m along z and 0.3 * 0.2 m along x.
+TEST(Animator, RootMotionDuringACrossfadeIsWeightedLikeThePoses) {
+  CharacterAsset c = make_character();
+  std::vector<RootMotionTrack> tracks;
+  for (Vec3 velocity : {Vec3{0, 0, 1}, Vec3{2, 0, 0}}) {
+    auto in_place =
+        extract_root_motion(make_clip("Walk", 21,
+                                      [&](int f, int j) {
+                                        return j == 0 ? pose(velocity * (f / 10.f)) : pose({0, 1, 0});
+                                      }),
+                            c.skeleton, 0);
+    ASSERT_TRUE(in_place) << in_place.error();
+    c.clips.push_back(std::move(in_place->clip));
+    tracks.push_back(in_place->track);
+  }
+  Animator a(c, nullptr, tracks);
+  a.play(0);
+  a.update(0.5f);
+  ASSERT_TRUE(a.crossfade(1, 1.f));
+  a.update(0.2f);
+  a.update(0.1f);  // the fade is now 0.3 s old
+  EXPECT_NEAR(a.root_delta().z, 0.7f * 0.1f, 1e-5f);
+  EXPECT_NEAR(a.root_delta().x, 0.3f * 0.2f, 1e-5f);
+}
+
 // A root track of a clip whose last interval is short (1.05 s at 10 fps: frames at 0, 0.1, ..., 1.0, 1.05)
 // interpolates that interval over its own length. Truth: the root walks 1 m/s along +x, so x = t.
 TEST(Animator, RootMotionTrackInterpolatesTheShortLastInterval) {
