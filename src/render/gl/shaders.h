@@ -21,14 +21,14 @@ enum : int { kBindPalette = 0, kBindMeshBind = 1, kBindClips = 2 };
 enum : int { kUnitDiffuse = 0, kUnitNormal = 1, kUnitBaked = 2 };
 enum : int { kBindPoses = 3 };  // shader storage: per-instance poses (compute output, vertex input)
 enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3 };
-// Sources are assembled as kGlslVersion + parts: the vertex shader is kCharacterVertexInputs + kBakedSampling +
-// kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read shader storage); the
+// Sources are assembled as kGlslVersion + parts: the vertex shader is kCharacterVertexInputs + kBakedSampling
+// + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read shader storage); the
 // compute pass is kBakedSampling + kBakedPoseComputeShader.
 inline const char* kGlslVersion = "#version 450 core\n";
 inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
 
-// The baked animation texture and its clip table, read by the vertex shader (per-vertex evaluation) and by the
-// per-instance compute pass: one copy of the sampling, so the two evaluations agree.
+// The baked animation texture and its clip table, read by the vertex shader (per-vertex evaluation) and by
+// the per-instance compute pass: one copy of the sampling, so the two evaluations agree.
 inline const char* kBakedSampling = R"(
 layout(std140, binding = 2) uniform Clips { vec4 u_clip[64]; };  // frames, frame rate, duration, layer
 layout(binding = 2) uniform sampler2DArray u_baked;
@@ -149,8 +149,8 @@ void main() {
 // Per-instance evaluation of the bake: one invocation per (instance, palette slot of one mesh) writes that
 // slot's skinning matrix for the instance, with the bind correction and the instance's world matrix applied
 // (rows 0-2; the last is 0 0 0 1). The instanced vertex shader then blends 4 matrices per vertex (12 loads)
-// and needs no world transform of its own: less work per vertex than palette skinning, instead of sampling and
-// interpolating the bake per vertex and influence.
+// and needs no world transform of its own: less work per vertex than palette skinning, instead of sampling
+// and interpolating the bake per vertex and influence.
 inline const char* kBakedPoseComputeShader = R"(
 layout(local_size_x = 64) in;
 layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec4 u_remap[64]; };
