@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "ossa/runtime/playhead.h"
 
@@ -232,6 +233,39 @@ TEST(Playhead, StatesPairAcrossWrapsAndBigSteps) {
   p.end_states(out);  // stop: the open state ends
   ASSERT_EQ(out.events().size(), 1u);
   EXPECT_EQ(out.events()[0].type, EventType::kEnd);
+}
+
+// States on the closed range [time, time + duration] (playhead.h), stepped by hand in 0.25 s steps of a 1 s
+// repeating clip: [0.25, 0.5] begins on the step that reaches 0.25 and ends on the one that passes 0.5 (at
+// 0.5 the playhead is still inside); [0.75, 1] ends at the wrap (after the loop event, counted in the new
+// pass) and begins again next pass.
+TEST(Playhead, StatesEndWhenThePlayheadLeavesTheClosedRangeOrWraps) {
+  ClipNotifies n;
+  n.states = {{0, 0.25f, 0.25f, ""}, {0, 0.75f, 0.25f, ""}};
+  Playhead p;
+  EventBuffer out;
+  p.start(1.f, LoopMode::kRepeat, 0, 0, &n);
+  std::vector<std::string> steps;
+  for (int i = 0; i < 8; ++i) {
+    out.clear();
+    p.advance(0.25, out);
+    std::string step;
+    for (const PlaybackEvent& e : out.events()) {
+      step += std::string(to_string(e.type)) + (e.notify >= 0 ? std::to_string(e.notify) : "") + "@";
+      step += std::to_string(static_cast<int>(e.time * 100 + 0.5f)) + "/" + std::to_string(e.loop) + " ";
+    }
+    steps.push_back(step);
+  }
+  const std::vector<std::string> expected = {
+      "begin0@25/0 ",             // 0 -> 0.25
+      "",                         // 0.25 -> 0.5: still inside [0.25, 0.5]
+      "end0@50/0 begin1@75/0 ",   // 0.5 -> 0.75
+      "loop@100/1 end1@100/1 ",   // 0.75 -> 1: the wrap, then the state it leaves
+      "begin0@25/1 ",             // 0 -> 0.25
+      "",                         // 0.25 -> 0.5
+      "end0@50/1 begin1@75/1 ",   // 0.5 -> 0.75
+      "loop@100/2 end1@100/2 "};  // 0.75 -> 1
+  EXPECT_EQ(steps, expected);
 }
 
 TEST(Playhead, MatchesClosedFormReferenceOnRandomSequences) {
