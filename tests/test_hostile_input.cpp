@@ -194,8 +194,9 @@ TEST(HostileOssa, RootMotionNumbersAreChecked) {
   EXPECT_FALSE(decode_ossa(bytes, "hostile.ossa")) << "root motion lasting 1e30 s loaded";
 }
 
-// A mesh whose influence points past its palette, behind a valid checksum: the index would reach the GPU.
-TEST(HostileOssa, MeshJointIndicesPastThePaletteAreRefused) {
+// A mesh whose influence points past its palette, whose triangle points past its vertices or whose palette
+// slot points past the skeleton, behind a valid checksum: each index would reach the GPU or a job unchecked.
+TEST(HostileOssa, MeshIndicesOnePastTheirRangeAreRefused) {
   OssaFile file = small_file(Clip::Layout::kKeyed);
   RawMesh raw;
   raw.name = "m";
@@ -210,22 +211,45 @@ TEST(HostileOssa, MeshJointIndicesPastThePaletteAreRefused) {
   auto mesh = SkinnedMesh::build(raw, *file.skeleton);
   ASSERT_TRUE(mesh) << mesh.error();
   file.meshes.push_back(std::move(mesh).value());
-  const std::vector<uint8_t> good = encode_ossa(file);
+  std::vector<uint8_t> good = encode_ossa(file);
   ASSERT_TRUE(decode_ossa(good, "good.ossa"));
   // Mesh section: name (u64 length, bytes), i32 material, u32 influences, then arrays of (u64 count, values):
-  // positions, normals, tangents, uvs (floats), indices (u32), joints (u16), ...
-  std::vector<uint8_t> bytes = good;
-  uint64_t at = 8 + 1 + 4 + 4;
-  for (size_t element : {sizeof(float), sizeof(float), sizeof(float), sizeof(float), sizeof(uint32_t)}) {
-    uint64_t count = 0;
-    for (auto& s : sections(bytes))
-      if (type_of(s) == 2) std::memcpy(&count, s.payload + at, 8);
-    at += 8 + count * element;
+  // positions, normals, tangents, uvs (floats), indices (u32), joints (u16), weights (float), palette map
+  // (u16).
+  const size_t element_sizes[] = {4, 4, 4, 4, 4, 2, 4, 2};
+  auto array_at = [&](int array) {  // offset of array `array`'s count in the mesh section's payload
+    uint64_t at = 8 + 1 + 4 + 4;
+    for (int a = 0; a < array; ++a) {
+      uint64_t count = 0;
+      for (auto& s : sections(good))
+        if (type_of(s) == 2) std::memcpy(&count, s.payload + at, 8);
+      at += 8 + count * element_sizes[a];
+    }
+    return at;
+  };
+  struct Case {
+    const char* what;
+    int array;
+    uint64_t element;
+    uint16_t value16;
+    uint32_t value32;
+  };
+  // Each one past the end of what it indexes: a slot of 2 palette slots, vertex 3 of 3, joint 2 of 2.
+  const Case cases[] = {
+      {"an influence past the palette", 5, 1, 2, 0},
+      {"a triangle index past the vertices", 4, 2, 0, 3},
+      {"a palette slot past the skeleton", 7, 1, static_cast<uint16_t>(file.skeleton->joint_count()), 0}};
+  for (const Case& c : cases) {
+    std::vector<uint8_t> bytes = good;
+    const uint64_t at = array_at(c.array) + 8 + c.element * element_sizes[c.array];
+    if (element_sizes[c.array] == 2)
+      test::patch_ossa_section(bytes, 2, at, c.value16);
+    else
+      test::patch_ossa_section(bytes, 2, at, c.value32);
+    auto loaded = decode_ossa(bytes, "hostile.ossa");
+    ASSERT_FALSE(loaded) << c.what << " loaded";
+    EXPECT_NE(loaded.error().find("hostile.ossa"), std::string::npos) << loaded.error();
   }
-  test::patch_ossa_section(bytes, 2, at + 8 + 2, uint16_t{2});  // the second vertex's slot: 2 of 2 slots
-  auto loaded = decode_ossa(bytes, "hostile.ossa");
-  ASSERT_FALSE(loaded) << "an influence past the palette loaded";
-  EXPECT_NE(loaded.error().find("hostile.ossa"), std::string::npos) << loaded.error();
 }
 
 TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
