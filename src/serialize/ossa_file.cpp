@@ -250,8 +250,6 @@ std::string decode_mesh(Reader& r, const Skeleton* skeleton, std::vector<Skinned
     return where + ": a value is not finite";
   for (uint32_t i : raw.indices)
     if (i >= n) return where + ": an index points past the vertices";
-  for (uint16_t j : remap)
-    if (j >= skeleton->joint_count()) return where + ": the palette map points past the skeleton";
   raw.material = material;
   raw.influences_per_vertex = static_cast<int>(influences);
   raw.skinned = true;
