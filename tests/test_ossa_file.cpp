@@ -314,6 +314,19 @@ TEST(OssaFile, OversizedCountsAndWrongVersionsAreClearErrors) {
     EXPECT_NE(r3.error().find("unsupported version " + std::to_string(version)), std::string::npos)
         << r3.error();
   }
+  // A section table entry (32 bytes from offset 32: u32 type, u32 index, u64 offset, u64 length, u64
+  // checksum) whose length runs past the end of the file, from an offset inside it: refused before anything
+  // reads it.
+  for (uint64_t extra : {uint64_t{1}, uint64_t{1} << 40, ~uint64_t{0}}) {
+    std::vector<uint8_t> long_section = bytes;
+    uint64_t offset;
+    std::memcpy(&offset, long_section.data() + 32 + 8, 8);
+    const uint64_t length = extra == ~uint64_t{0} ? extra : long_section.size() - offset + extra;
+    std::memcpy(long_section.data() + 32 + 16, &length, 8);
+    auto r5 = decode_ossa(long_section, "long.ossa");
+    ASSERT_FALSE(r5) << "length " << length;
+    EXPECT_NE(r5.error().find("lies outside the file"), std::string::npos) << r5.error();
+  }
   // Not an .ossa file at all.
   std::vector<uint8_t> text(64, 'x');
   auto r4 = decode_ossa(text, "text.ossa");
