@@ -420,9 +420,16 @@ TEST_F(CliHostile, SixtyThousandJointsStayLinear) {
   int rotations = b.add_floats({0, 0, 0, 1, 0, 0.7071068f, 0, 0.7071068f}, "VEC4");
   b.doc()["animations"] = turn_animation(times, rotations, 1);
   b.write(path("many.gltf"));
-  EXPECT_TRUE(ends_with(ossa({"info", "many.gltf"}, 60), kOk));
-  EXPECT_TRUE(ends_with(ossa({"convert", "many.gltf", "-o", "many.ossa"}, 60), kOk));
-  EXPECT_TRUE(ends_with(ossa({"eval", "many.ossa", "--time", "0.5"}, 60), kOk));
+  // Measured: ~16 s per command under ASan on an idle 2-core machine, over 60 s when the machine is also
+  // building; 3 minutes there still catches the quadratic steps, which took many minutes.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int kLimit = 180;
+#else
+  constexpr int kLimit = 60;
+#endif
+  EXPECT_TRUE(ends_with(ossa({"info", "many.gltf"}, kLimit), kOk));
+  EXPECT_TRUE(ends_with(ossa({"convert", "many.gltf", "-o", "many.ossa"}, kLimit), kOk));
+  EXPECT_TRUE(ends_with(ossa({"eval", "many.ossa", "--time", "0.5"}, kLimit), kOk));
 }
 
 }  // namespace
