@@ -403,6 +403,18 @@ TEST(Render, LightingModesMatchGoldenImages) {
   EXPECT_TRUE(context()->take_errors().empty());
 }
 
+// Half floats round to nearest (IEEE binary16, hand values): 1 + 0.75 ulp rounds up to 0x3C01 (1 + 2^-10),
+// 1 + 0.25 ulp down to 0x3C00; -2 - 0.75 ulp to 0xC001 (sign kept); 65504 is the largest half.
+TEST(Render, HalfFloatsRoundToNearest) {
+  const float ulp = 1.f / 1024;
+  EXPECT_EQ(float_to_half(1.f + 0.75f * ulp), 0x3C01);
+  EXPECT_EQ(float_to_half(1.f + 0.25f * ulp), 0x3C00);
+  EXPECT_EQ(float_to_half(-2.f - 1.5f * ulp), 0xC001);
+  EXPECT_EQ(float_to_half(65504.f), 0x7BFF);
+  EXPECT_EQ(half_to_float(0x3C01), 1.f + ulp);
+  EXPECT_EQ(half_to_float(0xC001), -2.f - 2 * ulp);
+}
+
 TEST(Render, HalfPrecisionBakeReportsItsError) {
   auto scene = import_file(test::source_dir() + "/assets/sample/ossa_sample.glb");
   ASSERT_TRUE(scene);
