@@ -246,7 +246,9 @@ struct CharacterRenderer::Impl {
              pose_capacity = 0;            // bytes allocated in instance_vbo and pose_ssbo (palettes)
   std::vector<BakedClipInfo> baked_clips;  // frame counts, rates, per-frame bounds (culling)
   std::vector<float> instance_data;        // scratch: the visible instances, 24 floats each
-  GLuint dummy_instance_vbo = 0;           // one zero instance: keeps binding 2 valid for non-instanced draws
+  std::vector<const BakedInstance*> reduced_instances;  // scratch: instances drawn at reduced detail
+  std::vector<int> palette_base;                        // scratch: each mesh's first per-instance palette row
+  GLuint dummy_instance_vbo = 0;  // one zero instance: keeps binding 2 valid for non-instanced draws
   GLuint line_vao = 0, line_vbo = 0;
   GLuint fbo = 0, color_rb = 0, depth_rb = 0;
   int fbo_width = 0, fbo_height = 0;
@@ -708,7 +710,8 @@ BakedDrawStats CharacterRenderer::draw_baked(std::span<const BakedInstance> inst
   // Visible instances, full detail first, then the reduced ones: per instance world (16 floats), clip, time,
   // speed, clip2, weight (+3 padding) = 24 floats.
   s.instance_data.clear();
-  std::vector<const BakedInstance*> reduced;
+  std::vector<const BakedInstance*>& reduced = s.reduced_instances;
+  reduced.clear();
   auto append = [&](const BakedInstance& b) {
     const size_t at = s.instance_data.size();
     s.instance_data.resize(at + 24, 0.f);
@@ -763,7 +766,8 @@ BakedDrawStats CharacterRenderer::draw_baked(std::span<const BakedInstance> inst
   glNamedBufferSubData(s.instance_vbo, 0, instance_bytes, s.instance_data.data());
 
   // Per-instance palettes: mesh after mesh, instance-major within a mesh (slot order, as the palette path's).
-  std::vector<int> palette_base(s.meshes.size(), 0);
+  std::vector<int>& palette_base = s.palette_base;
+  palette_base.assign(s.meshes.size(), 0);
   if (per_instance) {
     int total = 0;
     for (size_t m = 0; m < s.meshes.size(); ++m) {
