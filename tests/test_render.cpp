@@ -52,7 +52,7 @@ std::unique_ptr<Loaded> load(const std::string& path) {
   auto asset = CharacterAsset::build(out->scene);
   if (!asset) return nullptr;
   out->asset = std::make_unique<CharacterAsset>(std::move(asset).value());
-  auto renderer = CharacterRenderer::create(*out->asset, out->scene);
+  auto renderer = create_gl_renderer(context(), *out->asset, out->scene);
   if (!renderer) {
     ADD_FAILURE() << renderer.error();
     return nullptr;
@@ -449,7 +449,7 @@ TEST(Render, OssaCharacterDrawsLikeItsImport) {
   ASSERT_TRUE(decoded) << decoded.error();
   auto asset = decoded->character();
   ASSERT_TRUE(asset) << asset.error();
-  auto from_ossa = CharacterRenderer::create(*asset, decoded->materials, decoded->textures, true);
+  auto from_ossa = create_gl_renderer(context(), *asset, decoded->materials, decoded->textures, true);
   ASSERT_TRUE(from_ossa) << from_ossa.error();
   const int walk = asset->find_clip("Walk");
   ASSERT_GE(walk, 0);

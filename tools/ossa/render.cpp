@@ -80,7 +80,7 @@ std::optional<Session> open_session(const std::string& file) {
   s.character = std::move(character);
   s.asset = &s.character->asset;
   // The renderer draws runtime assets: the same path for an import and a .ossa.
-  auto renderer = CharacterRenderer::create(*s.asset, s.character->materials, s.character->textures,
+  auto renderer = create_gl_renderer(s.gl, *s.asset, s.character->materials, s.character->textures,
                                             s.character->flip_textures);
   if (!renderer) {
     print_error("ossa: %s: %s\n", file.c_str(), renderer.error().c_str());

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   auto gl = ossa::GlContext::create_headless();
   if (!gl) return std::fprintf(stderr, "%s\n", gl.error().c_str()), 1;
   const ossa::LoadedCharacter& c = **hero;
-  auto renderer = ossa::CharacterRenderer::create(c.asset, c.materials, c.textures, c.flip_textures);
+  auto renderer = ossa::create_gl_renderer(*gl, c.asset, c.materials, c.textures, c.flip_textures);
   if (!renderer) return std::fprintf(stderr, "%s\n", renderer.error().c_str()), 1;
   ossa::Animator anim = c.animator();
   if (!anim.play(c.asset.find_clip("Walk"))) return std::fprintf(stderr, "no Walk\n"), 1;

@@ -1,0 +1,121 @@
+// ossa/render/renderer.h — what every rendering backend draws, and how it is asked to.
+//
+//   auto gl = ossa::GlContext::create_headless();                  // or ossa::D3D11Device::create()
+//   auto renderer = ossa::create_gl_renderer(*gl, asset, materials, textures);
+//   renderer->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
+//   renderer->draw_palette(world, animator.model());              // GPU skinning, each mesh's palette
+//   ossa::Image image = renderer->end_frame();
+//
+// A CharacterRenderer draws one character's meshes through three skinning paths that share one pipeline
+// (vertex layout, lighting), so they can be compared pixel by pixel: palette skinning (each mesh's palette,
+// model * inverse bind per palette slot, uploaded per draw; meshes over 256 palette joints are refused at
+// creation), CPU skinning (the runtime's SkinningJob, then the skinned vertices are uploaded: the reference),
+// and baked instancing (skinning matrices read from a BakedAnimation in one instanced draw per mesh; per
+// instance: world matrix, clip, time, speed, optional second clip and blend weight; frames and clips are
+// interpolated on the GPU, by default once per instance, optionally per vertex; crowds are culled by the
+// bake's per-frame bounds and may use fewer influences far away). Lighting: Phong, Blinn-Phong, Lambert,
+// unlit, texture-only; one directional light plus ambient; diffuse texture and tangent-space normal map when
+// present. Backends (OpenGL 4.5 in gl_renderer.h, Direct3D 11 in d3d11_renderer.h) implement the same
+// interface from one shared description of each draw, so their pixels agree (tests compare them).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "ossa/asset/character.h"
+#include "ossa/asset/raw.h"
+#include "ossa/render/baked_animation.h"
+#include "ossa/render/image.h"
+
+namespace ossa {
+
+enum class LightingMode { kPhong, kBlinnPhong, kLambert, kUnlit, kTextureOnly };
+enum class SkinningPath { kGpuPalette, kCpu, kBaked };
+const char* to_string(LightingMode mode);
+bool parse_lighting_mode(const std::string& text, LightingMode& out);
+
+struct Camera {
+  Vec3 eye{0, 1, 4}, target{0, 1, 0};
+  float fov_y_degrees = 35, near_plane = 0.05f, far_plane = 100;
+};
+// A camera that sees the box [lo, hi] whole from the front-right, slightly above.
+Camera frame_bounds(Vec3 lo, Vec3 hi, float aspect);
+
+struct FrameSettings {
+  int width = 512, height = 512;
+  Camera camera;
+  LightingMode lighting = LightingMode::kBlinnPhong;
+  bool grid = true;
+  Vec4 clear{0.15f, 0.16f, 0.19f, 1};
+};
+
+// How draw_baked() evaluates the bake for a crowd.
+enum class BakedEvaluation {
+  // A compute pass turns each instance's (clip, time, second clip, weight) into its skinning matrices once;
+  // the instanced draw then reads 4 matrices per vertex, as palette skinning does. The default where the
+  // backend has it (CharacterRenderer::has_per_instance_evaluation()); else draw_baked() falls back to
+  // kPerVertex.
+  kPerInstance,
+  // Every vertex samples and interpolates the bake for each of its influences (no compute pass): 6 texel
+  // fetches and a matrix lerp per influence, twice that while two clips blend.
+  kPerVertex,
+};
+const char* to_string(BakedEvaluation evaluation);
+
+struct BakedDrawOptions {
+  BakedEvaluation evaluation = BakedEvaluation::kPerInstance;
+  // Skips instances whose animated bounds (the bake's per-frame boxes around the skinned vertices, for the
+  // frames the shader interpolates) lie outside the view. Exact: it never drops a visible vertex.
+  bool cull = true;
+  // Level of detail: an instance whose bounding sphere's radius on screen is below this many pixels is
+  // skinned with its 2 strongest influences, renormalised (per-instance evaluation only). 0: off.
+  float lod_pixels = 0;
+};
+
+struct BakedDrawStats {
+  int drawn = 0;    // instances drawn
+  int culled = 0;   // instances outside the view, not drawn
+  int reduced = 0;  // of those drawn, skinned with 2 influences (level of detail)
+};
+
+struct BakedInstance {
+  Mat4 world;
+  int clip = 0;
+  float time = 0;   // seconds into the clip at global time 0
+  float speed = 1;  // clip time = time + global_time * speed, looped
+  int clip2 = -1;   // optional second clip, blended with `weight` (same clock)
+  float weight = 0;
+};
+
+// One character's meshes, materials and textures on one device. Made by a backend's create function, which
+// uploads the meshes and textures: keep the CharacterAsset alive while the renderer lives (materials and
+// textures are not referenced after). Calls come from the thread that owns the device.
+class CharacterRenderer {
+ public:
+  virtual ~CharacterRenderer() = default;
+  CharacterRenderer(const CharacterRenderer&) = delete;
+  CharacterRenderer& operator=(const CharacterRenderer&) = delete;
+
+  virtual const char* backend() const = 0;      // "OpenGL 4.5", "Direct3D 11"
+  virtual std::string device_name() const = 0;  // the adapter or GL renderer, for reports
+  virtual bool has_per_instance_evaluation() const = 0;
+
+  virtual void set_baked(const BakedAnimation& baked) = 0;  // uploads the texture array for draw_baked()
+
+  virtual void begin_frame(const FrameSettings& settings) = 0;
+  virtual void draw_palette(const Mat4& world, std::span<const Mat4> model) = 0;
+  virtual void draw_cpu(const Mat4& world, std::span<const Mat4> model) = 0;
+  // One instanced draw per mesh (two with level of detail) for every instance; needs set_baked().
+  virtual BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
+                                    const BakedDrawOptions& options = {}) = 0;
+  // Lines from each joint to its parent, over the character.
+  virtual void draw_skeleton(const Mat4& world, std::span<const Mat4> model) = 0;
+  virtual Image end_frame() = 0;  // waits for the GPU and reads the frame back (top row first)
+  virtual void finish() = 0;  // waits for the GPU to complete what was submitted (no read back: for timing)
+
+ protected:
+  CharacterRenderer() = default;
+};
+
+}  // namespace ossa

@@ -1,0 +1,82 @@
+// Internal: the one description of what a character draw needs, shared by every backend (gl/, d3d11/), so
+// that they cannot drift: the camera's matrices, the vertex layout, each mesh's material and bake bindings,
+// the CPU-skinned vertex stream, the grid and skeleton lines, and the culled, level-of-detail-sorted instance
+// list of a baked crowd. Backends only turn these into API calls (and shaders into their language).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ossa/render/renderer.h"
+
+namespace ossa::detail {
+
+constexpr int kMaxPaletteJoints = 256;  // per mesh draw (uniform buffer / palette rows)
+constexpr int kMaxBakedClips = 64;      // rows of the clip table
+
+// Clip space: OpenGL maps depth to [-1, 1], Direct3D to [0, 1].
+enum class DepthRange { kMinusOneToOne, kZeroToOne };
+Mat4 look_at(Vec3 eye, Vec3 target, Vec3 up);
+Mat4 view_projection(const FrameSettings& frame, DepthRange range);
+
+// Lines as pairs of vertices, each x y z r g b.
+std::vector<float> grid_lines(const Camera& camera);  // 20 cells around the target, a power of ten each
+std::vector<float> skeleton_lines(std::span<const int> parents, const Mat4& world,
+                                  std::span<const Mat4> model);
+
+// The static vertex stream of every path: 72 bytes, interleaved.
+struct StaticVertex {
+  float position[3], normal[3], tangent[4], uv[2];
+  uint16_t joints[4];
+  float weights[4];
+};
+static_assert(sizeof(StaticVertex) == 72);
+std::vector<StaticVertex> static_vertices(const SkinnedMesh& mesh);
+
+// The CPU path's stream: position 3, normal 3, tangent 4 per vertex, skinned by the runtime's SkinningJob.
+constexpr int kSkinnedFloats = 10;
+struct CpuSkinningScratch {
+  std::vector<Mat4> palette;
+  std::vector<float> normals, tangents;  // stand-ins for meshes without them
+};
+void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, CpuSkinningScratch& scratch,
+                 std::vector<float>& stream);
+
+struct MeshMaterial {
+  Vec4 base_color{0.8f, 0.8f, 0.8f, 1};
+  int diffuse = -1, normal_map = -1;  // texture indices
+  bool has_tangents = false;
+};
+MeshMaterial mesh_material(const SkinnedMesh& mesh, std::span<const Material> materials);
+
+// Baked path: per palette slot of a mesh, the correction from the skeleton's inverse bind to the mesh's
+// (where the mesh was bound at another pose) and the skeleton joint the slot reads. Laid out as the shaders
+// read it (std140 / HLSL cbuffer): float4x4 corrections[256] (column-major), then int4 remap[64] (4 slots
+// each).
+struct BakeBindings {
+  std::vector<uint8_t> bytes;
+  bool corrected = false;  // some correction differs from identity
+};
+constexpr size_t kBakeBindingsBytes = kMaxPaletteJoints * 64 + kMaxPaletteJoints / 4 * 16;
+BakeBindings bake_bindings(const CharacterAsset& asset, const SkinnedMesh& mesh);
+
+// Per clip: frames, frame rate, duration, layer (what baked_model() in the shaders reads).
+std::array<float, kMaxBakedClips * 4> clip_table(const BakedAnimation& baked);
+
+// A baked crowd's draw: the visible instances packed for the GPU, full detail first, then those at reduced
+// detail. Per instance 24 floats: world (column-major), clip, time, speed, clip2, weight, 3 zeros.
+constexpr int kInstanceFloats = 24;
+struct BakedDrawPlan {
+  std::vector<float> instance_data;
+  std::vector<const BakedInstance*> reduced;  // scratch
+  int full = 0, visible = 0;
+  BakedDrawStats stats;
+};
+// `reduce`: level of detail is possible (per-instance evaluation).
+void plan_baked_draw(std::span<const BakedInstance> instances, float global_time,
+                     const BakedDrawOptions& options, bool reduce, const FrameSettings& frame,
+                     std::span<const BakedClipInfo> clips, BakedDrawPlan& plan);
+
+}  // namespace ossa::detail
