@@ -4,7 +4,7 @@
 //
 // Always the runtime (ossa::runtime): math, assets, jobs, Animator, notifies, crowd, .ossa loading. With
 // ossa::import linked (it defines OSSA_HAS_IMPORT for its users) also the import API and load_character();
-// with ossa::render (OSSA_HAS_RENDER) the OpenGL renderer and image output.
+// with ossa::render (OSSA_HAS_RENDER) the renderer (OpenGL on Linux, Direct3D 11 on Windows) and image output.
 #pragma once
 
 #include "ossa/asset/character.h"
@@ -41,6 +41,12 @@
 
 #if defined(OSSA_HAS_RENDER)
 #include "ossa/render/baked_animation.h"
-#include "ossa/render/gl_renderer.h"
 #include "ossa/render/image.h"
+#include "ossa/render/renderer.h"
+#if defined(OSSA_HAS_GL)
+#include "ossa/render/gl_renderer.h"
+#endif
+#if defined(OSSA_HAS_D3D11)
+#include "ossa/render/d3d11_renderer.h"
+#endif
 #endif

@@ -2,7 +2,9 @@
 
 #include "ossa/core/file_io.h"
 
+#ifdef OSSA_HAVE_GIF  // giflib (Linux); the Windows build writes PNG only
 #include <gif_lib.h>
+#endif
 
 // stb (Debian's libstb-dev headers) compiled here, private to this file: static functions only, so no other
 // copy can interpose. assimp's libdraco exports an older stb_image whose symbols a dynamic link would bind
@@ -45,10 +47,12 @@ void append_bytes(void* context, void* data, int size) {
   auto* out = static_cast<std::vector<uint8_t>*>(context);
   out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
 }
+#ifdef OSSA_HAVE_GIF
 int append_gif_bytes(GifFileType* gif, const GifByteType* data, int size) {
   append_bytes(gif->UserData, const_cast<GifByteType*>(data), size);
   return size;
 }
+#endif
 }  // namespace
 
 Result<bool> write_png(const Image& image, const std::string& path) {
@@ -162,6 +166,7 @@ Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side, bool fl
   return image;
 }
 
+#ifdef OSSA_HAVE_GIF
 namespace {
 // Fixed palette: 216 colours of a 6x6x6 cube, then 40 greys.
 std::vector<GifColorType> fixed_palette() {
@@ -243,6 +248,12 @@ Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std
     return Result<bool>::failure(path + ": cannot finish the file");
   return write_file_atomically(path, bytes);
 }
+#else
+Result<bool> write_gif(const std::vector<Image>&, int, const std::string& path) {
+  return Result<bool>::failure(
+      path + ": this build writes no GIF (giflib is not built for Windows here); write .png");
+}
+#endif
 
 Image contact_sheet(const std::vector<Image>& frames, int columns) {
   Image sheet;

@@ -1,0 +1,744 @@
+// Direct3D 11 backend of CharacterRenderer. What each draw contains comes from draw_plan.h (shared with the
+// GL backend); this file turns it into Direct3D 11 calls. Shaders: shaders/character.hlsl and
+// shaders/lines.hlsl.
+#include "ossa/render/d3d11_renderer.h"
+
+#include <d3d11.h>
+#include <d3d11sdklayers.h>
+#include <dxgi.h>
+#include <windows.h>
+#include <wrl/client.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "../draw_plan.h"
+#include "ossa/runtime/palette_job.h"
+#include "shader_compiler.h"
+
+namespace ossa {
+
+using Microsoft::WRL::ComPtr;
+
+namespace {
+std::string hresult_text(HRESULT hr) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08lx", static_cast<unsigned long>(hr));
+  return text;
+}
+
+std::string narrow(const wchar_t* wide) {
+  std::string out;
+  for (; *wide; ++wide) out += *wide < 128 ? static_cast<char>(*wide) : '?';
+  return out;
+}
+
+// ossa_hlslc.exe beside the running program.
+std::string default_shader_compiler() {
+  if (const char* env = std::getenv("OSSA_HLSL_COMPILER"); env && *env) return env;
+  wchar_t path[MAX_PATH];
+  const DWORD n = GetModuleFileNameW(nullptr, path, MAX_PATH);
+  if (n == 0 || n == MAX_PATH) return "ossa_hlslc.exe";
+  return (std::filesystem::path(path).parent_path() / "ossa_hlslc.exe").string();
+}
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------- device
+
+Result<std::shared_ptr<D3D11Device>> D3D11Device::create(const D3D11DeviceOptions& options) {
+  using R = Result<std::shared_ptr<D3D11Device>>;
+  const D3D_FEATURE_LEVEL levels[] = {D3D_FEATURE_LEVEL_11_1, D3D_FEATURE_LEVEL_11_0};
+  const D3D_DRIVER_TYPE driver = options.warp ? D3D_DRIVER_TYPE_WARP : D3D_DRIVER_TYPE_HARDWARE;
+  ID3D11Device* device = nullptr;
+  ID3D11DeviceContext* context = nullptr;
+  D3D_FEATURE_LEVEL got{};
+  bool debug = false;
+  HRESULT hr = E_FAIL;
+  if (options.debug) {
+    hr = D3D11CreateDevice(nullptr, driver, nullptr, D3D11_CREATE_DEVICE_DEBUG, levels, 2, D3D11_SDK_VERSION,
+                           &device, &got, &context);
+    debug = SUCCEEDED(hr);
+  }
+  if (!debug) {
+    hr =
+        D3D11CreateDevice(nullptr, driver, nullptr, 0, levels, 2, D3D11_SDK_VERSION, &device, &got, &context);
+    // The first attempt may have failed for want of feature level 11_1 on older runtimes.
+    if (hr == E_INVALIDARG)
+      hr = D3D11CreateDevice(nullptr, driver, nullptr, 0, levels + 1, 1, D3D11_SDK_VERSION, &device, &got,
+                             &context);
+  }
+  if (FAILED(hr))
+    return R::failure("cannot create a Direct3D 11 device (" +
+                      std::string(options.warp ? "WARP" : "hardware") +
+                      ", feature level 11_0 or later): HRESULT " + hresult_text(hr) +
+                      (hr == static_cast<HRESULT>(0x887A0004)
+                           ? " (DXGI_ERROR_UNSUPPORTED: no adapter; under Wine this means no X display: run "
+                             "inside an X server, e.g. xvfb-run)"
+                           : ""));
+  std::shared_ptr<D3D11Device> out(new D3D11Device());
+  out->device_ = device;
+  out->context_ = context;
+  out->debug_layer_ = debug;
+  out->feature_level_ = static_cast<int>(got);
+  out->shader_compiler_ =
+      options.shader_compiler.empty() ? default_shader_compiler() : options.shader_compiler;
+  return out;
+}
+
+D3D11Device::~D3D11Device() {
+  if (context_) static_cast<ID3D11DeviceContext*>(context_)->Release();
+  if (device_) static_cast<ID3D11Device*>(device_)->Release();
+}
+
+std::string D3D11Device::adapter_name() const {
+  auto* device = static_cast<ID3D11Device*>(device_);
+  std::string name = "?";
+  ComPtr<IDXGIDevice> dxgi;
+  ComPtr<IDXGIAdapter> adapter;
+  DXGI_ADAPTER_DESC desc{};
+  if (SUCCEEDED(device->QueryInterface(__uuidof(IDXGIDevice), &dxgi)) &&
+      SUCCEEDED(dxgi->GetAdapter(&adapter)) && SUCCEEDED(adapter->GetDesc(&desc)))
+    name = narrow(desc.Description);
+  char level[32];
+  std::snprintf(level, sizeof level, ", feature level %d_%d", (feature_level_ >> 12) & 0xf,
+                (feature_level_ >> 8) & 0xf);
+  return name + level;
+}
+
+std::vector<std::string> D3D11Device::take_errors() {
+  std::vector<std::string> out;
+  if (!debug_layer_) return out;
+  ComPtr<ID3D11InfoQueue> queue;
+  if (FAILED(static_cast<ID3D11Device*>(device_)->QueryInterface(__uuidof(ID3D11InfoQueue), &queue)))
+    return out;
+  const UINT64 count = queue->GetNumStoredMessages();
+  for (UINT64 i = 0; i < count; ++i) {
+    SIZE_T size = 0;
+    queue->GetMessage(i, nullptr, &size);
+    std::vector<char> bytes(size);
+    auto* message = reinterpret_cast<D3D11_MESSAGE*>(bytes.data());
+    if (FAILED(queue->GetMessage(i, message, &size))) continue;
+    if (message->Severity == D3D11_MESSAGE_SEVERITY_ERROR ||
+        message->Severity == D3D11_MESSAGE_SEVERITY_CORRUPTION)
+      out.emplace_back(message->pDescription, message->DescriptionByteLength);
+  }
+  queue->ClearStoredMessages();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------- shaders
+
+namespace {
+// Shader bytecode per process: the child compiler runs once, whatever the number of renderers.
+struct CompiledShaders {
+  std::vector<uint8_t> character_vs, character_ps, lines_vs, lines_ps;
+};
+
+Result<const CompiledShaders*> compiled_shaders(const std::string& compiler) {
+  using R = Result<const CompiledShaders*>;
+  static std::mutex mutex;
+  static std::map<std::string, CompiledShaders> cache;  // by compiler program
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto found = cache.find(compiler); found != cache.end()) return &found->second;
+  const std::span<const HlslSource> sources = hlsl_sources();
+  const HlslSource *character = nullptr, *lines = nullptr;
+  for (const HlslSource& s : sources) {
+    const std::string path = s.path;
+    if (path.ends_with("/character.hlsl")) character = &s;
+    if (path.ends_with("/lines.hlsl")) lines = &s;
+  }
+  if (!character || !lines) return R::failure("the HLSL sources are missing from this build");
+  const detail::HlslJob jobs[] = {{character, "vs_main", "vs_5_0"},
+                                  {character, "ps_main", "ps_5_0"},
+                                  {lines, "vs_main", "vs_5_0"},
+                                  {lines, "ps_main", "ps_5_0"}};
+  auto blobs = detail::compile_hlsl(compiler, jobs);
+  if (!blobs) return R::failure(blobs.error());
+  CompiledShaders& out = cache[compiler];
+  out.character_vs = std::move((*blobs)[0]);
+  out.character_ps = std::move((*blobs)[1]);
+  out.lines_vs = std::move((*blobs)[2]);
+  out.lines_ps = std::move((*blobs)[3]);
+  return &out;
+}
+
+// The cbuffer Frame of character.hlsl, byte for byte.
+struct FrameConstants {
+  float view_proj[16];
+  float world[16];
+  float eye[4];
+  int32_t mode, lighting, corrected;
+  float time;
+  float base_color[4];
+  int32_t has_diffuse, has_normal_map, has_tangents, padding;
+};
+static_assert(sizeof(FrameConstants) == 192);
+enum : int32_t { kModePalette = 0, kModeStatic = 1, kModeBaked = 2 };
+
+constexpr int kPaletteTexels = detail::kMaxPaletteJoints * 3;  // rows 0-2 per palette slot
+constexpr int kBindTableTexels = 1024;                         // 768 correction rows, then 64 remap texels
+constexpr int kRemapTexel = detail::kMaxPaletteJoints * 3;
+
+// Rows 0-2 of a column-major Mat4.
+void put_rows(const Mat4& m, float* out) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) out[r * 4 + c] = m.at(r, c);
+}
+
+class D3D11Renderer final : public CharacterRenderer {
+ public:
+  explicit D3D11Renderer(std::shared_ptr<D3D11Device> device)
+      : device_(std::move(device)),
+        dev(static_cast<ID3D11Device*>(device_->device())),
+        ctx(static_cast<ID3D11DeviceContext*>(device_->context())) {}
+  Result<bool> init(const CharacterAsset& asset, std::span<const Material> materials,
+                    std::span<const Texture> textures, bool flip_textures);
+
+  const char* backend() const override { return "Direct3D 11"; }
+  std::string device_name() const override { return device_->adapter_name(); }
+  bool has_per_instance_evaluation() const override { return false; }
+  void set_baked(const BakedAnimation& baked) override;
+  void begin_frame(const FrameSettings& settings) override;
+  void draw_palette(const Mat4& world, std::span<const Mat4> model) override;
+  void draw_cpu(const Mat4& world, std::span<const Mat4> model) override;
+  BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
+                            const BakedDrawOptions& options) override;
+  void draw_skeleton(const Mat4& world, std::span<const Mat4> model) override;
+  Image end_frame() override;
+  void finish() override;
+
+ private:
+  struct GpuMesh {
+    const SkinnedMesh* mesh = nullptr;
+    ComPtr<ID3D11Buffer> vertices, indices, skinned;  // skinned: the CPU path's stream (dynamic)
+    UINT index_count = 0;
+    detail::MeshMaterial material;
+    ID3D11ShaderResourceView* diffuse = nullptr;  // owned by textures_
+    ID3D11ShaderResourceView* normal_map = nullptr;
+    ComPtr<ID3D11ShaderResourceView> bind_table;  // baked: corrections and slot -> joint map
+    bool bake_corrected = false;
+  };
+  Result<ComPtr<ID3D11Buffer>> buffer(UINT bind, const void* data, UINT bytes, bool dynamic);
+  Result<ComPtr<ID3D11ShaderResourceView>> float_texture(int width, const float* texels, bool dynamic,
+                                                         ComPtr<ID3D11Texture2D>* texture = nullptr);
+  void set_constants(int32_t mode, const Mat4& world, const GpuMesh* mesh, float time, bool corrected);
+  void bind_character(ID3D11InputLayout* layout);
+  void draw_lines(const std::vector<float>& vertices, bool depth_test);
+  template <typename Fill>
+  void write_dynamic(ID3D11Resource* resource, Fill&& fill) {  // Map(WRITE_DISCARD), fill, Unmap
+    D3D11_MAPPED_SUBRESOURCE mapped{};
+    if (SUCCEEDED(ctx->Map(resource, 0, D3D11_MAP_WRITE_DISCARD, 0, &mapped))) {
+      fill(static_cast<uint8_t*>(mapped.pData));
+      ctx->Unmap(resource, 0);
+    }
+  }
+
+  std::shared_ptr<D3D11Device> device_;
+  ID3D11Device* dev;
+  ID3D11DeviceContext* ctx;
+  const CharacterAsset* asset_ = nullptr;
+  std::vector<GpuMesh> meshes_;
+  std::vector<ComPtr<ID3D11ShaderResourceView>> textures_;
+  ComPtr<ID3D11VertexShader> character_vs_, lines_vs_;
+  ComPtr<ID3D11PixelShader> character_ps_, lines_ps_;
+  ComPtr<ID3D11InputLayout> static_layout_, cpu_layout_, lines_layout_;
+  ComPtr<ID3D11Buffer> frame_constants_, line_constants_, dummy_instance_, instance_buffer_, line_buffer_;
+  UINT instance_capacity_ = 0, line_capacity_ = 0;  // bytes
+  ComPtr<ID3D11Texture2D> palette_texture_, clip_texture_;
+  ComPtr<ID3D11ShaderResourceView> palette_view_, clip_view_, baked_view_;
+  ComPtr<ID3D11SamplerState> sampler_;
+  ComPtr<ID3D11RasterizerState> rasterizer_;
+  ComPtr<ID3D11DepthStencilState> depth_on_, depth_off_;
+  ComPtr<ID3D11Texture2D> color_, depth_, staging_;
+  ComPtr<ID3D11RenderTargetView> color_view_;
+  ComPtr<ID3D11DepthStencilView> depth_view_;
+  ComPtr<ID3D11Query> done_query_;
+  int width_ = 0, height_ = 0;
+  FrameSettings frame_;
+  Mat4 view_proj_;
+  std::vector<BakedClipInfo> baked_clips_;
+  bool has_baked_ = false;
+  std::vector<Mat4> palette_;  // scratch
+  detail::CpuSkinningScratch cpu_scratch_;
+  std::vector<float> skinned_;  // scratch
+  detail::BakedDrawPlan plan_;  // scratch
+};
+
+Result<ComPtr<ID3D11Buffer>> D3D11Renderer::buffer(UINT bind, const void* data, UINT bytes, bool dynamic) {
+  D3D11_BUFFER_DESC desc{};
+  desc.ByteWidth = std::max<UINT>(bytes, 16);
+  desc.Usage = dynamic ? D3D11_USAGE_DYNAMIC : D3D11_USAGE_IMMUTABLE;
+  desc.BindFlags = bind;
+  desc.CPUAccessFlags = dynamic ? D3D11_CPU_ACCESS_WRITE : 0;
+  std::vector<uint8_t> zeros;
+  D3D11_SUBRESOURCE_DATA init{};
+  if (!data) {
+    zeros.assign(desc.ByteWidth, 0);
+    data = zeros.data();
+  } else if (bytes < desc.ByteWidth) {
+    zeros.assign(desc.ByteWidth, 0);
+    std::memcpy(zeros.data(), data, bytes);
+    data = zeros.data();
+  }
+  init.pSysMem = data;
+  ComPtr<ID3D11Buffer> out;
+  const HRESULT hr = dev->CreateBuffer(&desc, &init, &out);
+  if (FAILED(hr))
+    return Result<ComPtr<ID3D11Buffer>>::failure("CreateBuffer failed: HRESULT " + hresult_text(hr));
+  return out;
+}
+
+Result<ComPtr<ID3D11ShaderResourceView>> D3D11Renderer::float_texture(int width, const float* texels,
+                                                                      bool dynamic,
+                                                                      ComPtr<ID3D11Texture2D>* texture_out) {
+  D3D11_TEXTURE2D_DESC desc{};
+  desc.Width = static_cast<UINT>(width);
+  desc.Height = 1;
+  desc.MipLevels = 1;
+  desc.ArraySize = 1;
+  desc.Format = DXGI_FORMAT_R32G32B32A32_FLOAT;
+  desc.SampleDesc.Count = 1;
+  desc.Usage = dynamic ? D3D11_USAGE_DYNAMIC : D3D11_USAGE_IMMUTABLE;
+  desc.BindFlags = D3D11_BIND_SHADER_RESOURCE;
+  desc.CPUAccessFlags = dynamic ? D3D11_CPU_ACCESS_WRITE : 0;
+  std::vector<float> zeros;
+  if (!texels) {
+    zeros.assign(static_cast<size_t>(width) * 4, 0.f);
+    texels = zeros.data();
+  }
+  D3D11_SUBRESOURCE_DATA init{texels, static_cast<UINT>(width * 16), 0};
+  ComPtr<ID3D11Texture2D> texture;
+  ComPtr<ID3D11ShaderResourceView> view;
+  HRESULT hr = dev->CreateTexture2D(&desc, &init, &texture);
+  if (SUCCEEDED(hr)) hr = dev->CreateShaderResourceView(texture.Get(), nullptr, &view);
+  if (FAILED(hr))
+    return Result<ComPtr<ID3D11ShaderResourceView>>::failure(
+        "cannot create a " + std::to_string(width) + "-texel table texture: HRESULT " + hresult_text(hr));
+  if (texture_out) *texture_out = texture;
+  return view;
+}
+
+Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Material> materials,
+                                 std::span<const Texture> texture_files, bool flip_textures) {
+  using R = Result<bool>;
+  asset_ = &asset;
+  auto shaders = compiled_shaders(device_->shader_compiler());
+  if (!shaders) return R::failure(shaders.error());
+  const CompiledShaders& code = **shaders;
+  HRESULT hr =
+      dev->CreateVertexShader(code.character_vs.data(), code.character_vs.size(), nullptr, &character_vs_);
+  if (SUCCEEDED(hr))
+    hr = dev->CreatePixelShader(code.character_ps.data(), code.character_ps.size(), nullptr, &character_ps_);
+  if (SUCCEEDED(hr))
+    hr = dev->CreateVertexShader(code.lines_vs.data(), code.lines_vs.size(), nullptr, &lines_vs_);
+  if (SUCCEEDED(hr))
+    hr = dev->CreatePixelShader(code.lines_ps.data(), code.lines_ps.size(), nullptr, &lines_ps_);
+  if (FAILED(hr))
+    return R::failure("cannot create the shaders from their bytecode: HRESULT " + hresult_text(hr));
+
+  // Slot 0: static vertices (detail::StaticVertex); slot 1: the CPU-skinned stream (position, normal,
+  // tangent); slot 2: per-instance data (detail::kInstanceFloats floats).
+  using detail::StaticVertex;
+  auto element = [](const char* name, UINT index, DXGI_FORMAT format, UINT slot, UINT offset,
+                    bool per_instance) {
+    return D3D11_INPUT_ELEMENT_DESC{
+        name,
+        index,
+        format,
+        slot,
+        offset,
+        per_instance ? D3D11_INPUT_PER_INSTANCE_DATA : D3D11_INPUT_PER_VERTEX_DATA,
+        per_instance ? 1u : 0u};
+  };
+  D3D11_INPUT_ELEMENT_DESC layout[] = {
+      element("POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, offsetof(StaticVertex, position), false),
+      element("NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, offsetof(StaticVertex, normal), false),
+      element("TANGENT", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 0, offsetof(StaticVertex, tangent), false),
+      element("TEXCOORD", 0, DXGI_FORMAT_R32G32_FLOAT, 0, offsetof(StaticVertex, uv), false),
+      element("BLENDINDICES", 0, DXGI_FORMAT_R16G16B16A16_UINT, 0, offsetof(StaticVertex, joints), false),
+      element("BLENDWEIGHT", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 0, offsetof(StaticVertex, weights), false),
+      element("INSTANCE_WORLD", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 2, 0, true),
+      element("INSTANCE_WORLD", 1, DXGI_FORMAT_R32G32B32A32_FLOAT, 2, 16, true),
+      element("INSTANCE_WORLD", 2, DXGI_FORMAT_R32G32B32A32_FLOAT, 2, 32, true),
+      element("INSTANCE_WORLD", 3, DXGI_FORMAT_R32G32B32A32_FLOAT, 2, 48, true),
+      element("INSTANCE_ANIM", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 2, 64, true),
+      element("INSTANCE_BLEND", 0, DXGI_FORMAT_R32_FLOAT, 2, 80, true),
+  };
+  hr = dev->CreateInputLayout(layout, static_cast<UINT>(std::size(layout)), code.character_vs.data(),
+                              code.character_vs.size(), &static_layout_);
+  // The CPU path: position, normal and tangent from slot 1 instead.
+  layout[0] = element("POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 1, 0, false);
+  layout[1] = element("NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 1, 12, false);
+  layout[2] = element("TANGENT", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 1, 24, false);
+  if (SUCCEEDED(hr))
+    hr = dev->CreateInputLayout(layout, static_cast<UINT>(std::size(layout)), code.character_vs.data(),
+                                code.character_vs.size(), &cpu_layout_);
+  const D3D11_INPUT_ELEMENT_DESC line_layout[] = {
+      element("POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, false),
+      element("COLOR", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 12, false),
+  };
+  if (SUCCEEDED(hr))
+    hr = dev->CreateInputLayout(line_layout, 2, code.lines_vs.data(), code.lines_vs.size(), &lines_layout_);
+  if (FAILED(hr)) return R::failure("cannot create the vertex input layouts: HRESULT " + hresult_text(hr));
+
+  // Textures: RGBA8 with a full mip chain, as the GL backend uploads them.
+  std::vector<ID3D11ShaderResourceView*> texture_views(texture_files.size(), nullptr);
+  for (size_t t = 0; t < texture_files.size(); ++t) {
+    auto image = decode_image(texture_files[t].data, kMaxTextureSide, flip_textures);
+    if (!image) continue;  // the mesh is drawn without it, as on GL
+    D3D11_TEXTURE2D_DESC desc{};
+    desc.Width = static_cast<UINT>(image->width);
+    desc.Height = static_cast<UINT>(image->height);
+    desc.MipLevels = 0;  // all
+    desc.ArraySize = 1;
+    desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
+    desc.SampleDesc.Count = 1;
+    desc.Usage = D3D11_USAGE_DEFAULT;
+    desc.BindFlags = D3D11_BIND_SHADER_RESOURCE | D3D11_BIND_RENDER_TARGET;
+    desc.MiscFlags = D3D11_RESOURCE_MISC_GENERATE_MIPS;
+    ComPtr<ID3D11Texture2D> texture;
+    ComPtr<ID3D11ShaderResourceView> view;
+    hr = dev->CreateTexture2D(&desc, nullptr, &texture);
+    if (SUCCEEDED(hr)) hr = dev->CreateShaderResourceView(texture.Get(), nullptr, &view);
+    if (FAILED(hr))
+      return R::failure("cannot create texture '" + texture_files[t].path + "': HRESULT " + hresult_text(hr));
+    ctx->UpdateSubresource(texture.Get(), 0, nullptr, image->rgba.data(), static_cast<UINT>(image->width * 4),
+                           0);
+    ctx->GenerateMips(view.Get());
+    texture_views[t] = view.Get();
+    textures_.push_back(view);
+  }
+
+  for (const SkinnedMesh& mesh : asset.meshes) {
+    if (mesh.joint_remap().size() > detail::kMaxPaletteJoints)
+      return R::failure("mesh '" + mesh.name() + "' uses " + std::to_string(mesh.joint_remap().size()) +
+                        " palette joints; GPU skinning draws up to 256 per draw (split the mesh by joints)");
+    GpuMesh g;
+    g.mesh = &mesh;
+    const std::vector<StaticVertex> vertices = detail::static_vertices(mesh);
+    auto vb = buffer(D3D11_BIND_VERTEX_BUFFER, vertices.data(),
+                     static_cast<UINT>(vertices.size() * sizeof(StaticVertex)), false);
+    auto ib = buffer(D3D11_BIND_INDEX_BUFFER, mesh.indices().data(),
+                     static_cast<UINT>(mesh.indices().size() * 4), false);
+    auto sb = buffer(D3D11_BIND_VERTEX_BUFFER, nullptr,
+                     static_cast<UINT>(std::max(mesh.vertex_count(), 1) * detail::kSkinnedFloats * 4), true);
+    if (!vb || !ib || !sb) return R::failure("mesh '" + mesh.name() + "': cannot create its buffers");
+    g.vertices = *vb;
+    g.indices = *ib;
+    g.skinned = *sb;
+    g.index_count = static_cast<UINT>(mesh.indices().size());
+    g.material = detail::mesh_material(mesh, materials);
+    if (g.material.diffuse >= 0 && g.material.diffuse < static_cast<int>(texture_views.size()))
+      g.diffuse = texture_views[g.material.diffuse];
+    if (g.material.normal_map >= 0 && g.material.normal_map < static_cast<int>(texture_views.size()))
+      g.normal_map = texture_views[g.material.normal_map];
+    // The bake bindings as the HLSL reads them: rows 0-2 of each correction, then 4 joints per texel.
+    const detail::BakeBindings bind = detail::bake_bindings(asset, mesh);
+    g.bake_corrected = bind.corrected;
+    std::vector<float> table(static_cast<size_t>(kBindTableTexels) * 4, 0.f);
+    const auto* corrections = reinterpret_cast<const Mat4*>(bind.bytes.data());
+    const auto* remap = reinterpret_cast<const int32_t*>(bind.bytes.data() + detail::kMaxPaletteJoints * 64);
+    for (int slot = 0; slot < detail::kMaxPaletteJoints; ++slot) {
+      put_rows(corrections[slot], &table[static_cast<size_t>(slot) * 12]);
+      table[static_cast<size_t>(kRemapTexel) * 4 + slot] = static_cast<float>(remap[slot]);
+    }
+    auto view = float_texture(kBindTableTexels, table.data(), false);
+    if (!view) return R::failure(view.error());
+    g.bind_table = *view;
+    meshes_.push_back(std::move(g));
+  }
+
+  auto palette = float_texture(kPaletteTexels, nullptr, true, &palette_texture_);
+  if (!palette) return R::failure(palette.error());
+  palette_view_ = *palette;
+  auto clips = float_texture(detail::kMaxBakedClips, nullptr, true, &clip_texture_);
+  if (!clips) return R::failure(clips.error());
+  clip_view_ = *clips;
+  auto constants = buffer(D3D11_BIND_CONSTANT_BUFFER, nullptr, sizeof(FrameConstants), true);
+  auto line_constants = buffer(D3D11_BIND_CONSTANT_BUFFER, nullptr, 64, true);
+  const float zero_instance[detail::kInstanceFloats] = {};
+  auto dummy = buffer(D3D11_BIND_VERTEX_BUFFER, zero_instance, sizeof zero_instance, false);
+  if (!constants || !line_constants || !dummy) return R::failure("cannot create the constant buffers");
+  frame_constants_ = *constants;
+  line_constants_ = *line_constants;
+  dummy_instance_ = *dummy;
+
+  D3D11_SAMPLER_DESC sampler{};
+  sampler.Filter = D3D11_FILTER_MIN_MAG_MIP_LINEAR;
+  sampler.AddressU = sampler.AddressV = sampler.AddressW = D3D11_TEXTURE_ADDRESS_WRAP;
+  sampler.MaxLOD = D3D11_FLOAT32_MAX;
+  sampler.ComparisonFunc = D3D11_COMPARISON_NEVER;
+  hr = dev->CreateSamplerState(&sampler, &sampler_);
+  D3D11_RASTERIZER_DESC raster{};
+  raster.FillMode = D3D11_FILL_SOLID;
+  raster.CullMode = D3D11_CULL_NONE;  // capes and props are seen from both sides
+  raster.DepthClipEnable = TRUE;
+  if (SUCCEEDED(hr)) hr = dev->CreateRasterizerState(&raster, &rasterizer_);
+  D3D11_DEPTH_STENCIL_DESC depth{};
+  depth.DepthEnable = TRUE;
+  depth.DepthWriteMask = D3D11_DEPTH_WRITE_MASK_ALL;
+  depth.DepthFunc = D3D11_COMPARISON_LESS;
+  if (SUCCEEDED(hr)) hr = dev->CreateDepthStencilState(&depth, &depth_on_);
+  depth.DepthEnable = FALSE;
+  if (SUCCEEDED(hr)) hr = dev->CreateDepthStencilState(&depth, &depth_off_);
+  D3D11_QUERY_DESC query{D3D11_QUERY_EVENT, 0};
+  if (SUCCEEDED(hr)) hr = dev->CreateQuery(&query, &done_query_);
+  if (FAILED(hr)) return R::failure("cannot create the pipeline states: HRESULT " + hresult_text(hr));
+  return true;
+}
+
+void D3D11Renderer::set_baked(const BakedAnimation& baked) {
+  D3D11_TEXTURE2D_DESC desc{};
+  desc.Width = static_cast<UINT>(baked.width);
+  desc.Height = static_cast<UINT>(baked.height);
+  desc.MipLevels = 1;
+  desc.ArraySize = static_cast<UINT>(baked.layers);
+  desc.Format = baked.half ? DXGI_FORMAT_R16G16B16A16_FLOAT : DXGI_FORMAT_R32G32B32A32_FLOAT;
+  desc.SampleDesc.Count = 1;
+  desc.Usage = D3D11_USAGE_IMMUTABLE;
+  desc.BindFlags = D3D11_BIND_SHADER_RESOURCE;
+  const size_t texel_bytes = baked.half ? 8 : 16;
+  const auto* bytes = baked.half ? reinterpret_cast<const uint8_t*>(baked.halves.data())
+                                 : reinterpret_cast<const uint8_t*>(baked.texels.data());
+  std::vector<D3D11_SUBRESOURCE_DATA> layers(static_cast<size_t>(baked.layers));
+  const size_t row = static_cast<size_t>(baked.width) * texel_bytes;
+  for (int l = 0; l < baked.layers; ++l)
+    layers[l] = {bytes + row * baked.height * l, static_cast<UINT>(row),
+                 static_cast<UINT>(row * baked.height)};
+  ComPtr<ID3D11Texture2D> texture;
+  baked_view_.Reset();
+  has_baked_ = false;
+  if (FAILED(dev->CreateTexture2D(&desc, layers.data(), &texture)) ||
+      FAILED(dev->CreateShaderResourceView(texture.Get(), nullptr, &baked_view_)))
+    return;  // draw_baked() then draws nothing, as before any bake
+  const auto table = detail::clip_table(baked);
+  write_dynamic(clip_texture_.Get(), [&](uint8_t* out) { std::memcpy(out, table.data(), sizeof table); });
+  baked_clips_ = baked.clips;
+  has_baked_ = true;
+}
+
+void D3D11Renderer::begin_frame(const FrameSettings& settings) {
+  frame_ = settings;
+  if (!color_ || width_ != settings.width || height_ != settings.height) {
+    D3D11_TEXTURE2D_DESC desc{};
+    desc.Width = static_cast<UINT>(settings.width);
+    desc.Height = static_cast<UINT>(settings.height);
+    desc.MipLevels = 1;
+    desc.ArraySize = 1;
+    desc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
+    desc.SampleDesc.Count = 1;
+    desc.Usage = D3D11_USAGE_DEFAULT;
+    desc.BindFlags = D3D11_BIND_RENDER_TARGET;
+    color_.Reset(), depth_.Reset(), staging_.Reset(), color_view_.Reset(), depth_view_.Reset();
+    dev->CreateTexture2D(&desc, nullptr, &color_);
+    desc.BindFlags = 0;
+    desc.Usage = D3D11_USAGE_STAGING;
+    desc.CPUAccessFlags = D3D11_CPU_ACCESS_READ;
+    dev->CreateTexture2D(&desc, nullptr, &staging_);
+    desc.Format = DXGI_FORMAT_D24_UNORM_S8_UINT;
+    desc.Usage = D3D11_USAGE_DEFAULT;
+    desc.CPUAccessFlags = 0;
+    desc.BindFlags = D3D11_BIND_DEPTH_STENCIL;
+    dev->CreateTexture2D(&desc, nullptr, &depth_);
+    if (color_) dev->CreateRenderTargetView(color_.Get(), nullptr, &color_view_);
+    if (depth_) dev->CreateDepthStencilView(depth_.Get(), nullptr, &depth_view_);
+    width_ = settings.width;
+    height_ = settings.height;
+  }
+  ID3D11RenderTargetView* targets[] = {color_view_.Get()};
+  ctx->OMSetRenderTargets(1, targets, depth_view_.Get());
+  const D3D11_VIEWPORT viewport{0, 0, static_cast<float>(settings.width), static_cast<float>(settings.height),
+                                0, 1};
+  ctx->RSSetViewports(1, &viewport);
+  ctx->RSSetState(rasterizer_.Get());
+  const float clear[4] = {settings.clear.x, settings.clear.y, settings.clear.z, settings.clear.w};
+  if (color_view_) ctx->ClearRenderTargetView(color_view_.Get(), clear);
+  if (depth_view_) ctx->ClearDepthStencilView(depth_view_.Get(), D3D11_CLEAR_DEPTH, 1.0f, 0);
+  view_proj_ = detail::view_projection(settings, detail::DepthRange::kZeroToOne);
+  if (settings.grid) draw_lines(detail::grid_lines(settings.camera), true);
+}
+
+void D3D11Renderer::draw_lines(const std::vector<float>& vertices, bool depth_test) {
+  if (vertices.empty()) return;
+  const UINT bytes = static_cast<UINT>(vertices.size() * 4);
+  if (bytes > line_capacity_) {
+    auto grown = buffer(D3D11_BIND_VERTEX_BUFFER, nullptr, bytes * 2, true);
+    if (!grown) return;
+    line_buffer_ = *grown;
+    line_capacity_ = bytes * 2;
+  }
+  write_dynamic(line_buffer_.Get(), [&](uint8_t* out) { std::memcpy(out, vertices.data(), bytes); });
+  write_dynamic(line_constants_.Get(), [&](uint8_t* out) { std::memcpy(out, view_proj_.m, 64); });
+  ID3D11Buffer* buffers[] = {line_buffer_.Get()};
+  const UINT stride = 24, offset = 0;
+  ctx->IASetVertexBuffers(0, 1, buffers, &stride, &offset);
+  ctx->IASetInputLayout(lines_layout_.Get());
+  ctx->IASetPrimitiveTopology(D3D11_PRIMITIVE_TOPOLOGY_LINELIST);
+  ctx->VSSetShader(lines_vs_.Get(), nullptr, 0);
+  ctx->PSSetShader(lines_ps_.Get(), nullptr, 0);
+  ID3D11Buffer* constants[] = {line_constants_.Get()};
+  ctx->VSSetConstantBuffers(0, 1, constants);
+  ctx->OMSetDepthStencilState(depth_test ? depth_on_.Get() : depth_off_.Get(), 0);
+  ctx->Draw(static_cast<UINT>(vertices.size() / 6), 0);
+  ctx->OMSetDepthStencilState(depth_on_.Get(), 0);
+}
+
+void D3D11Renderer::set_constants(int32_t mode, const Mat4& world, const GpuMesh* mesh, float time,
+                                  bool corrected) {
+  FrameConstants c{};
+  std::memcpy(c.view_proj, view_proj_.m, 64);
+  std::memcpy(c.world, world.m, 64);
+  c.eye[0] = frame_.camera.eye.x, c.eye[1] = frame_.camera.eye.y, c.eye[2] = frame_.camera.eye.z;
+  c.mode = mode;
+  c.lighting = static_cast<int32_t>(frame_.lighting);
+  c.corrected = corrected;
+  c.time = time;
+  if (mesh) {
+    const Vec4& b = mesh->material.base_color;
+    c.base_color[0] = b.x, c.base_color[1] = b.y, c.base_color[2] = b.z, c.base_color[3] = b.w;
+    c.has_diffuse = mesh->diffuse != nullptr;
+    c.has_normal_map = mesh->normal_map != nullptr;
+    c.has_tangents = mesh->material.has_tangents;
+  }
+  write_dynamic(frame_constants_.Get(), [&](uint8_t* out) { std::memcpy(out, &c, sizeof c); });
+}
+
+void D3D11Renderer::bind_character(ID3D11InputLayout* layout) {
+  ctx->IASetInputLayout(layout);
+  ctx->IASetPrimitiveTopology(D3D11_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+  ctx->VSSetShader(character_vs_.Get(), nullptr, 0);
+  ctx->PSSetShader(character_ps_.Get(), nullptr, 0);
+  ID3D11Buffer* constants[] = {frame_constants_.Get()};
+  ctx->VSSetConstantBuffers(0, 1, constants);
+  ctx->PSSetConstantBuffers(0, 1, constants);
+  ID3D11SamplerState* samplers[] = {sampler_.Get()};
+  ctx->PSSetSamplers(0, 1, samplers);
+  ctx->OMSetDepthStencilState(depth_on_.Get(), 0);
+}
+
+namespace {
+// Vertex slots 0 (static), 1 (CPU-skinned) and 2 (instances), and the mesh's textures; then the draw.
+void draw_mesh(ID3D11DeviceContext* ctx, ID3D11Buffer* vertices, ID3D11Buffer* skinned,
+               ID3D11Buffer* instances, ID3D11Buffer* indices, UINT index_count, UINT instance_count,
+               UINT first_instance, ID3D11ShaderResourceView* const* vertex_views,
+               ID3D11ShaderResourceView* diffuse, ID3D11ShaderResourceView* normal_map) {
+  ID3D11Buffer* buffers[] = {vertices, skinned, instances};
+  const UINT strides[] = {sizeof(detail::StaticVertex), detail::kSkinnedFloats * 4,
+                          detail::kInstanceFloats * 4};
+  const UINT offsets[] = {0, 0, 0};
+  ctx->IASetVertexBuffers(0, 3, buffers, strides, offsets);
+  ctx->IASetIndexBuffer(indices, DXGI_FORMAT_R32_UINT, 0);
+  ctx->VSSetShaderResources(0, 4, vertex_views);
+  ID3D11ShaderResourceView* maps[] = {diffuse, normal_map};
+  ctx->PSSetShaderResources(4, 2, maps);
+  if (instance_count > 0)
+    ctx->DrawIndexedInstanced(index_count, instance_count, 0, 0, first_instance);
+  else
+    ctx->DrawIndexed(index_count, 0, 0);
+}
+}  // namespace
+
+void D3D11Renderer::draw_palette(const Mat4& world, std::span<const Mat4> model) {
+  bind_character(static_layout_.Get());
+  for (GpuMesh& g : meshes_) {
+    // Each mesh's own palette (its joint slots), rows 0-2 per slot, right before its draw.
+    const SkinnedMesh& mesh = *g.mesh;
+    palette_.resize(mesh.inverse_binds().size());
+    PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette_, {}}.run();
+    write_dynamic(palette_texture_.Get(), [&](uint8_t* out) {
+      auto* rows = reinterpret_cast<float*>(out);
+      for (size_t k = 0; k < palette_.size(); ++k) put_rows(palette_[k], rows + k * 12);
+    });
+    set_constants(kModePalette, world, &g, 0, false);
+    ID3D11ShaderResourceView* views[] = {palette_view_.Get(), g.bind_table.Get(), baked_view_.Get(),
+                                         clip_view_.Get()};
+    draw_mesh(ctx, g.vertices.Get(), g.skinned.Get(), dummy_instance_.Get(), g.indices.Get(), g.index_count,
+              0, 0, views, g.diffuse, g.normal_map);
+  }
+}
+
+void D3D11Renderer::draw_cpu(const Mat4& world, std::span<const Mat4> model) {
+  bind_character(cpu_layout_.Get());
+  for (GpuMesh& g : meshes_) {
+    detail::skin_on_cpu(*g.mesh, model, cpu_scratch_, skinned_);
+    write_dynamic(g.skinned.Get(),
+                  [&](uint8_t* out) { std::memcpy(out, skinned_.data(), skinned_.size() * 4); });
+    set_constants(kModeStatic, world, &g, 0, false);
+    ID3D11ShaderResourceView* views[] = {palette_view_.Get(), g.bind_table.Get(), baked_view_.Get(),
+                                         clip_view_.Get()};
+    draw_mesh(ctx, g.vertices.Get(), g.skinned.Get(), dummy_instance_.Get(), g.indices.Get(), g.index_count,
+              0, 0, views, g.diffuse, g.normal_map);
+  }
+}
+
+BakedDrawStats D3D11Renderer::draw_baked(std::span<const BakedInstance> instances, float global_time,
+                                         const BakedDrawOptions& options) {
+  if (!has_baked_ || instances.empty()) return {};
+  // Per-vertex evaluation only (no level of detail: it needs per-instance palettes).
+  detail::plan_baked_draw(instances, global_time, options, false, frame_, baked_clips_, plan_);
+  if (plan_.visible == 0) return plan_.stats;
+  const UINT bytes = static_cast<UINT>(plan_.instance_data.size() * 4);
+  if (bytes > instance_capacity_) {
+    auto grown = buffer(D3D11_BIND_VERTEX_BUFFER, nullptr, bytes * 2, true);
+    if (!grown) return {};
+    instance_buffer_ = *grown;
+    instance_capacity_ = bytes * 2;
+  }
+  write_dynamic(instance_buffer_.Get(),
+                [&](uint8_t* out) { std::memcpy(out, plan_.instance_data.data(), bytes); });
+  bind_character(static_layout_.Get());
+  for (GpuMesh& g : meshes_) {
+    set_constants(kModeBaked, Mat4{}, &g, global_time, g.bake_corrected);
+    ID3D11ShaderResourceView* views[] = {palette_view_.Get(), g.bind_table.Get(), baked_view_.Get(),
+                                         clip_view_.Get()};
+    draw_mesh(ctx, g.vertices.Get(), g.skinned.Get(), instance_buffer_.Get(), g.indices.Get(), g.index_count,
+              static_cast<UINT>(plan_.visible), 0, views, g.diffuse, g.normal_map);
+  }
+  return plan_.stats;
+}
+
+void D3D11Renderer::draw_skeleton(const Mat4& world, std::span<const Mat4> model) {
+  draw_lines(detail::skeleton_lines(asset_->skeleton.parents(), world, model), false);
+}
+
+void D3D11Renderer::finish() {
+  ctx->End(done_query_.Get());
+  ctx->Flush();
+  while (ctx->GetData(done_query_.Get(), nullptr, 0, 0) == S_FALSE) Sleep(0);
+}
+
+Image D3D11Renderer::end_frame() {
+  Image image;
+  image.width = width_;
+  image.height = height_;
+  image.rgba.assign(static_cast<size_t>(width_) * height_ * 4, 0);
+  if (!color_ || !staging_) return image;
+  ctx->CopyResource(staging_.Get(), color_.Get());
+  D3D11_MAPPED_SUBRESOURCE mapped{};
+  if (FAILED(ctx->Map(staging_.Get(), 0, D3D11_MAP_READ, 0, &mapped))) return image;
+  const size_t row = static_cast<size_t>(width_) * 4;
+  for (int y = 0; y < height_; ++y)  // top row first, as Direct3D stores it
+    std::memcpy(&image.rgba[y * row], static_cast<const uint8_t*>(mapped.pData) + y * mapped.RowPitch, row);
+  ctx->Unmap(staging_.Get(), 0);
+  return image;
+}
+}  // namespace
+
+Result<std::unique_ptr<CharacterRenderer>> create_d3d11_renderer(std::shared_ptr<D3D11Device> device,
+                                                                 const CharacterAsset& asset,
+                                                                 std::span<const Material> materials,
+                                                                 std::span<const Texture> textures,
+                                                                 bool flip_textures) {
+  using R = Result<std::unique_ptr<CharacterRenderer>>;
+  if (!device) return R::failure("create_d3d11_renderer: no D3D11Device");
+  auto renderer = std::make_unique<D3D11Renderer>(std::move(device));
+  if (auto ok = renderer->init(asset, materials, textures, flip_textures); !ok) return R::failure(ok.error());
+  return std::unique_ptr<CharacterRenderer>(std::move(renderer));
+}
+
+}  // namespace ossa
