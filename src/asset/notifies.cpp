@@ -7,6 +7,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "ossa/core/file_io.h"
+
 namespace ossa {
 
 namespace {
@@ -142,7 +144,7 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
 }
 
 Result<NotifySet> load_notifies(const std::string& path, const std::vector<ClipTiming>& clips) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::ifstream in(path_from_utf8(path), std::ios::binary | std::ios::ate);
   if (!in) return Result<NotifySet>::failure(path + ": cannot open");
   const std::streamoff size = in.tellg();
   if (size < 0 || size > kMaxNotifyFileBytes)

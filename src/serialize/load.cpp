@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "ossa/core/file_io.h"
 #include "ossa/serialize/ossa_file.h"
 
 namespace ossa {
@@ -34,8 +35,8 @@ Result<NotifySet> load_notifies_for(const CharacterAsset& asset, const std::stri
 
 std::string find_notify_sidecar(const std::string& model_path) {
   std::error_code ec;
-  std::filesystem::path sidecar = std::filesystem::path(model_path).replace_extension(".notifies.json");
-  return std::filesystem::is_regular_file(sidecar, ec) ? sidecar.string() : std::string();
+  std::filesystem::path sidecar = path_from_utf8(model_path).replace_extension(".notifies.json");
+  return std::filesystem::is_regular_file(sidecar, ec) ? utf8_from_path(sidecar) : std::string();
 }
 
 Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::string& path,
@@ -68,10 +69,12 @@ Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::st
   if (!notifies) return R::failure(notifies.error());
   character->notifies = std::move(notifies).value();
   std::error_code ec;
-  character->source_files.push_back(std::filesystem::absolute(path, ec).lexically_normal().string());
+  auto absolute = [&](const std::string& p) {
+    return utf8_from_path(std::filesystem::absolute(path_from_utf8(p), ec).lexically_normal());
+  };
+  character->source_files.push_back(absolute(path));
   for (const std::string& read : {options.notifies_path, embedded.empty() ? sidecar : std::string()})
-    if (!read.empty())
-      character->source_files.push_back(std::filesystem::absolute(read, ec).lexically_normal().string());
+    if (!read.empty()) character->source_files.push_back(absolute(read));
   return std::shared_ptr<const LoadedCharacter>(std::move(character));
 }
 

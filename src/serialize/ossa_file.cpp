@@ -527,7 +527,7 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
 }
 
 Result<OssaFile> read_ossa(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::ifstream in(path_from_utf8(path), std::ios::binary | std::ios::ate);
   if (!in) return Result<OssaFile>::failure(path + ": cannot open");
   std::streamsize size = in.tellg();
   if (size < 0) return Result<OssaFile>::failure(path + ": cannot read");

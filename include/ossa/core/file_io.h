@@ -5,9 +5,14 @@
 // the old file or the new one, never a mix; a failure (full disk, no permission, missing folder) leaves
 // `path` as it was and removes the temporary. Every file Ossa writes (`.ossa`, PNG, GIF, baked textures)
 // goes through it.
+//
+// Paths in Ossa's API are UTF-8 strings. path_from_utf8() is how Ossa opens them: on Windows the UTF-16 path,
+// so that names outside the ANSI code page work (fopen and std::ifstream of a narrow string would read them
+// as ANSI); elsewhere the same bytes. utf8_from_path() is the way back.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 
@@ -16,5 +21,11 @@
 namespace ossa {
 
 Result<bool> write_file_atomically(const std::string& path, std::span<const uint8_t> bytes);
+
+// The filesystem path named by a UTF-8 string. On Windows a string that is not valid UTF-8 gives an empty
+// path (opening it fails); never throws.
+std::filesystem::path path_from_utf8(const std::string& utf8);
+// A path as a UTF-8 string (on Windows converted from UTF-16; elsewhere its bytes).
+std::string utf8_from_path(const std::filesystem::path& path);
 
 }  // namespace ossa

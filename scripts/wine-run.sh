@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs a Windows program under Wine, for ctest and gtest_discover_tests (CMAKE_CROSSCOMPILING_EMULATOR of
+# cmake/toolchains/x86_64-w64-mingw32.cmake) or by hand: scripts/wine-run.sh build/windows/.../prog.exe ARGS.
+# The program's stdout, stderr and exit status are passed through; Wine's own messages are not.
+#
+# The Wine prefix (~700 MB) is Ossa's own: $OSSA_WINEPREFIX, default ${XDG_CACHE_HOME:-~/.cache}/ossa-wine.
+# It is created on first use (~15 s), under a lock so that parallel tests do not all create it.
+set -euo pipefail
+export WINEPREFIX="${OSSA_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/ossa-wine}"
+export WINEDEBUG=-all                 # no fixme/err lines (and no "wine32 is missing" hint from Debian's wine)
+export WINEDLLOVERRIDES="mscoree,mshtml="  # no Mono/Gecko install prompts when the prefix is made
+
+if [ ! -f "$WINEPREFIX/.ossa-ready" ]; then
+  mkdir -p "$(dirname "$WINEPREFIX")"
+  (
+    flock 9
+    if [ ! -f "$WINEPREFIX/.ossa-ready" ]; then
+      # wineboot's chatter goes to a log inside the prefix (kept for when creation fails).
+      mkdir -p "$WINEPREFIX"
+      if ! { wineboot -i && wineserver -w; } >"$WINEPREFIX/ossa-create.log" 2>&1; then
+        echo "wine-run: creating the Wine prefix $WINEPREFIX failed:" >&2
+        cat "$WINEPREFIX/ossa-create.log" >&2
+        exit 1
+      fi
+      touch "$WINEPREFIX/.ossa-ready"
+    fi
+  ) 9>"$WINEPREFIX.lock"
+fi
+
+exec wine "$@"
