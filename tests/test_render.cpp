@@ -8,15 +8,18 @@
 //   baked vs palette between frames (matrices lerped in the shader, poses nlerped on the CPU): <= 3 %.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 
+#include "backend_comparison.h"
 #include "gltf_builder.h"
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
+#include "ossa/import/load_character.h"
 #include "ossa/render/gl_renderer.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/serialize/ossa_file.h"
@@ -585,6 +588,55 @@ TEST(WriteImage, OutputsAreWrittenWholeOrNotAtAll) {
   for (const auto& entry : std::filesystem::directory_iterator(dir))
     EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
   std::filesystem::remove_all(dir);
+}
+
+// The references the Direct3D 11 backend is compared with (test_d3d11.cpp, run under Wine by the Windows
+// build): each animated model written as .ossa, read back, and its comparison frames (backend_comparison.h)
+// drawn with OpenGL, into OSSA_GL_REFERENCE_DIR: NAME.ossa, NAME.FRAME.png, and manifest.txt listing the
+// names.
+TEST(Render, WritesGlReferencesForDirect3D11) {
+  REQUIRE_GL();
+  const std::string dir = OSSA_GL_REFERENCE_DIR;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(dir);
+  std::string manifest;
+  int frames = 0;
+  for (const std::string& path : test::animated_models()) {
+    if (!fs::exists(path)) continue;
+    auto imported = load_character(path);
+    ASSERT_TRUE(imported) << imported.error();
+    const LoadedCharacter& source = **imported;
+    OssaFile file;
+    file.skeleton = source.asset.skeleton;
+    file.meshes = source.asset.meshes;
+    file.clips = source.asset.clips;
+    file.materials = source.materials;
+    file.textures = source.textures;
+    file.root_motion.resize(file.clips.size());
+    std::string name = fs::path(path).filename().string();  // ossa_sample.fbx and .glb: two names
+    std::replace(name.begin(), name.end(), '.', '_');
+    ASSERT_TRUE(write_ossa(file, dir + "/" + name + ".ossa"));
+    auto loaded = load_ossa_character(dir + "/" + name + ".ossa");
+    ASSERT_TRUE(loaded) << loaded.error();
+    const LoadedCharacter& c = **loaded;
+    auto renderer = create_gl_renderer(context(), c.asset, c.materials, c.textures, c.flip_textures);
+    ASSERT_TRUE(renderer) << renderer.error();
+    auto baked = bake_animation(c.asset);
+    ASSERT_TRUE(baked) << baked.error();
+    (*renderer)->set_baked(*baked);
+    for (const test::ComparisonFrame& f : test::comparison_frames(c.asset)) {
+      ASSERT_TRUE(write_png(test::render_comparison_frame(**renderer, c.asset, f),
+                            dir + "/" + name + "." + f.name + ".png"));
+      ++frames;
+    }
+    manifest += name + "\n";
+    auto errors = context()->take_errors();
+    EXPECT_TRUE(errors.empty()) << path << ": " << (errors.empty() ? "" : errors[0]);
+  }
+  std::ofstream(dir + "/manifest.txt") << manifest;
+  std::printf("  %d GL reference frames in %s\n", frames, dir.c_str());
+  EXPECT_GT(frames, 0);
 }
 }  // namespace
 }  // namespace ossa

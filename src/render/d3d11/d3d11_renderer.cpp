@@ -80,6 +80,10 @@ Result<std::shared_ptr<D3D11Device>> D3D11Device::create(const D3D11DeviceOption
                            ? " (DXGI_ERROR_UNSUPPORTED: no adapter; under Wine this means no X display: run "
                              "inside an X server, e.g. xvfb-run)"
                            : ""));
+  if (debug) {  // the layer is only useful with its message queue (Wine accepts the flag but has no queue)
+    ComPtr<ID3D11InfoQueue> queue;
+    debug = SUCCEEDED(device->QueryInterface(__uuidof(ID3D11InfoQueue), &queue));
+  }
   std::shared_ptr<D3D11Device> out(new D3D11Device());
   out->device_ = device;
   out->context_ = context;
@@ -181,7 +185,8 @@ static_assert(sizeof(FrameConstants) == 192);
 enum : int32_t { kModePalette = 0, kModeStatic = 1, kModeBaked = 2 };
 
 constexpr int kPaletteTexels = detail::kMaxPaletteJoints * 3;  // rows 0-2 per palette slot
-constexpr int kBindTableTexels = 1024;                         // 768 correction rows, then 64 remap texels
+constexpr int kBindTableTexels =
+    1024;  // 768 correction rows, then each slot's joint (x): no integer division
 constexpr int kRemapTexel = detail::kMaxPaletteJoints * 3;
 
 // Rows 0-2 of a column-major Mat4.
@@ -263,6 +268,7 @@ class D3D11Renderer final : public CharacterRenderer {
   Mat4 view_proj_;
   std::vector<BakedClipInfo> baked_clips_;
   bool has_baked_ = false;
+  std::string bake_error_;     // why the last set_baked() made no texture
   std::vector<Mat4> palette_;  // scratch
   detail::CpuSkinningScratch cpu_scratch_;
   std::vector<float> skinned_;  // scratch
@@ -437,7 +443,7 @@ Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Ma
       g.diffuse = texture_views[g.material.diffuse];
     if (g.material.normal_map >= 0 && g.material.normal_map < static_cast<int>(texture_views.size()))
       g.normal_map = texture_views[g.material.normal_map];
-    // The bake bindings as the HLSL reads them: rows 0-2 of each correction, then 4 joints per texel.
+    // The bake bindings as the HLSL reads them: rows 0-2 of each correction, then one joint per texel.
     const detail::BakeBindings bind = detail::bake_bindings(asset, mesh);
     g.bake_corrected = bind.corrected;
     std::vector<float> table(static_cast<size_t>(kBindTableTexels) * 4, 0.f);
@@ -445,7 +451,7 @@ Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Ma
     const auto* remap = reinterpret_cast<const int32_t*>(bind.bytes.data() + detail::kMaxPaletteJoints * 64);
     for (int slot = 0; slot < detail::kMaxPaletteJoints; ++slot) {
       put_rows(corrections[slot], &table[static_cast<size_t>(slot) * 12]);
-      table[static_cast<size_t>(kRemapTexel) * 4 + slot] = static_cast<float>(remap[slot]);
+      table[(static_cast<size_t>(kRemapTexel) + slot) * 4] = static_cast<float>(remap[slot]);
     }
     auto view = float_texture(kBindTableTexels, table.data(), false);
     if (!view) return R::failure(view.error());
@@ -474,6 +480,7 @@ Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Ma
   sampler.MaxLOD = D3D11_FLOAT32_MAX;
   sampler.ComparisonFunc = D3D11_COMPARISON_NEVER;
   hr = dev->CreateSamplerState(&sampler, &sampler_);
+
   D3D11_RASTERIZER_DESC raster{};
   raster.FillMode = D3D11_FILL_SOLID;
   raster.CullMode = D3D11_CULL_NONE;  // capes and props are seen from both sides
@@ -493,6 +500,8 @@ Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Ma
 }
 
 void D3D11Renderer::set_baked(const BakedAnimation& baked) {
+  baked_view_.Reset();
+  has_baked_ = false;
   D3D11_TEXTURE2D_DESC desc{};
   desc.Width = static_cast<UINT>(baked.width);
   desc.Height = static_cast<UINT>(baked.height);
@@ -511,11 +520,22 @@ void D3D11Renderer::set_baked(const BakedAnimation& baked) {
     layers[l] = {bytes + row * baked.height * l, static_cast<UINT>(row),
                  static_cast<UINT>(row * baked.height)};
   ComPtr<ID3D11Texture2D> texture;
-  baked_view_.Reset();
-  has_baked_ = false;
-  if (FAILED(dev->CreateTexture2D(&desc, layers.data(), &texture)) ||
-      FAILED(dev->CreateShaderResourceView(texture.Get(), nullptr, &baked_view_)))
+  HRESULT hr = dev->CreateTexture2D(&desc, layers.data(), &texture);
+  // An array view even for one layer (a default view of a one-layer texture is a Texture2D one, which the
+  // shader's Texture2DArray then reads wrongly).
+  D3D11_SHADER_RESOURCE_VIEW_DESC view{};
+  view.Format = desc.Format;
+  view.ViewDimension = D3D11_SRV_DIMENSION_TEXTURE2DARRAY;
+  view.Texture2DArray.MipLevels = 1;
+  view.Texture2DArray.ArraySize = desc.ArraySize;
+  if (SUCCEEDED(hr)) hr = dev->CreateShaderResourceView(texture.Get(), &view, &baked_view_);
+  if (FAILED(hr)) {
+    bake_error_ = "cannot create the bake's texture array (" + std::to_string(baked.width) + " x " +
+                  std::to_string(baked.height) + " x " + std::to_string(baked.layers) + "): HRESULT " +
+                  hresult_text(hr);
     return;  // draw_baked() then draws nothing, as before any bake
+  }
+  bake_error_.clear();
   const auto table = detail::clip_table(baked);
   write_dynamic(clip_texture_.Get(), [&](uint8_t* out) { std::memcpy(out, table.data(), sizeof table); });
   baked_clips_ = baked.clips;

@@ -15,7 +15,7 @@ cbuffer Frame : register(b0) {
   int mode;             // 0: palette, 1: static (CPU-skinned), 2: baked (per vertex)
   int lighting;         // 0 Phong, 1 Blinn-Phong, 2 Lambert, 3 unlit, 4 texture-only
   int corrected;        // baked: the mesh's inverse binds differ from the skeleton's: apply the corrections
-  float time;           // baked: global time
+  float global_time;    // baked: the crowd clock
   float4 base_color;
   int has_diffuse;
   int has_normal_map;
@@ -24,30 +24,27 @@ cbuffer Frame : register(b0) {
 };
 
 Texture2D<float4> palette_rows : register(t0);      // palette: 3 texels (rows 0-2) per palette slot
-Texture2D<float4> bind_table : register(t1);        // baked: 3 texels per slot (correction), then the remap
-Texture2DArray<float4> baked : register(t2);        // baked: rows 0-2 of each joint's model matrix per frame
+Texture2D<float4> bind_table : register(t1);        // baked: 3 texels per slot (correction), then its joint
+Texture2DArray<float4> baked : register(t2);  // baked: rows 0-2 of each joint's model matrix per frame
 Texture2D<float4> clip_table : register(t3);        // baked: per clip frames, frame rate, duration, layer
 Texture2D<float4> diffuse_map : register(t4);
 Texture2D<float4> normal_map : register(t5);
 SamplerState linear_repeat : register(s0);
 
-static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of corrections, then 4 joints per texel
+static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of corrections, then each slot's joint
 
-// Wine 8's compiler has no calls to user-defined functions, no ternary operator and no `continue`, and its
-// preprocessor does not substitute a macro's parameters inside another macro's arguments. So the shared steps
-// are flat macros over 3-row affine matrices (rows 0-2 of a 4x4 matrix whose last row is 0 0 0 1), named by a
-// prefix: M##0, M##1, M##2, used only directly in the shader bodies.
+// Wine 8's compiler (vkd3d-shader 1.6) has no calls to user-defined functions, no ternary operator, skips an
+// `if` whose block holds a loop, does not end the shader at a `return` inside an `if`, and its preprocessor
+// does not substitute a macro's parameters inside another macro's arguments (tests/test_d3d11.cpp caught each).
+// So the shared steps are flat macros over 3-row affine matrices (rows 0-2 of a 4x4 matrix whose last row is
+// 0 0 0 1), named by a prefix: M##0, M##1, M##2, used only directly in the shader bodies; no loops.
 #define AFFINE(M) float4 M##0, M##1, M##2
-#define AFFINE_SET(M, A) M##0 = A##0; M##1 = A##1; M##2 = A##2
 #define AFFINE_ZERO(M) M##0 = float4(0, 0, 0, 0); M##1 = M##0; M##2 = M##0
 #define AFFINE_LOAD(M, TEXTURE, FIRST)            \
   M##0 = TEXTURE.Load(int3((FIRST), 0, 0));       \
   M##1 = TEXTURE.Load(int3((FIRST) + 1, 0, 0));   \
   M##2 = TEXTURE.Load(int3((FIRST) + 2, 0, 0))
 #define AFFINE_ADD(M, A, W) M##0 += (W) * A##0; M##1 += (W) * A##1; M##2 += (W) * A##2
-// M = M + (A - M) t, as GLSL's lerp_matrix.
-#define AFFINE_LERP(M, A, T) M##0 = M##0 + (A##0 - M##0) * (T); M##1 = M##1 + (A##1 - M##1) * (T); \
-  M##2 = M##2 + (A##2 - M##2) * (T)
 // M = A * B
 #define AFFINE_MUL(M, A, B)                                                                     \
   M##0 = A##0.x * B##0 + A##0.y * B##1 + A##0.z * B##2 + float4(0, 0, 0, A##0.w);                \
@@ -59,6 +56,74 @@ static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of correc
   M##2 = float4(C0.z, C1.z, C2.z, C3.z)
 #define AFFINE_POINT(M, P) float3(dot(M##0, float4(P, 1.0)), dot(M##1, float4(P, 1.0)), dot(M##2, float4(P, 1.0)))
 #define AFFINE_VECTOR(M, D) float3(dot(M##0.xyz, D), dot(M##1.xyz, D), dot(M##2.xyz, D))
+
+// SKIN += W * (palette slot SLOT's matrix in the bake: clip `clip` at `clip_time`, blended towards clip2 by
+// v.blend, bind-corrected), as baked_model() and the per-vertex path of the GLSL. Flat by necessity (above):
+// the frame lookup is written out for each of the two clips; the last frame sits at the clip's end, maybe
+// nearer than a full frame; the correction multiplies on the right.
+#define BAKED_INFLUENCE(SKIN, SLOT, W)                                                                \
+  if ((W) != 0.0) {                                                                                   \
+    int joint = int(bind_table.Load(int3(kRemapTexel + (SLOT), 0, 0)).x);                            \
+    float4 info = clip_table.Load(int3(clip, 0, 0));                                                  \
+    int frames = int(info.x);                                                                         \
+    int layer = int(info.w);                                                               \
+    float t = clip_time - info.z * floor(clip_time / max(info.z, 1e-30));                             \
+    float f = t * info.y;                                                                             \
+    int f0 = min(int(floor(f)), frames - 1);                                                          \
+    int f1 = min(f0 + 1, frames - 1);                                                                 \
+    float a = f - float(f0);                                                                          \
+    if (f0 == frames - 2) {                                                                           \
+      float start = float(f0) / info.y;                                                               \
+      a = 0.0;                                                                                        \
+      if (info.z > start) a = clamp((t - start) / (info.z - start), 0.0, 1.0);                        \
+    }                                                                                                 \
+    if (f0 >= frames - 1) a = 0.0;                                                                    \
+    float4 m0 = baked.Load(int4(joint * 3, f0, layer, 0));                                             \
+    float4 m1 = baked.Load(int4(joint * 3 + 1, f0, layer, 0));                                         \
+    float4 m2 = baked.Load(int4(joint * 3 + 2, f0, layer, 0));                                         \
+    m0 += (baked.Load(int4(joint * 3, f1, layer, 0)) - m0) * a;                                        \
+    m1 += (baked.Load(int4(joint * 3 + 1, f1, layer, 0)) - m1) * a;                                    \
+    m2 += (baked.Load(int4(joint * 3 + 2, f1, layer, 0)) - m2) * a;                                    \
+    if (clip2 >= 0 && v.blend > 0.0) {                                                                \
+      float4 info2 = clip_table.Load(int3(clip2, 0, 0));                                              \
+      int frames2 = int(info2.x);                                                                     \
+      int layer2 = int(info2.w);                                                           \
+      float t2 = clip_time - info2.z * floor(clip_time / max(info2.z, 1e-30));                        \
+      float g = t2 * info2.y;                                                                         \
+      int g0 = min(int(floor(g)), frames2 - 1);                                                       \
+      int g1 = min(g0 + 1, frames2 - 1);                                                              \
+      float b = g - float(g0);                                                                        \
+      if (g0 == frames2 - 2) {                                                                        \
+        float start2 = float(g0) / info2.y;                                                           \
+        b = 0.0;                                                                                      \
+        if (info2.z > start2) b = clamp((t2 - start2) / (info2.z - start2), 0.0, 1.0);                \
+      }                                                                                               \
+      if (g0 >= frames2 - 1) b = 0.0;                                                                 \
+      float4 n0 = baked.Load(int4(joint * 3, g0, layer2, 0));                                          \
+      float4 n1 = baked.Load(int4(joint * 3 + 1, g0, layer2, 0));                                      \
+      float4 n2 = baked.Load(int4(joint * 3 + 2, g0, layer2, 0));                                      \
+      n0 += (baked.Load(int4(joint * 3, g1, layer2, 0)) - n0) * b;                                     \
+      n1 += (baked.Load(int4(joint * 3 + 1, g1, layer2, 0)) - n1) * b;                                 \
+      n2 += (baked.Load(int4(joint * 3 + 2, g1, layer2, 0)) - n2) * b;                                 \
+      m0 += (n0 - m0) * v.blend;                                                                      \
+      m1 += (n1 - m1) * v.blend;                                                                      \
+      m2 += (n2 - m2) * v.blend;                                                                      \
+    }                                                                                                 \
+    if (corrected != 0) {                                                                             \
+      float4 c0 = bind_table.Load(int3((SLOT) * 3, 0, 0));                                            \
+      float4 c1 = bind_table.Load(int3((SLOT) * 3 + 1, 0, 0));                                        \
+      float4 c2 = bind_table.Load(int3((SLOT) * 3 + 2, 0, 0));                                        \
+      float4 p0 = m0.x * c0 + m0.y * c1 + m0.z * c2 + float4(0, 0, 0, m0.w);                          \
+      float4 p1 = m1.x * c0 + m1.y * c1 + m1.z * c2 + float4(0, 0, 0, m1.w);                          \
+      float4 p2 = m2.x * c0 + m2.y * c1 + m2.z * c2 + float4(0, 0, 0, m2.w);                          \
+      m0 = p0;                                                                                        \
+      m1 = p1;                                                                                        \
+      m2 = p2;                                                                                        \
+    }                                                                                                 \
+    SKIN##0 += (W) * m0;                                                                              \
+    SKIN##1 += (W) * m1;                                                                              \
+    SKIN##2 += (W) * m2;                                                                              \
+  }
 
 struct VertexIn {
   float3 position : POSITION;
@@ -100,77 +165,17 @@ VertexOut vs_main(VertexIn v) {
     AFFINE_ADD(skin, bone, v.weights.z);
     AFFINE_LOAD(bone, palette_rows, slots.w * 3);
     AFFINE_ADD(skin, bone, v.weights.w);
-  } else if (mode == 2) {
+  }
+  if (mode == 2) {
     AFFINE_COLUMNS(place, v.world0, v.world1, v.world2, v.world3);
     int clip = int(v.anim.x);
     int clip2 = int(v.anim.w);
-    float clip_time = v.anim.y + time * v.anim.z;
+    float clip_time = v.anim.y + global_time * v.anim.z;
     AFFINE_ZERO(skin);
-    for (int i = 0; i < 4; ++i) {
-      int slot = slots.w;
-      float weight = v.weights.w;
-      if (i == 0) { slot = slots.x; weight = v.weights.x; }
-      if (i == 1) { slot = slots.y; weight = v.weights.y; }
-      if (i == 2) { slot = slots.z; weight = v.weights.z; }
-      if (weight != 0.0) {
-        float4 joints = bind_table.Load(int3(kRemapTexel + slot / 4, 0, 0));
-        int lane = slot - (slot / 4) * 4;
-        float joint_index = joints.w;
-        if (lane == 0) joint_index = joints.x;
-        if (lane == 1) joint_index = joints.y;
-        if (lane == 2) joint_index = joints.z;
-        int joint = int(joint_index);
-        AFFINE(model);
-        AFFINE_ZERO(model);
-        // The joint's matrix in the clip, then in clip2, blended by the instance's weight.
-        for (int c = 0; c < 2; ++c) {
-          int which = clip;
-          if (c == 1) which = clip2;
-          if (c == 0 || (clip2 >= 0 && v.blend > 0.0)) {
-            // baked_model() of the GLSL: looped time, the two frames around it, interpolated.
-            float4 info = clip_table.Load(int3(which, 0, 0));
-            int frames = int(info.x);
-            float rate = info.y;
-            float duration = info.z;
-            int layer = int(info.w);
-            float t = 0.0;
-            if (duration > 0.0) t = clip_time - duration * floor(clip_time / duration);
-            float f = t * rate;
-            int f0 = min(int(floor(f)), frames - 1);
-            int f1 = min(f0 + 1, frames - 1);
-            float a = f - float(f0);
-            if (f0 == frames - 2) {  // the last frame sits at the clip's end, maybe nearer than a full frame
-              float start = float(f0) / rate;
-              a = 0.0;
-              if (duration > start) a = clamp((t - start) / (duration - start), 0.0, 1.0);
-            }
-            if (f0 >= frames - 1) a = 0.0;
-            AFFINE(frame);
-            frame0 = baked.Load(int4(joint * 3, f0, layer, 0));
-            frame1 = baked.Load(int4(joint * 3 + 1, f0, layer, 0));
-            frame2 = baked.Load(int4(joint * 3 + 2, f0, layer, 0));
-            AFFINE(next);
-            next0 = baked.Load(int4(joint * 3, f1, layer, 0));
-            next1 = baked.Load(int4(joint * 3 + 1, f1, layer, 0));
-            next2 = baked.Load(int4(joint * 3 + 2, f1, layer, 0));
-            AFFINE_LERP(frame, next, a);
-            if (c == 0) {
-              AFFINE_SET(model, frame);
-            } else {
-              AFFINE_LERP(model, frame, v.blend);
-            }
-          }
-        }
-        if (corrected != 0) {
-          AFFINE(correction);
-          AFFINE_LOAD(correction, bind_table, slot * 3);
-          AFFINE(product);
-          AFFINE_MUL(product, model, correction);
-          AFFINE_SET(model, product);
-        }
-        AFFINE_ADD(skin, model, weight);
-      }
-    }
+    BAKED_INFLUENCE(skin, slots.x, v.weights.x)
+    BAKED_INFLUENCE(skin, slots.y, v.weights.y)
+    BAKED_INFLUENCE(skin, slots.z, v.weights.z)
+    BAKED_INFLUENCE(skin, slots.w, v.weights.w)
   }
   AFFINE(m);
   AFFINE_MUL(m, place, skin);
@@ -188,31 +193,34 @@ VertexOut vs_main(VertexIn v) {
 static const float3 kLightDirection = float3(0.324442834, 0.811107099, 0.486664265);
 static const float kAmbient = 0.25;
 
+// One return, at the end: Wine 8's compiler does not end the shader at a return inside an if.
 float4 ps_main(VertexOut i) : SV_Target {
   float4 texel = float4(1, 1, 1, 1);
   if (has_diffuse != 0) texel = diffuse_map.Sample(linear_repeat, i.uv);
-  if (lighting == 4) {
-    if (has_diffuse != 0) return float4(texel.rgb, 1.0);
-    return float4(base_color.rgb, 1.0);
-  }
   float3 albedo = base_color.rgb * texel.rgb;
-  if (lighting == 3) return float4(albedo, 1.0);
-  float3 n = normalize(i.normal);
-  if (has_normal_map != 0 && has_tangents != 0) {
-    float3 t = normalize(i.tangent.xyz - n * dot(n, i.tangent.xyz));
-    float3 b = cross(n, t) * i.tangent.w;
-    float3 m = normal_map.Sample(linear_repeat, i.uv).xyz * 2.0 - 1.0;
-    n = normalize(t * m.x + b * m.y + n * m.z);
+  float3 color = albedo;  // unlit (3)
+  if (lighting == 4) {
+    color = base_color.rgb;
+    if (has_diffuse != 0) color = texel.rgb;
+  } else if (lighting != 3) {
+    float3 n = normalize(i.normal);
+    if (has_normal_map != 0 && has_tangents != 0) {
+      float3 t = normalize(i.tangent.xyz - n * dot(n, i.tangent.xyz));
+      float3 b = cross(n, t) * i.tangent.w;
+      float3 m = normal_map.Sample(linear_repeat, i.uv).xyz * 2.0 - 1.0;
+      n = normalize(t * m.x + b * m.y + n * m.z);
+    }
+    float3 v = normalize(eye.xyz - i.position);
+    if (dot(n, v) < 0.0) n = -n;  // two-sided: capes and thin props are seen from both sides
+    float diffuse = max(dot(n, kLightDirection), 0.0);
+    float specular = 0.0;
+    if (lighting == 0) {
+      float3 r = 2.0 * dot(n, kLightDirection) * n - kLightDirection;  // reflect(-L, n)
+      specular = pow(max(dot(r, v), 0.0), 24.0) * 0.35;
+    }
+    if (lighting == 1) specular = pow(max(dot(n, normalize(kLightDirection + v)), 0.0), 64.0) * 0.35;
+    if (diffuse == 0.0) specular = 0.0;
+    color = albedo * (kAmbient + (1.0 - kAmbient) * diffuse) + float3(specular, specular, specular);
   }
-  float3 v = normalize(eye.xyz - i.position);
-  if (dot(n, v) < 0.0) n = -n;  // two-sided: capes and thin props are seen from both sides
-  float diffuse = max(dot(n, kLightDirection), 0.0);
-  float specular = 0.0;
-  if (lighting == 0) {
-    float3 r = 2.0 * dot(n, kLightDirection) * n - kLightDirection;  // reflect(-L, n)
-    specular = pow(max(dot(r, v), 0.0), 24.0) * 0.35;
-  }
-  if (lighting == 1) specular = pow(max(dot(n, normalize(kLightDirection + v)), 0.0), 64.0) * 0.35;
-  if (diffuse == 0.0) specular = 0.0;
-  return float4(albedo * (kAmbient + (1.0 - kAmbient) * diffuse) + float3(specular, specular, specular), 1.0);
+  return float4(color, 1.0);
 }

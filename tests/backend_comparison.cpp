@@ -1,0 +1,81 @@
+#include "backend_comparison.h"
+
+#include <algorithm>
+
+#include "ossa/runtime/crowd.h"
+
+namespace ossa::test {
+
+std::vector<ComparisonFrame> comparison_frames(const CharacterAsset& asset) {
+  std::vector<ComparisonFrame> frames;
+  for (size_t c = 0; c < asset.clips.size(); ++c)
+    for (int third = 0; third < 3; ++third) {
+      ComparisonFrame f;
+      f.name = "clip" + std::to_string(c) + "_t" + std::to_string(third);
+      f.clip = static_cast<int>(c);
+      f.time = asset.clips[c].duration() * static_cast<float>(third) / 3.f;
+      frames.push_back(f);
+    }
+  if (asset.clips.empty()) return frames;
+  for (LightingMode mode : {LightingMode::kPhong, LightingMode::kBlinnPhong, LightingMode::kLambert,
+                            LightingMode::kUnlit, LightingMode::kTextureOnly}) {
+    ComparisonFrame f;
+    f.name = std::string("lighting_") + to_string(mode);
+    f.time = asset.clips[0].duration() / 3.f;
+    f.lighting = mode;
+    frames.push_back(f);
+  }
+  ComparisonFrame baked;
+  baked.name = "baked";
+  baked.time = asset.clips[0].duration() / 3.f;
+  baked.path = SkinningPath::kBaked;
+  frames.push_back(baked);
+  if (asset.clips.size() > 1) {
+    baked.name = "baked_crossfade";
+    baked.clip2 = 1;
+    baked.weight = 0.4f;
+    frames.push_back(baked);
+  }
+  return frames;
+}
+
+FrameSettings comparison_settings(const CharacterAsset& asset, LightingMode lighting, int size) {
+  Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+  for (const SkinnedMesh& m : asset.meshes)
+    for (size_t i = 0; i + 2 < m.positions().size(); i += 3) {
+      const Vec3 p{m.positions()[i], m.positions()[i + 1], m.positions()[i + 2]};
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+    }
+  if (lo.x > hi.x) lo = hi = {};
+  const Vec3 margin = (hi - lo) * 0.3f;  // animated poses reach a little outside the bind pose
+  FrameSettings f;
+  f.width = f.height = size;
+  f.lighting = lighting;
+  f.camera = frame_bounds(lo - margin, hi + margin, 1);
+  return f;
+}
+
+Image render_comparison_frame(CharacterRenderer& renderer, const CharacterAsset& asset,
+                              const ComparisonFrame& frame) {
+  CharacterInstance c;
+  c.init(asset.skeleton, &asset.clips[frame.clip], frame.time);
+  update_character(asset.skeleton, c, 0);
+  renderer.begin_frame(comparison_settings(asset, frame.lighting));
+  if (frame.path == SkinningPath::kBaked) {
+    BakedInstance instance;
+    instance.clip = frame.clip;
+    instance.time = frame.time;
+    instance.speed = 0;
+    instance.clip2 = frame.clip2;
+    instance.weight = frame.weight;
+    renderer.draw_baked(std::span(&instance, 1), 0, {BakedEvaluation::kPerVertex, true, 0});
+  } else if (frame.path == SkinningPath::kCpu) {
+    renderer.draw_cpu(Mat4{}, c.model);
+  } else {
+    renderer.draw_palette(Mat4{}, c.model);
+  }
+  return renderer.end_frame();
+}
+
+}  // namespace ossa::test

@@ -1,0 +1,40 @@
+// Test helper: the frames on which the OpenGL and Direct3D 11 backends are compared, described once and
+// drawn through the backend-neutral CharacterRenderer. The Linux build renders them with GL from a .ossa it
+// writes (Render.WritesGlReferencesForDirect3D11, test_render.cpp); the Windows build, under Wine, renders
+// the same .ossa with Direct3D 11 and compares pixel by pixel (test_d3d11.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ossa/render/renderer.h"
+
+namespace ossa::test {
+
+struct ComparisonFrame {
+  std::string name;  // unique per character: file names of the references
+  int clip = 0;
+  float time = 0;
+  LightingMode lighting = LightingMode::kBlinnPhong;
+  SkinningPath path = SkinningPath::kGpuPalette;
+  int clip2 = -1;  // baked: crossfading towards this clip
+  float weight = 0;
+};
+
+// Every clip at 0, 1/3 and 2/3 of its duration (Blinn-Phong, palette skinning); the first clip at 1/3 in each
+// of the five lighting modes; and the first clip at 1/3 through baked instancing, alone and crossfading 40 %
+// towards the second clip.
+std::vector<ComparisonFrame> comparison_frames(const CharacterAsset& asset);
+
+// The camera (framing the bind pose with a margin) and size every backend uses for the character.
+FrameSettings comparison_settings(const CharacterAsset& asset, LightingMode lighting, int size = 192);
+
+// Draws one frame (the grid and the character). Baked frames need renderer.set_baked() first.
+Image render_comparison_frame(CharacterRenderer& renderer, const CharacterAsset& asset,
+                              const ComparisonFrame& frame);
+
+// The bound both comparisons state: at most 1 % of pixels differ by more than 8/255 in any channel.
+constexpr int kBackendThreshold = 8;
+constexpr double kBackendFraction = 0.01;
+
+}  // namespace ossa::test

@@ -1,0 +1,254 @@
+// The Direct3D 11 backend (Windows build; here under Wine, whose D3D11 runs on Mesa's llvmpipe through
+// wined3d, inside Xvfb). Independent truths: the OpenGL backend's frames of the same .ossa files (written by
+// the Linux build, backend_comparison.h), and this backend's own CPU skinning (the runtime's SkinningJob).
+// Bounds (fraction of pixels whose largest channel difference exceeds the threshold):
+//   Direct3D 11 vs OpenGL, every frame: <= 1 % over 8/255 (the bound);
+//   palette vs CPU skinning: <= 0.04 % over 1/255 (the GL tests' bound); baked vs palette: <= 1 % over 8/255.
+// Without a device (no X server under Wine) the tests skip and say why, unless OSSA_REQUIRE_D3D11 is set
+// (CI).
+#include <gtest/gtest.h>
+#include <windows.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "../src/render/d3d11/shader_compiler.h"
+#include "backend_comparison.h"
+#include "ossa/render/d3d11_renderer.h"
+#include "ossa/runtime/crowd.h"
+#include "ossa/serialize/load.h"
+#include "synthetic_character.h"
+
+namespace ossa {
+namespace {
+namespace fs = std::filesystem;
+
+bool under_wine() {
+  return GetProcAddress(GetModuleHandleA("ntdll.dll"), "wine_get_version") != nullptr;
+}
+
+std::shared_ptr<D3D11Device> device() {
+  static std::shared_ptr<D3D11Device> made = [] {
+    D3D11DeviceOptions options;
+    options.debug = true;  // the debug layer where it exists (not under Wine)
+    auto created = D3D11Device::create(options);
+    if (!created) std::printf("  no Direct3D 11 device: %s\n", created.error().c_str());
+    return created ? *created : std::shared_ptr<D3D11Device>();
+  }();
+  return made;
+}
+
+#define REQUIRE_D3D11()                                                                                  \
+  do {                                                                                                   \
+    if (!device()) {                                                                                     \
+      if (std::getenv("OSSA_REQUIRE_D3D11")) FAIL() << "no Direct3D 11 device (OSSA_REQUIRE_D3D11 set)"; \
+      GTEST_SKIP() << "no Direct3D 11 device here (under Wine: no X server)";                            \
+    }                                                                                                    \
+  } while (0)
+
+std::vector<Mat4> pose(const CharacterAsset& asset, int clip, float t) {
+  CharacterInstance c;
+  c.init(asset.skeleton, &asset.clips[clip], t);
+  update_character(asset.skeleton, c, 0);
+  return c.model;
+}
+
+int pixels_drawn(const Image& image, const Vec4& clear) {
+  int drawn = 0;
+  for (size_t p = 0; p + 3 < image.rgba.size(); p += 4)
+    drawn += std::abs(image.rgba[p] - static_cast<int>(clear.x * 255 + 0.5f)) > 2 ||
+             std::abs(image.rgba[p + 2] - static_cast<int>(clear.z * 255 + 0.5f)) > 2;
+  return drawn;
+}
+
+TEST(D3D11, DeviceIsCreatedOrRefusedWithAReason) {
+  auto made = D3D11Device::create();
+  if (!made) {
+    EXPECT_NE(made.error().find("HRESULT"), std::string::npos) << made.error();
+    if (std::getenv("OSSA_REQUIRE_D3D11")) ADD_FAILURE() << made.error();
+    return;
+  }
+  std::printf("  adapter: %s, debug layer %s\n", (*made)->adapter_name().c_str(),
+              device() && device()->debug_layer() ? "on" : "not available");
+  EXPECT_NE((*made)->adapter_name().find("feature level 11"), std::string::npos);
+}
+
+// A shader that does not compile is an error naming the file, the line and the compiler's message.
+TEST(D3D11, ShaderErrorsNameTheFileTheLineAndTheMessage) {
+  REQUIRE_D3D11();
+  const HlslSource broken{"src/render/d3d11/shaders/broken.hlsl",
+                          "float4 vs_main(float3 p : POSITION) : SV_Position {\n"
+                          "  float4 q = float4(p, 1.0);\n"
+                          "  return q +* 2;\n"
+                          "}\n"};
+  const detail::HlslJob job{&broken, "vs_main", "vs_5_0"};
+  auto compiled = detail::compile_hlsl(device()->shader_compiler(), std::span(&job, 1));
+  ASSERT_FALSE(compiled);
+  const std::string& e = compiled.error();
+  EXPECT_NE(e.find("src/render/d3d11/shaders/broken.hlsl"), std::string::npos) << e;
+  // vkd3d: FILE:3:col: E5000: ...; Microsoft: FILE(3,col): error X3000: ...
+  EXPECT_TRUE(e.find("broken.hlsl:3:") != std::string::npos || e.find("broken.hlsl(3,") != std::string::npos)
+      << e;
+  EXPECT_NE(e.find("syntax error"), std::string::npos) << e;
+  std::printf("  %s\n", e.c_str());
+}
+
+// Wine 8's compiler aborts its process on this (an assertion in vkd3d-shader 1.6): the child ends, this
+// process goes on, and the error says the compiler crashed and on what. Microsoft's compiler accepts it.
+TEST(D3D11, ACompilerThatCrashesIsAnErrorNotAnAbort) {
+  REQUIRE_D3D11();
+  const HlslSource crashing{
+      "src/render/d3d11/shaders/crashing.hlsl",
+      "cbuffer Palette : register(b0) { float4x4 palette[256]; };\n"
+      "float4 vs_main(float3 p : POSITION, uint4 bones : BLENDINDICES) : SV_Position {\n"
+      "  uint b = bones.x;\n"
+      "  return mul(palette[b], float4(p, 1.0));\n"
+      "}\n"};
+  const detail::HlslJob job{&crashing, "vs_main", "vs_5_0"};
+  auto compiled = detail::compile_hlsl(device()->shader_compiler(), std::span(&job, 1));
+  if (under_wine()) {
+    ASSERT_FALSE(compiled);
+    EXPECT_NE(compiled.error().find("crashed"), std::string::npos) << compiled.error();
+    EXPECT_NE(compiled.error().find("crashing.hlsl vs_main"), std::string::npos) << compiled.error();
+    std::printf("  %s\n", compiled.error().c_str());
+  } else {
+    EXPECT_TRUE(compiled) << compiled.error();
+  }
+}
+
+TEST(D3D11, AMissingShaderCompilerIsAnError) {
+  REQUIRE_D3D11();
+  D3D11DeviceOptions options;
+  options.shader_compiler = "Z:/nonexistent/ossa_hlslc.exe";
+  auto other = D3D11Device::create(options);
+  ASSERT_TRUE(other) << other.error();
+  const CharacterAsset asset = test::synthetic_character(12, 3);
+  // Compiled shaders are kept per compiler program: this one has never run.
+  auto renderer = create_d3d11_renderer(*other, asset, {}, {});
+  ASSERT_FALSE(renderer);
+  EXPECT_NE(renderer.error().find("cannot start the shader compiler"), std::string::npos) << renderer.error();
+}
+
+// The three skinning paths agree on this backend, on a character made in code (two meshes, a palette remap):
+// CPU skinning against palette skinning at a frame time; the bake against palette skinning at a frame time,
+// halfway to the next frame and crossfading 40 % towards the next clip (the truth lerps the two poses' model
+// matrices, as the bake lerps skinning matrices). The GL tests' bounds: 1 % at frame times, 3 % otherwise.
+TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
+  REQUIRE_D3D11();
+  const CharacterAsset asset = test::synthetic_character(33, 1);
+  auto renderer = create_d3d11_renderer(device(), asset, {}, {});
+  ASSERT_TRUE(renderer) << renderer.error();
+  auto baked = bake_animation(asset);
+  ASSERT_TRUE(baked) << baked.error();
+  (*renderer)->set_baked(*baked);
+  const FrameSettings frame = test::comparison_settings(asset, LightingMode::kLambert, 160);
+  const int clips = static_cast<int>(asset.clips.size());
+  double worst_cpu = 0, worst_baked[3] = {};
+  for (int c = 0; c < clips; ++c) {
+    const BakedClipInfo& info = baked->clips[c];
+    for (int step = 0; step < 3; ++step) {  // a frame time, halfway to the next frame, crossfading
+      const int f = info.frame_count / 3;
+      const float t =
+          std::min(info.duration, (static_cast<float>(f) + (step == 1 ? 0.5f : 0.f)) / info.frame_rate);
+      const int c2 = (c + 1) % clips;
+      const float weight = step == 2 && c2 != c ? 0.4f : 0.f;
+      std::vector<Mat4> model = pose(asset, c, t);
+      if (weight > 0) {
+        const float d2 = asset.clips[c2].duration();
+        const auto other = pose(asset, c2, d2 > 0 ? std::fmod(t, d2) : 0.f);
+        for (size_t j = 0; j < model.size(); ++j)
+          for (int e = 0; e < 16; ++e) model[j].m[e] += (other[j].m[e] - model[j].m[e]) * weight;
+      }
+      (*renderer)->begin_frame(frame);
+      (*renderer)->draw_palette(Mat4{}, model);
+      const Image palette = (*renderer)->end_frame();
+      EXPECT_GT(pixels_drawn(palette, frame.clear), 500) << "clip " << c;
+      if (step == 0) {
+        (*renderer)->begin_frame(frame);
+        (*renderer)->draw_cpu(Mat4{}, model);
+        const ImageDifference cpu = compare_images(palette, (*renderer)->end_frame(), 1);
+        EXPECT_LE(cpu.fraction_over, 0.0004) << "clip " << c << ", max diff " << cpu.max_difference;
+        worst_cpu = std::max(worst_cpu, cpu.fraction_over);
+      }
+      BakedInstance instance;
+      instance.clip = c;
+      instance.time = t;
+      instance.speed = 0;
+      instance.clip2 = weight > 0 ? c2 : -1;
+      instance.weight = weight;
+      (*renderer)->begin_frame(frame);
+      EXPECT_EQ((*renderer)->draw_baked(std::span(&instance, 1), 0).drawn, 1);
+      const ImageDifference bake = compare_images(palette, (*renderer)->end_frame(), 8);
+      EXPECT_LE(bake.fraction_over, step == 0 ? 0.01 : 0.03)
+          << "clip " << c << " step " << step << ", max diff " << bake.max_difference;
+      worst_baked[step] = std::max(worst_baked[step], bake.fraction_over);
+    }
+  }
+  std::printf(
+      "  %d clips: palette vs CPU worst %.5f over 1/255; baked vs palette worst over 8/255: %.5f at frame "
+      "times, %.5f between, %.5f crossfading\n",
+      clips, worst_cpu, worst_baked[0], worst_baked[1], worst_baked[2]);
+  const auto errors = device()->take_errors();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
+// Direct3D 11 against OpenGL on the same .ossa files, frame by frame (backend_comparison.h).
+TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
+  REQUIRE_D3D11();
+  std::string dir = OSSA_GL_REFERENCE_DIR;
+  if (under_wine() && !dir.empty() && dir[0] == '/') dir = "Z:" + dir;  // Wine's drive for the Unix root
+  if (!fs::exists(dir + "/manifest.txt")) {
+    if (std::getenv("OSSA_REQUIRE_D3D11"))
+      FAIL() << dir << "/manifest.txt missing: run the Linux release tests first";
+    GTEST_SKIP()
+        << dir << "/manifest.txt not found: the Linux release build's Render.WritesGlReferencesForDirect3D11 "
+        << "writes it";
+  }
+  std::ifstream manifest(dir + "/manifest.txt");
+  int compared = 0;
+  double worst_all = 0;
+  for (std::string name; std::getline(manifest, name);) {
+    if (name.empty()) continue;
+    auto loaded = load_ossa_character(dir + "/" + name + ".ossa");
+    ASSERT_TRUE(loaded) << loaded.error();
+    const LoadedCharacter& c = **loaded;
+    auto renderer = create_d3d11_renderer(device(), c.asset, c.materials, c.textures, c.flip_textures);
+    ASSERT_TRUE(renderer) << renderer.error();
+    auto baked = bake_animation(c.asset);
+    ASSERT_TRUE(baked) << baked.error();
+    (*renderer)->set_baked(*baked);
+    double worst = 0, sum = 0;
+    int frames = 0, max_difference = 0;
+    std::string worst_frame;
+    for (const test::ComparisonFrame& f : test::comparison_frames(c.asset)) {
+      auto gl = read_png(dir + "/" + name + "." + f.name + ".png");
+      ASSERT_TRUE(gl) << gl.error();
+      const Image d3d = test::render_comparison_frame(**renderer, c.asset, f);
+      const ImageDifference d = compare_images(*gl, d3d, test::kBackendThreshold);
+      EXPECT_LE(d.fraction_over, test::kBackendFraction)
+          << name << " " << f.name << ", max diff " << d.max_difference;
+      if (d.fraction_over > test::kBackendFraction)
+        (void)write_png(d3d, dir + "/" + name + "." + f.name + ".d3d11.png");  // for a look
+      if (d.fraction_over >= worst) worst = d.fraction_over, worst_frame = f.name;
+      sum += d.fraction_over;
+      max_difference = std::max(max_difference, d.max_difference);
+      ++frames;
+    }
+    std::printf("  %-42s %3d frames: mean %.4f %%, worst %.4f %% (%s) of pixels over 8/255; largest %d/255\n",
+                name.c_str(), frames, 100 * sum / std::max(frames, 1), 100 * worst, worst_frame.c_str(),
+                max_difference);
+    compared += frames;
+    worst_all = std::max(worst_all, worst);
+  }
+  std::printf("  %d frames compared, worst %.4f %% of pixels over 8/255 (bound %.0f %%)\n", compared,
+              100 * worst_all, 100 * test::kBackendFraction);
+  EXPECT_GT(compared, 0);
+  const auto errors = device()->take_errors();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
+}  // namespace
+}  // namespace ossa
