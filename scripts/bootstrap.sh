@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages Ossa builds with (only those missing), then configures and builds a preset.
 # Usage: scripts/bootstrap.sh [PRESET]   (default: release). Idempotent; quick when nothing changed.
 # PRESET aarch64 (the cross build of ossa::runtime and its tests, run under qemu) also installs the arm64
-# packages below, once Debian's arm64 architecture is enabled (dpkg --add-architecture arm64).
+# packages below, once Debian's arm64 architecture is enabled (dpkg --add-architecture arm64). PRESET windows
+# (the MinGW-w64 cross build of ossa::runtime and its tests, run under Wine) also installs the packages below.
 set -euo pipefail
 preset="${1:-release}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,6 +27,11 @@ if [ "$preset" = aarch64 ]; then
     g++-aarch64-linux-gnu qemu-user
     libxxhash-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
   )
+fi
+# Only for the windows preset: MinGW-w64 with posix threads (std::thread), Wine to run the tests, GoogleTest's
+# sources to build for the target. The header-only libraries come from the main list (libxxhash-dev, ...).
+if [ "$preset" = windows ]; then
+  packages+=(g++-mingw-w64-x86-64-posix wine wine64 libwine fonts-wine googletest)
 fi
 
 missing=()

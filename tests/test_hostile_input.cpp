@@ -11,14 +11,17 @@
 #include <functional>
 #include <limits>
 
-#include "gltf_builder.h"
-#include "oracle_compare.h"
 #include "ossa/asset/compression.h"
 #include "ossa/asset/notifies.h"
-#include "ossa/import/import.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
+
+#ifdef OSSA_HAS_IMPORT  // the texture and weight cases go through the importer (not in runtime-only builds)
+#include "gltf_builder.h"
+#include "oracle_compare.h"
+#include "ossa/import/import.h"
+#endif
 
 namespace ossa {
 namespace {
@@ -308,6 +311,7 @@ TEST(FixedRateClip, TheLastFrameIsTheClipsEndEvenWithinTheFrameSlack) {
   EXPECT_FLOAT_EQ(last.translation[0], raw.duration);
 }
 
+#ifdef OSSA_HAS_IMPORT
 // ------------------------------------------------------------------------------------- texture paths
 
 struct TexturedModel {
@@ -395,6 +399,7 @@ TEST(HostileTextures, InsideTheFolderTexturesAreReadWithinTheSizeCap) {
   for (const std::string& w : capped->warnings) warned |= w.find("1000-byte limit") != std::string::npos;
   EXPECT_TRUE(warned);
 }
+#endif  // OSSA_HAS_IMPORT
 
 TEST(HostileOssa, TexturePathsInsideAnOssaAreNeverOpened) {
   OssaFile file = small_file(Clip::Layout::kKeyed);
@@ -409,6 +414,7 @@ TEST(HostileOssa, TexturePathsInsideAnOssaAreNeverOpened) {
   EXPECT_TRUE(loaded->textures[0].data.empty());
 }
 
+#ifdef OSSA_HAS_IMPORT
 // ------------------------------------------------------------------------------- weights and binds
 
 // Two joints, a triangle weighted to them with `weights` (4 per vertex) and inverse binds `binds` (2 x 16).
@@ -472,6 +478,7 @@ TEST(HostileWeights, SingularInverseBindsAreReported) {
   EXPECT_FALSE(warned(*clean, "singular"));
   fs::remove_all(dir);
 }
+#endif  // OSSA_HAS_IMPORT
 
 // ------------------------------------------------------------------------------------------------- JSON
 
