@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("bench", "Measure character update, skinning and crowd throughput");
   bench_cmd->add_option("file", bench.file, "Model file or .ossa (measured as stored)")->required();
   bench_cmd->add_option("--clip", bench.clip, "Clip name or index (default: the first)");
-  CLI::Option* characters_option =
+  [[maybe_unused]] CLI::Option* characters_option =  // read with --render (OSSA_HAVE_RENDER)
       bench_cmd
           ->add_option("--characters", bench.characters,
                        "Characters for the thread-scaling run (with --render: measure only this count)")
