@@ -14,7 +14,6 @@
 #include "json_output.h"
 #include "ossa/asset/character.h"
 #include "ossa/asset/compression.h"
-#include "ossa/baseline/naive_animator.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -23,6 +22,9 @@
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
 #include "text_output.h"
+#ifdef OSSA_HAS_IMPORT
+#include "ossa/baseline/naive_animator.h"
+#endif
 
 namespace ossa::cli {
 namespace {
@@ -69,8 +71,7 @@ struct StageTimes {
 };
 
 // Forward playback at 60 Hz of `count` characters with random phases.
-StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int count,
-                          baseline::NaiveAnimator* naive = nullptr, double* naive_ns = nullptr) {
+StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int count) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> phase(0, clip.duration());
   std::vector<CharacterInstance> characters(count);
@@ -84,19 +85,6 @@ StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int cou
     g_sink = characters[0].palette[0].m[12];
   };
   t.update = median_ns(rounds, ops, update_all);
-  if (naive) {  // the naive update (its allocations would evict our data if interleaved: measured apart)
-    float time = 0;
-    const int naive_frames = 64;
-    auto naive_all = [&] {
-      for (int f = 0; f < naive_frames; ++f) {
-        time += dt;
-        if (time > clip.duration()) time = 0;
-        naive->update(time);
-      }
-      g_sink = naive->final_matrices()[0].m[12];
-    };
-    *naive_ns = median_ns(rounds, naive_frames, naive_all);
-  }
   t.sample = median_ns(rounds, ops, [&] {
     for (int f = 0; f < frames; ++f)
       for (auto& c : characters) {
@@ -116,30 +104,6 @@ StageTimes measure_update(const CharacterAsset& asset, const Clip& clip, int cou
     g_sink = characters[0].palette[0].m[12];
   });
   return t;
-}
-
-// Compressed against fixed-rate playback of the same clip, rounds interleaved (the comparison the 1.5x limit
-// is about; separate runs on this machine drift by more than that).
-std::pair<double, double> measure_compressed_vs_fixed(const CharacterAsset& fixed,
-                                                      const CharacterAsset& compressed, int clip_index) {
-  const int count = 16, frames = 64, rounds = 31;
-  const float dt = 1.f / 60;
-  auto make = [&](const CharacterAsset& asset) {
-    std::mt19937 rng(1);
-    const Clip& clip = asset.clips[clip_index];
-    std::uniform_real_distribution<float> phase(0, clip.duration());
-    std::vector<CharacterInstance> characters(count);
-    for (auto& c : characters) c.init(asset.skeleton, &clip, phase(rng));
-    return characters;
-  };
-  auto a = make(fixed), b = make(compressed);
-  auto run = [&](const CharacterAsset& asset, std::vector<CharacterInstance>& characters) {
-    for (int f = 0; f < frames; ++f)
-      for (auto& c : characters) update_character(asset.skeleton, c, dt);
-    g_sink = characters[0].palette[0].m[12];
-  };
-  return paired_median_ns(
-      rounds, frames * count, [&] { run(fixed, a); }, frames * count, [&] { run(compressed, b); });
 }
 
 struct SkinTimes {
@@ -355,6 +319,50 @@ int run_bench_ossa(const BenchArgs& args) {
   return kExitOk;
 }
 
+#ifdef OSSA_HAS_IMPORT
+// A model file: its clips built fixed-rate, keyed or compressed from the source keys, and the tutorial-style
+// baseline (ossa_baseline) on the imported scene.
+namespace {
+// The naive update, per frame (its allocations would evict our data if interleaved: measured apart).
+double measure_naive(baseline::NaiveAnimator& naive, const Clip& clip) {
+  const float dt = 1.f / 60;
+  const int frames = 64, rounds = 31;
+  float time = 0;
+  return median_ns(rounds, frames, [&] {
+    for (int f = 0; f < frames; ++f) {
+      time += dt;
+      if (time > clip.duration()) time = 0;
+      naive.update(time);
+    }
+    g_sink = naive.final_matrices()[0].m[12];
+  });
+}
+
+// Compressed against fixed-rate playback of the same clip, rounds interleaved (the comparison the 1.5x limit
+// is about; separate runs on this machine drift by more than that).
+std::pair<double, double> measure_compressed_vs_fixed(const CharacterAsset& fixed,
+                                                      const CharacterAsset& compressed, int clip_index) {
+  const int count = 16, frames = 64, rounds = 31;
+  const float dt = 1.f / 60;
+  auto make = [&](const CharacterAsset& asset) {
+    std::mt19937 rng(1);
+    const Clip& clip = asset.clips[clip_index];
+    std::uniform_real_distribution<float> phase(0, clip.duration());
+    std::vector<CharacterInstance> characters(count);
+    for (auto& c : characters) c.init(asset.skeleton, &clip, phase(rng));
+    return characters;
+  };
+  auto a = make(fixed), b = make(compressed);
+  auto run = [&](const CharacterAsset& asset, std::vector<CharacterInstance>& characters) {
+    for (int f = 0; f < frames; ++f)
+      for (auto& c : characters) update_character(asset.skeleton, c, dt);
+    g_sink = characters[0].palette[0].m[12];
+  };
+  return paired_median_ns(
+      rounds, frames * count, [&] { run(fixed, a); }, frames * count, [&] { run(compressed, b); });
+}
+}  // namespace
+
 int run_bench(const BenchArgs& args) {
   if (is_ossa_file(args.file)) return run_bench_ossa(args);
   auto scene = load_model(args.file, 4, false);
@@ -406,9 +414,9 @@ int run_bench(const BenchArgs& args) {
     return 0;
   }
 
+  StageTimes stages = measure_update(asset, clip, 16);
   baseline::NaiveAnimator naive_animator(*scene, clip_index);
-  double naive = 0;
-  StageTimes stages = measure_update(asset, clip, 16, &naive_animator, &naive);
+  const double naive = measure_naive(naive_animator, clip);
   StageTimes keyed_stages = measure_update(*keyed, keyed->clips[clip_index], 16);
   const auto [skin, threads, overhead, animator_ns, blend2_ns] = measure_runtime(asset, clip_index, count);
   std::pair<double, double> versus_fixed{0, 0};
@@ -477,5 +485,10 @@ int run_bench(const BenchArgs& args) {
         bytes_per_joint_second(fixed->clips[clip_index]), bytes_per_joint_second(keyed->clips[clip_index]));
   return 0;
 }
+#else
+int run_bench(const BenchArgs& args) {
+  return is_ossa_file(args.file) ? run_bench_ossa(args) : refuse_model_file(args.file);
+}
+#endif
 
 }  // namespace ossa::cli

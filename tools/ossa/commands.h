@@ -60,6 +60,7 @@ struct PlayArgs {
 };
 int run_play(const PlayArgs& args);
 
+#ifdef OSSA_HAS_IMPORT  // convert reads model files
 struct ConvertArgs {
   std::vector<std::string> inputs;
   std::string output, notifies, clips;
@@ -69,6 +70,7 @@ struct ConvertArgs {
   float fps = 0;
 };
 int run_convert(const ConvertArgs& args);
+#endif
 
 struct RenderArgs {
   std::string file, clip, output = "ossa-render.png", lighting = "blinn-phong", skinning = "gpu";
@@ -98,14 +100,31 @@ int run_demo(const DemoArgs& args);
 }  // namespace ossa::cli
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 
+#include "ossa/serialize/load.h"
+#include "text_output.h"
+#ifdef OSSA_HAS_IMPORT
 #include "ossa/import/import.h"
 #include "ossa/import/load_character.h"
-#include "text_output.h"
+#endif
 
 namespace ossa::cli {
 
+// True when `output` is none of `inputs` (compared as absolute paths and, for existing files, as the same
+// file through links); else prints why. Commands call it for every file they are about to write.
+bool output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
+
+inline bool is_ossa_file(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".ossa") == 0;
+}
+
+// A clip given by name (ossa/asset/clip_names.h), or by index when no clip has that name. -1 (and a message)
+// when neither.
+int find_clip_arg(const CharacterAsset& asset, const std::string& source, const std::string& arg);
+
+#ifdef OSSA_HAS_IMPORT
 // --trusted: model files are read without the child-process guard (ImportOptions::isolate).
 inline bool trusted_input = false;
 
@@ -128,33 +147,39 @@ inline std::optional<ImportedScene> load_model(const std::string& file, int max_
   }
   return std::move(scene).value();
 }
-
-// True when `output` is none of `inputs` (compared as absolute paths and, for existing files, as the same
-// file through links); else prints why. Commands call it for every file they are about to write.
-bool output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
-
-inline bool is_ossa_file(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".ossa") == 0;
+int find_clip_arg(const ImportedScene& scene, const std::string& arg);
+#else
+// A build without ossa::import (no assimp, e.g. the Windows one) reads .ossa files only: any other file is
+// refused here, with a message naming it.
+inline int refuse_model_file(const std::string& file) {
+  print_error(
+      "ossa: %s: this build of ossa reads .ossa files only (it has no model importer); make one with "
+      "`ossa convert %s -o OUT.ossa` on a build that has the importer\n",
+      file.c_str(), file.c_str());
+  return kExitBadInput;
 }
+#endif
 
-// A model file or a .ossa, with its notifies (`notifies`, else embedded or MODEL.notifies.json), printing the
-// library's message to stderr on failure.
+// A model file (in a build with the importer) or a .ossa, with its notifies (`notifies`, else embedded or
+// MODEL.notifies.json), printing the library's message to stderr on failure.
 inline std::shared_ptr<const LoadedCharacter> load_any(const std::string& file,
                                                        const std::string& notifies = "") {
+#ifdef OSSA_HAS_IMPORT
   ModelLoadOptions options;
   options.import = import_options(4, false);
   options.notifies_path = notifies;
   auto loaded = load_character(file, options);
+#else
+  if (!is_ossa_file(file)) return refuse_model_file(file), nullptr;
+  LoadOptions options;
+  options.notifies_path = notifies;
+  auto loaded = load_ossa_character(file, options);
+#endif
   if (!loaded) {
     print_error("ossa: %s\n", loaded.error().c_str());
     return nullptr;
   }
   return std::move(loaded).value();
 }
-
-// A clip given by name (ossa/asset/clip_names.h), or by index when no clip has that name. -1 (and a message)
-// when neither.
-int find_clip_arg(const ImportedScene& scene, const std::string& arg);
-int find_clip_arg(const CharacterAsset& asset, const std::string& source, const std::string& arg);
 
 }  // namespace ossa::cli

@@ -26,42 +26,7 @@ double round7(float v) {
 ordered_json vec_json(Vec3 v) {
   return ordered_json::array({round7(v.x), round7(v.y), round7(v.z)});
 }
-
-ordered_json joints_json(const RawSkeleton& skeleton, const std::vector<Mat4>& model) {
-  ordered_json j = ordered_json::object();
-  for (size_t i = 0; i < model.size(); ++i)
-    append_unique(j, skeleton.joints[i].name, vec_json(model[i].translation()));
-  return j;
-}
-
-ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* model) {
-  ordered_json j = ordered_json::object();
-  for (const RawMesh& mesh : scene.meshes) {
-    ordered_json verts = ordered_json::array();
-    if (model) {
-      for (const Vec3& p : reference::skin_mesh(mesh, *model).positions) verts.push_back(vec_json(p));
-    } else {
-      for (const Vec3& p : mesh.positions) verts.push_back(vec_json(p));
-    }
-    append_unique(j, mesh.name, std::move(verts));
-  }
-  return j;
-}
 }  // namespace
-
-int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
-  // The library's rule (ossa/asset/clip_names.h: "Walk" finds "Armature|Walk"), then an index.
-  int index = scene.find_clip(arg);
-  if (index >= 0) return index;
-  char* end = nullptr;
-  long n = std::strtol(arg.c_str(), &end, 10);
-  if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(scene.clips.size()))
-    return static_cast<int>(n);
-  print_error("ossa: %s: no clip '%s' (clips:", scene.source_path.c_str(), arg.c_str());
-  for (size_t i = 0; i < scene.clips.size(); ++i) print_error(" %zu='%s'", i, scene.clips[i].name.c_str());
-  print_error(")\n");
-  return -1;
-}
 
 int find_clip_arg(const CharacterAsset& asset, const std::string& source, const std::string& arg) {
   int index = asset.find_clip(arg);
@@ -153,6 +118,45 @@ int run_eval_ossa(const EvalArgs& args) {
   return 0;
 }
 
+#ifdef OSSA_HAS_IMPORT
+// A model file: evaluated by the reference (ossa/reference/reference_eval.h) straight from the imported keys.
+namespace {
+ordered_json joints_json(const RawSkeleton& skeleton, const std::vector<Mat4>& model) {
+  ordered_json j = ordered_json::object();
+  for (size_t i = 0; i < model.size(); ++i)
+    append_unique(j, skeleton.joints[i].name, vec_json(model[i].translation()));
+  return j;
+}
+
+ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* model) {
+  ordered_json j = ordered_json::object();
+  for (const RawMesh& mesh : scene.meshes) {
+    ordered_json verts = ordered_json::array();
+    if (model) {
+      for (const Vec3& p : reference::skin_mesh(mesh, *model).positions) verts.push_back(vec_json(p));
+    } else {
+      for (const Vec3& p : mesh.positions) verts.push_back(vec_json(p));
+    }
+    append_unique(j, mesh.name, std::move(verts));
+  }
+  return j;
+}
+}  // namespace
+
+int find_clip_arg(const ImportedScene& scene, const std::string& arg) {
+  // The library's rule (ossa/asset/clip_names.h: "Walk" finds "Armature|Walk"), then an index.
+  int index = scene.find_clip(arg);
+  if (index >= 0) return index;
+  char* end = nullptr;
+  long n = std::strtol(arg.c_str(), &end, 10);
+  if (!arg.empty() && end && *end == '\0' && n >= 0 && n < static_cast<long>(scene.clips.size()))
+    return static_cast<int>(n);
+  print_error("ossa: %s: no clip '%s' (clips:", scene.source_path.c_str(), arg.c_str());
+  for (size_t i = 0; i < scene.clips.size(); ++i) print_error(" %zu='%s'", i, scene.clips[i].name.c_str());
+  print_error(")\n");
+  return -1;
+}
+
 int run_eval(const EvalArgs& args) {
   if (is_ossa_file(args.file)) return run_eval_ossa(args);
   auto scene = load_model(args.file, args.max_influences, args.left_handed);
@@ -214,5 +218,10 @@ int run_eval(const EvalArgs& args) {
   }
   return 0;
 }
+#else
+int run_eval(const EvalArgs& args) {
+  return is_ossa_file(args.file) ? run_eval_ossa(args) : refuse_model_file(args.file);
+}
+#endif
 
 }  // namespace ossa::cli

@@ -10,7 +10,74 @@
 namespace ossa::cli {
 namespace {
 using nlohmann::ordered_json;
+}  // namespace
 
+// An .ossa file: what its sections hold.
+int run_info_ossa(const InfoArgs& args) {
+  auto file = read_ossa(args.file);
+  if (!file) return print_error("ossa: %s\n", file.error().c_str()), kExitBadInput;
+  ordered_json out;
+  out["file"] = args.file;
+  out["format"] = "ossa";
+  out["format_version"] = kOssaFormatVersion;
+  ordered_json joints = ordered_json::array();
+  if (file->skeleton)
+    for (int j = 0; j < file->skeleton->joint_count(); ++j)
+      joints.push_back({{"name", file->skeleton->name(j)}, {"parent", file->skeleton->parents()[j]}});
+  out["joints"] = joints;
+  out["meshes"] = ordered_json::array();
+  for (const SkinnedMesh& m : file->meshes)
+    out["meshes"].push_back({{"name", m.name()},
+                             {"vertices", m.vertex_count()},
+                             {"triangles", m.indices().size() / 3},
+                             {"influences_per_vertex", m.influences()},
+                             {"joints_used", m.joint_remap().size()}});
+  out["clips"] = ordered_json::array();
+  for (size_t c = 0; c < file->clips.size(); ++c) {
+    const Clip& clip = file->clips[c];
+    const char* layout = clip.layout() == Clip::Layout::kKeyed       ? "keyed"
+                         : clip.layout() == Clip::Layout::kFixedRate ? "fixed_rate"
+                                                                     : "quantized";
+    out["clips"].push_back({{"name", clip.name()},
+                            {"duration", clip.duration()},
+                            {"layout", layout},
+                            {"frame_rate", clip.frame_rate()},
+                            {"bytes", clip.memory_bytes()},
+                            {"root_motion", file->root_motion[c].has_value()}});
+  }
+  out["materials"] = file->materials.size();
+  out["textures"] = file->textures.size();
+  out["notifies"] = !file->notifies_json.empty();
+  if (args.json) {
+    print("%s\n", json_text(out, 2).c_str());
+    return 0;
+  }
+  print("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
+  print("skeleton: %zu joints\n", joints.size());
+  for (const auto& m : out["meshes"])
+    print("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",
+          m["name"].get<std::string>().c_str(), m["vertices"].get<int>(), m["triangles"].get<size_t>(),
+          m["influences_per_vertex"].get<int>(), m["joints_used"].get<size_t>());
+  for (const auto& c : out["clips"]) {
+    // Keyed clips keep the file's own key times: they have no frame rate to print.
+    const std::string layout = c["layout"].get<std::string>();
+    char rate[32];
+    if (layout == "keyed")
+      std::snprintf(rate, sizeof rate, "%10s", "file keys");
+    else
+      std::snprintf(rate, sizeof rate, "%6.1f fps", c["frame_rate"].get<double>());
+    print("clip  %-24s %8.4f s  %-10s %s  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
+          c["duration"].get<double>(), layout.c_str(), rate, c["bytes"].get<size_t>(),
+          c["root_motion"].get<bool>() ? "  root motion" : "");
+  }
+  print("materials %zu, textures %zu, notifies %s\n", file->materials.size(), file->textures.size(),
+        file->notifies_json.empty() ? "no" : "yes");
+  return 0;
+}
+
+#ifdef OSSA_HAS_IMPORT
+// A model file: what the importer made of it (before the runtime's build).
+namespace {
 ordered_json build_info(const ImportedScene& scene) {
   ordered_json out;
   out["file"] = scene.source_path;
@@ -143,69 +210,6 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
 }
 }  // namespace
 
-// An .ossa file: what its sections hold.
-int run_info_ossa(const InfoArgs& args) {
-  auto file = read_ossa(args.file);
-  if (!file) return print_error("ossa: %s\n", file.error().c_str()), kExitBadInput;
-  ordered_json out;
-  out["file"] = args.file;
-  out["format"] = "ossa";
-  out["format_version"] = kOssaFormatVersion;
-  ordered_json joints = ordered_json::array();
-  if (file->skeleton)
-    for (int j = 0; j < file->skeleton->joint_count(); ++j)
-      joints.push_back({{"name", file->skeleton->name(j)}, {"parent", file->skeleton->parents()[j]}});
-  out["joints"] = joints;
-  out["meshes"] = ordered_json::array();
-  for (const SkinnedMesh& m : file->meshes)
-    out["meshes"].push_back({{"name", m.name()},
-                             {"vertices", m.vertex_count()},
-                             {"triangles", m.indices().size() / 3},
-                             {"influences_per_vertex", m.influences()},
-                             {"joints_used", m.joint_remap().size()}});
-  out["clips"] = ordered_json::array();
-  for (size_t c = 0; c < file->clips.size(); ++c) {
-    const Clip& clip = file->clips[c];
-    const char* layout = clip.layout() == Clip::Layout::kKeyed       ? "keyed"
-                         : clip.layout() == Clip::Layout::kFixedRate ? "fixed_rate"
-                                                                     : "quantized";
-    out["clips"].push_back({{"name", clip.name()},
-                            {"duration", clip.duration()},
-                            {"layout", layout},
-                            {"frame_rate", clip.frame_rate()},
-                            {"bytes", clip.memory_bytes()},
-                            {"root_motion", file->root_motion[c].has_value()}});
-  }
-  out["materials"] = file->materials.size();
-  out["textures"] = file->textures.size();
-  out["notifies"] = !file->notifies_json.empty();
-  if (args.json) {
-    print("%s\n", json_text(out, 2).c_str());
-    return 0;
-  }
-  print("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
-  print("skeleton: %zu joints\n", joints.size());
-  for (const auto& m : out["meshes"])
-    print("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",
-          m["name"].get<std::string>().c_str(), m["vertices"].get<int>(), m["triangles"].get<size_t>(),
-          m["influences_per_vertex"].get<int>(), m["joints_used"].get<size_t>());
-  for (const auto& c : out["clips"]) {
-    // Keyed clips keep the file's own key times: they have no frame rate to print.
-    const std::string layout = c["layout"].get<std::string>();
-    char rate[32];
-    if (layout == "keyed")
-      std::snprintf(rate, sizeof rate, "%10s", "file keys");
-    else
-      std::snprintf(rate, sizeof rate, "%6.1f fps", c["frame_rate"].get<double>());
-    print("clip  %-24s %8.4f s  %-10s %s  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
-          c["duration"].get<double>(), layout.c_str(), rate, c["bytes"].get<size_t>(),
-          c["root_motion"].get<bool>() ? "  root motion" : "");
-  }
-  print("materials %zu, textures %zu, notifies %s\n", file->materials.size(), file->textures.size(),
-        file->notifies_json.empty() ? "no" : "yes");
-  return 0;
-}
-
 int run_info(const InfoArgs& args) {
   if (is_ossa_file(args.file)) return run_info_ossa(args);
   auto scene = load_model(args.file, args.max_influences, args.left_handed);
@@ -217,5 +221,10 @@ int run_info(const InfoArgs& args) {
     print_text(*scene, info);
   return 0;
 }
+#else
+int run_info(const InfoArgs& args) {
+  return is_ossa_file(args.file) ? run_info_ossa(args) : refuse_model_file(args.file);
+}
+#endif
 
 }  // namespace ossa::cli

@@ -79,10 +79,12 @@ int main(int argc, char** argv) {
   CLI::App app{"ossa: skeletal animation toolkit (import, evaluate, inspect, measure)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ossa " OSSA_VERSION);
+#ifdef OSSA_HAS_IMPORT  // without ossa::import (no assimp): .ossa files only, no --trusted and no convert
   app.add_flag(
       "--trusted", ossa::cli::trusted_input,
       "Read model files without the guard (faster; by default assimp first reads each file in a child "
       "process under a memory and time budget, so a hostile file cannot crash, hang or exhaust the tool)");
+#endif
 
   ossa::cli::InfoArgs info;
   CLI::App* info_cmd =
@@ -114,7 +116,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("bench", "Measure character update, skinning and crowd throughput");
   bench_cmd->add_option("file", bench.file, "Model file or .ossa (measured as stored)")->required();
   bench_cmd->add_option("--clip", bench.clip, "Clip name or index (default: the first)");
-  CLI::Option* characters_option =
+  [[maybe_unused]] CLI::Option* characters_option =  // read with --render (OSSA_HAVE_RENDER)
       bench_cmd
           ->add_option("--characters", bench.characters,
                        "Characters for the thread-scaling run (with --render: measure only this count)")
@@ -152,6 +154,7 @@ int main(int argc, char** argv) {
   dt_file->excludes(steps);
   play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
 
+#ifdef OSSA_HAS_IMPORT
   ossa::cli::ConvertArgs convert;
   CLI::App* convert_cmd = app.add_subcommand("convert", "Convert model files to the .ossa runtime format");
   convert_cmd->add_option("inputs", convert.inputs, "Model files (.fbx .glb .gltf .dae)")->required();
@@ -171,6 +174,7 @@ int main(int argc, char** argv) {
   convert_cmd->add_option("--clips", convert.clips, "Only these clips, comma-separated");
   convert_cmd->add_flag("--left-handed", convert.left_handed, "Convert to left-handed (z mirrored)");
   convert_cmd->add_flag("--root-motion", convert.root_motion, "Extract root motion: clips in place + tracks");
+#endif
 
 #ifdef OSSA_HAVE_RENDER
   ossa::cli::RenderArgs render;
@@ -256,7 +260,9 @@ int main(int argc, char** argv) {
 #endif
   if (*bench_cmd) return guarded("bench", run_bench, bench);
   if (*play_cmd) return guarded("play", run_play, play);
+#ifdef OSSA_HAS_IMPORT
   if (*convert_cmd) return guarded("convert", run_convert, convert);
+#endif
 #ifdef OSSA_HAVE_RENDER
   if (*render_cmd) {
     if (std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2 || render.width < 1 ||

@@ -1,0 +1,21 @@
+# ctest Cli.refuses_model_file (tests/CMakeLists.txt, builds without ossa::import): every command that reads a
+# file refuses a model file with exit code 1 and a message that names the file and says this build reads .ossa
+# files only. Run as: cmake -DCLI=<ossa> -DMODEL=<model file> [-DEMULATOR=<CMAKE_CROSSCOMPILING_EMULATOR>] -P ...
+set(failed "")
+foreach(command info eval play bench)
+  set(args ${command} ${MODEL})
+  if(command STREQUAL "play")
+    list(APPEND args --clip 0 --steps 1)
+  endif()
+  execute_process(COMMAND ${EMULATOR} ${CLI} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(FIND "${err}" "ossa: ${MODEL}: this build of ossa reads .ossa files only" at)
+  if(NOT rc EQUAL 1 OR at EQUAL -1)
+    list(APPEND failed "ossa ${args}: exit ${rc}, stderr: ${err}")
+  else()
+    message(STATUS "ossa ${command}: exit 1, ${err}")
+  endif()
+endforeach()
+if(failed)
+  list(JOIN failed "\n" failed)
+  message(FATAL_ERROR "${failed}")
+endif()
