@@ -7,6 +7,9 @@ set(CMAKE_SYSTEM_PROCESSOR x86_64)  # matches CMakeLists.txt's x86-64 test: the 
 set(CMAKE_C_COMPILER x86_64-w64-mingw32-gcc-posix)
 set(CMAKE_CXX_COMPILER x86_64-w64-mingw32-g++-posix)
 set(CMAKE_RC_COMPILER x86_64-w64-mingw32-windres)
+# MinGW's own printf family (C99: %zu, %lld), not msvcrt's, for every program and library.
+set(CMAKE_C_FLAGS_INIT "-D__USE_MINGW_ANSI_STDIO=1")
+set(CMAKE_CXX_FLAGS_INIT "-D__USE_MINGW_ANSI_STDIO=1")
 
 # Only the MinGW sysroot for libraries, headers and CMake packages: never the host's /usr/include or /usr/lib
 # (glibc's headers would shadow MinGW's). Programs (cmake, wine, pkg-config) come from the host.

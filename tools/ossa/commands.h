@@ -72,6 +72,17 @@ struct ConvertArgs {
 int run_convert(const ConvertArgs& args);
 #endif
 
+// --backend: the renderer that render, bench --render and demo draw with (the first of kRenderBackends is the
+// default). Each build has the backends of its platform: OpenGL on Linux, Direct3D 11 on Windows.
+#if defined(OSSA_HAS_D3D11) && defined(OSSA_HAS_GL)
+inline const std::string kRenderBackends = "d3d11, gl";
+#elif defined(OSSA_HAS_D3D11)
+inline const std::string kRenderBackends = "d3d11";
+#else
+inline const std::string kRenderBackends = "gl";
+#endif
+inline std::string render_backend = kRenderBackends.substr(0, kRenderBackends.find(','));
+
 struct RenderArgs {
   std::string file, clip, output = "ossa-render.png", lighting = "blinn-phong", skinning = "gpu";
   double time = 0;

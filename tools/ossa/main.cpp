@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <new>
+#include <sstream>
 
 #include "commands.h"
 #include "text_output.h"
@@ -84,6 +85,18 @@ int main(int argc, char** argv) {
       "--trusted", ossa::cli::trusted_input,
       "Read model files without the guard (faster; by default assimp first reads each file in a child "
       "process under a memory and time budget, so a hostile file cannot crash, hang or exhaust the tool)");
+#endif
+
+#ifdef OSSA_HAVE_RENDER
+  app.add_option("--backend", ossa::cli::render_backend,
+                 "Renderer for render, bench --render and demo: " + ossa::cli::kRenderBackends)
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        std::stringstream list(ossa::cli::kRenderBackends);
+        for (std::string name; std::getline(list, name, ',');)
+          names.push_back(name.substr(name.find_first_not_of(' ')));
+        return names;
+      }()));
 #endif
 
   ossa::cli::InfoArgs info;

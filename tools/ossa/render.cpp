@@ -5,12 +5,18 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "commands.h"
 #include "json_output.h"
+#if defined(OSSA_HAS_GL)
 #include "ossa/render/gl_renderer.h"
+#endif
+#if defined(OSSA_HAS_D3D11)
+#include "ossa/render/d3d11_renderer.h"
+#endif
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/palette_job.h"
@@ -61,27 +67,43 @@ void animated_bounds(const CharacterAsset& asset, const Clip* clip, const std::v
 }
 
 struct Session {
-  std::shared_ptr<GlContext> gl;
   std::shared_ptr<const LoadedCharacter> character;  // from a model file or a .ossa
   const CharacterAsset* asset = nullptr;
-  std::unique_ptr<CharacterRenderer> renderer;
+  std::unique_ptr<CharacterRenderer> renderer;            // keeps its device alive
+  std::function<std::vector<std::string>()> take_errors;  // the device's error messages since the last call
+  std::string device() const { return std::string(renderer->backend()) + ": " + renderer->device_name(); }
+  void report_errors() const {
+    for (const std::string& e : take_errors())
+      print_error("ossa: %s error: %s\n", renderer->backend(), e.c_str());
+  }
 };
 
 std::optional<Session> open_session(const std::string& file) {
   auto character = load_any(file);
   if (!character) return std::nullopt;
-  auto gl = GlContext::create_headless();
-  if (!gl) {
-    print_error("ossa: %s\n", gl.error().c_str());
-    return std::nullopt;
-  }
   Session s;
-  s.gl = *gl;
   s.character = std::move(character);
   s.asset = &s.character->asset;
   // The renderer draws runtime assets: the same path for an import and a .ossa.
-  auto renderer = create_gl_renderer(s.gl, *s.asset, s.character->materials, s.character->textures,
-                                            s.character->flip_textures);
+  const LoadedCharacter& c = *s.character;
+  Result<std::unique_ptr<CharacterRenderer>> renderer = Result<std::unique_ptr<CharacterRenderer>>::failure(
+      "--backend " + render_backend + ": not in this build (" + kRenderBackends + ")");
+#if defined(OSSA_HAS_GL)
+  if (render_backend == "gl") {
+    auto gl = GlContext::create_headless();
+    if (!gl) return print_error("ossa: %s\n", gl.error().c_str()), std::nullopt;
+    s.take_errors = [gl = *gl] { return gl->take_errors(); };
+    renderer = create_gl_renderer(*gl, c.asset, c.materials, c.textures, c.flip_textures);
+  }
+#endif
+#if defined(OSSA_HAS_D3D11)
+  if (render_backend == "d3d11") {
+    auto device = D3D11Device::create();
+    if (!device) return print_error("ossa: %s\n", device.error().c_str()), std::nullopt;
+    s.take_errors = [device = *device] { return device->take_errors(); };
+    renderer = create_d3d11_renderer(*device, c.asset, c.materials, c.textures, c.flip_textures);
+  }
+#endif
   if (!renderer) {
     print_error("ossa: %s: %s\n", file.c_str(), renderer.error().c_str());
     return std::nullopt;
@@ -239,7 +261,7 @@ int run_render(const RenderArgs& args) {
       images.push_back(render_character(s, clip, clip_index, clip_time, path, frame, args.skeleton));
     }
   }
-  for (const std::string& e : s.gl->take_errors()) print_error("ossa: GL error: %s\n", e.c_str());
+  s.report_errors();
   Result<bool> written =
       ends_with(args.output, ".gif")
           ? write_gif(images, std::max(1, static_cast<int>(std::lround(100 / args.fps))), args.output)
@@ -248,7 +270,7 @@ int run_render(const RenderArgs& args) {
   if (!written) return print_error("ossa: %s\n", written.error().c_str()), kExitOutput;
   print("%s: %zu frame%s %dx%d, %s skinning, %s lighting (%s)\n", args.output.c_str(), images.size(),
         images.size() == 1 ? "" : "s", args.width, args.height, args.skinning.c_str(), to_string(lighting),
-        s.gl->renderer_name().c_str());
+        s.device().c_str());
   return 0;
 }
 
@@ -350,8 +372,8 @@ int run_demo(const DemoArgs& args) {
     return print_error("ossa: %s\n", w.error().c_str()), kExitOutput;
   print("wrote %s (%zu instances, baked animation texture %dx%dx%d, one instanced draw per mesh)\n",
         png.c_str(), crowd.size(), baked->width, baked->height, baked->layers);
-  for (const std::string& e : s.gl->take_errors()) print_error("ossa: GL error: %s\n", e.c_str());
-  print("renderer: %s\n", s.gl->renderer_name().c_str());
+  s.report_errors();
+  print("renderer: %s\n", s.device().c_str());
   return 0;
 }
 
@@ -391,7 +413,7 @@ int run_render_bench(const BenchArgs& args) {
   nlohmann::ordered_json out;
   out["model"] = args.file;
   out["size"] = "512x512";
-  out["renderer"] = s.gl->renderer_name();
+  out["renderer"] = s.device();
   out["memory"] = {{"bake_bytes", baked->bytes()},
                    {"instance_bytes", 96},
                    {"per_instance_pose_bytes", joints * 48},
@@ -501,7 +523,7 @@ int run_render_bench(const BenchArgs& args) {
     print("%s\n", json_text(out).c_str());
   else
     print("(%s, 512x512; software rendering on this machine's CPU cores: absolute times are slow)\n",
-          s.gl->renderer_name().c_str());
+          s.device().c_str());
   return 0;
 }
 

@@ -4,9 +4,16 @@
 // passes through unchanged; JSON output already escapes these bytes.
 #pragma once
 
+// MinGW: the C99 printf of __USE_MINGW_ANSI_STDIO (the toolchain file sets it), checked as such.
+#if defined(__MINGW32__)
+#define OSSA_PRINTF_FORMAT gnu_printf
+#else
+#define OSSA_PRINTF_FORMAT printf
+#endif
+
 namespace ossa::cli {
 
-[[gnu::format(printf, 1, 2)]] int print(const char* format, ...);
-[[gnu::format(printf, 1, 2)]] int print_error(const char* format, ...);
+[[gnu::format(OSSA_PRINTF_FORMAT, 1, 2)]] int print(const char* format, ...);
+[[gnu::format(OSSA_PRINTF_FORMAT, 1, 2)]] int print_error(const char* format, ...);
 
 }  // namespace ossa::cli
