@@ -3,7 +3,8 @@
 # Usage: scripts/bootstrap.sh [PRESET]   (default: release). Idempotent; quick when nothing changed.
 # PRESET aarch64 (the cross build of ossa::runtime and its tests, run under qemu) also installs the arm64
 # packages below, once Debian's arm64 architecture is enabled (dpkg --add-architecture arm64). PRESET windows
-# (the MinGW-w64 cross build of ossa::runtime and its tests, run under Wine) also installs the packages below.
+# (the MinGW-w64 cross build of the runtime, the Direct3D 11 renderer, ossa.exe and their tests, run under Wine
+# inside Xvfb) also installs the packages below.
 set -euo pipefail
 preset="${1:-release}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,8 +31,11 @@ if [ "$preset" = aarch64 ]; then
 fi
 # Only for the windows preset: MinGW-w64 with posix threads (std::thread), Wine to run the tests, GoogleTest's
 # sources to build for the target. The header-only libraries come from the main list (libxxhash-dev, ...).
+# Direct3D 11 under Wine needs an X server (Xvfb here) and the X and GL client libraries Wine loads.
 if [ "$preset" = windows ]; then
-  packages+=(g++-mingw-w64-x86-64-posix wine wine64 libwine fonts-wine googletest)
+  packages+=(g++-mingw-w64-x86-64-posix wine wine64 libwine fonts-wine googletest
+             xvfb xauth libgl1 libxrender1 libxcomposite1 libxcursor1 libxi6 libxinerama1 libxrandr2 libxxf86vm1
+             libxfixes3 libvulkan1)
 fi
 
 missing=()

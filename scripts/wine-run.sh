@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a Windows program under Wine, for ctest and gtest_discover_tests (CMAKE_CROSSCOMPILING_EMULATOR of
-# cmake/toolchains/x86_64-w64-mingw32.cmake) or by hand: scripts/wine-run.sh build/windows/.../prog.exe ARGS.
+# cmake/toolchains/x86_64-w64-mingw32.cmake) or by hand: scripts/wine-run.sh build/windows/prog.exe ARGS.
+# Direct3D 11 needs an X server: run inside one (xvfb-run -a ...), then scripts/wine-run.sh --stop.
 # The program's stdout, stderr and exit status are passed through; Wine's own messages are not.
 #
 # The Wine prefix (~700 MB) is Ossa's own: $OSSA_WINEPREFIX, default ${XDG_CACHE_HOME:-~/.cache}/ossa-wine.
@@ -27,4 +28,9 @@ if [ ! -f "$WINEPREFIX/.ossa-ready" ]; then
   ) 9>"$WINEPREFIX.lock"
 fi
 
+# --stop: ends this prefix's wineserver (it lingers a few seconds after the last program, which keeps an X
+# server such as xvfb-run's from exiting).
+if [ "${1:-}" = --stop ]; then
+  exec wineserver -k
+fi
 exec wine "$@"

@@ -14,12 +14,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "../src/render/d3d11/shader_compiler.h"
 #include "backend_comparison.h"
 #include "ossa/render/d3d11_renderer.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/serialize/load.h"
+#include "ossa/serialize/ossa_file.h"
 #include "synthetic_character.h"
 
 namespace ossa {
@@ -249,6 +251,60 @@ TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
   const auto errors = device()->take_errors();
   EXPECT_TRUE(errors.empty()) << errors.front();
 }
+
+#ifdef OSSA_DEMO_EXE
+// Runs `command` and waits; its exit status, or -1 when it cannot start.
+int run(std::string command) {
+  STARTUPINFOA startup{};
+  startup.cb = sizeof startup;
+  PROCESS_INFORMATION process{};
+  if (!CreateProcessA(nullptr, command.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &startup,
+                      &process))
+    return -1;
+  WaitForSingleObject(process.hProcess, 120000);
+  DWORD status = 1;
+  GetExitCodeProcess(process.hProcess, &status);
+  CloseHandle(process.hThread);
+  CloseHandle(process.hProcess);
+  return static_cast<int>(status);
+}
+
+// The windowed demo (Win32 window, swap chain) runs 40 frames of a crowd in each skinning path and writes its
+// last frame: the character is there (a good part of the window is not the background, in several shades).
+TEST(D3D11, WindowedDemoRunsAndShowsTheCharacter) {
+  REQUIRE_D3D11();
+  std::string demo = OSSA_DEMO_EXE;
+  if (under_wine() && demo[0] == '/') demo = "Z:" + demo;
+  const test::SyntheticScene scene = test::synthetic_scene(33, 1);
+  OssaFile file;
+  const CharacterAsset asset = test::synthetic_character(33, 1);
+  file.skeleton = asset.skeleton;
+  file.meshes = asset.meshes;
+  file.clips = asset.clips;
+  file.root_motion.resize(file.clips.size());
+  ASSERT_TRUE(write_ossa(file, "demo_character.ossa"));
+  for (const char* skinning : {"gpu", "cpu", "baked"}) {
+    const std::string png = std::string("demo_") + skinning + ".png";
+    std::error_code ec;
+    fs::remove(png, ec);
+    const int status =
+        run("\"" + demo + "\" demo_character.ossa --frames 40 --size 320x240 --crowd 4 --skinning " +
+            skinning + " --screenshot " + png);
+    ASSERT_EQ(status, 0) << demo << " --skinning " << skinning;
+    auto shot = read_png(png);
+    ASSERT_TRUE(shot) << shot.error();
+    EXPECT_EQ(shot->width, 320);
+    EXPECT_EQ(shot->height, 240);
+    const int drawn = pixels_drawn(*shot, FrameSettings{}.clear);
+    std::set<uint32_t> shades;
+    for (size_t p = 0; p + 3 < shot->rgba.size(); p += 4)
+      shades.insert(shot->rgba[p] << 16 | shot->rgba[p + 1] << 8 | shot->rgba[p + 2]);
+    EXPECT_GT(drawn, 320 * 240 / 50) << skinning << ": the character is missing";
+    EXPECT_GT(shades.size(), 20u) << skinning << ": a flat image";
+    std::printf("  %s: %d of %d pixels drawn, %zu shades\n", skinning, drawn, 320 * 240, shades.size());
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace ossa

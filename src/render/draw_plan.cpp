@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
@@ -55,6 +56,25 @@ Camera frame_bounds(Vec3 lo, Vec3 hi, float aspect) {
   c.near_plane = std::max(distance - radius * 2, distance * 0.01f);
   c.far_plane = distance + radius * 4;
   return c;
+}
+
+std::vector<BakedInstance> crowd_grid(const CharacterAsset& asset, int count, float spacing, uint32_t seed) {
+  std::vector<BakedInstance> out;
+  if (count <= 0 || asset.clips.empty()) return out;
+  std::mt19937 rng(seed);
+  const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count))));
+  for (int i = 0; i < count; ++i) {
+    BakedInstance b;
+    const float x = (static_cast<float>(i % side) - static_cast<float>(side - 1) / 2.f) * spacing,
+                z = -static_cast<float>(i / side) * spacing;
+    b.world = translation_matrix({x, 0, z}) * rotation_matrix(quat_from_axis_angle(
+                                                  {0, 1, 0}, static_cast<float>(rng() % 628) / 100.f * 0.3f));
+    b.clip = static_cast<int>(rng() % asset.clips.size());
+    b.time = std::uniform_real_distribution<float>(0, asset.clips[b.clip].duration())(rng);
+    b.speed = 1;
+    out.push_back(b);
+  }
+  return out;
 }
 
 namespace detail {

@@ -79,6 +79,7 @@ int guarded(const char* command, int (*run)(const Args&), const Args& args) {
 int main(int argc, char** argv) {
   CLI::App app{"ossa: skeletal animation toolkit (import, evaluate, inspect, measure)"};
   app.require_subcommand(1);
+  app.allow_windows_style_options(false);  // CLI11's default on Windows: "/path" would read as an option
   app.set_version_flag("--version", "ossa " OSSA_VERSION);
 #ifdef OSSA_HAS_IMPORT  // without ossa::import (no assimp): .ossa files only, no --trusted and no convert
   app.add_flag(

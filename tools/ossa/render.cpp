@@ -137,24 +137,6 @@ Image render_character(Session& s, const Clip* clip, int clip_index, float t, Sk
   if (skeleton) s.renderer->draw_skeleton(Mat4{}, c.model);
   return s.renderer->end_frame();
 }
-
-// A grid of instances, each playing a clip at its own phase, in one baked instanced draw.
-std::vector<BakedInstance> crowd_instances(const CharacterAsset& asset, int count, float spacing) {
-  std::vector<BakedInstance> out;
-  std::mt19937 rng(11);
-  const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count))));
-  for (int i = 0; i < count; ++i) {
-    BakedInstance b;
-    const float x = (i % side - (side - 1) / 2.f) * spacing, z = -(i / side) * spacing;
-    b.world = translation_matrix({x, 0, z}) *
-              rotation_matrix(quat_from_axis_angle({0, 1, 0}, (rng() % 628) / 100.f * 0.3f));
-    b.clip = static_cast<int>(rng() % asset.clips.size());
-    b.time = std::uniform_real_distribution<float>(0, asset.clips[b.clip].duration())(rng);
-    b.speed = 1;
-    out.push_back(b);
-  }
-  return out;
-}
 }  // namespace
 
 int run_render(const RenderArgs& args) {
@@ -235,7 +217,7 @@ int run_render(const RenderArgs& args) {
     if (!baked) return print_error("ossa: %s\n", baked.error().c_str()), kExitBadInput;
     s.renderer->set_baked(*baked);
     float size = std::max(hi.x - lo.x, hi.z - lo.z) * 1.4f + 1e-3f;
-    crowd = crowd_instances(*s.asset, args.instances, size);
+    crowd = crowd_grid(*s.asset, args.instances, size);
     for (const BakedInstance& b : crowd) {
       Vec3 p = b.world.translation();
       lo = {std::min(lo.x, p.x - size / 2), lo.y, std::min(lo.z, p.z - size / 2)};
@@ -349,7 +331,7 @@ int run_demo(const DemoArgs& args) {
 
   // 2. A crowd: 49 instances in one baked, instanced draw per mesh.
   const float spacing = std::max(hi.x - lo.x, hi.z - lo.z) * 1.3f;
-  std::vector<BakedInstance> crowd = crowd_instances(*s.asset, 49, spacing);
+  std::vector<BakedInstance> crowd = crowd_grid(*s.asset, 49, spacing);
   Vec3 clo = lo, chi = hi;
   for (const BakedInstance& b : crowd) {
     Vec3 p = b.world.translation();
@@ -426,7 +408,7 @@ int run_render_bench(const BenchArgs& args) {
   std::vector<BakedInstance> crowd;
   FrameSettings frame;
   for (int n : args.render_counts) {
-    crowd = crowd_instances(*s.asset, n, spacing);
+    crowd = crowd_grid(*s.asset, n, spacing);
     Vec3 clo = lo, chi = hi;
     for (const BakedInstance& b : crowd) {
       Vec3 p = b.world.translation();

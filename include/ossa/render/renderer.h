@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ossa/asset/character.h"
 #include "ossa/asset/raw.h"
@@ -87,6 +88,11 @@ struct BakedInstance {
   int clip2 = -1;   // optional second clip, blended with `weight` (same clock)
   float weight = 0;
 };
+
+// A crowd for draw_baked(): `count` instances on a square grid `spacing` apart (in x, and towards -z), each
+// turned a little about +y and playing a clip of `asset` at its own phase (deterministic for a seed).
+std::vector<BakedInstance> crowd_grid(const CharacterAsset& asset, int count, float spacing,
+                                      uint32_t seed = 11);
 
 // One character's meshes, materials and textures on one device. Made by a backend's create function, which
 // uploads the meshes and textures: keep the CharacterAsset alive while the renderer lives (materials and

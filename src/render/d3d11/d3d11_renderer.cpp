@@ -216,6 +216,7 @@ class D3D11Renderer final : public CharacterRenderer {
   void draw_skeleton(const Mat4& world, std::span<const Mat4> model) override;
   Image end_frame() override;
   void finish() override;
+  Result<bool> copy_frame_to(ID3D11Texture2D* texture);
 
  private:
   struct GpuMesh {
@@ -747,7 +748,26 @@ Image D3D11Renderer::end_frame() {
   ctx->Unmap(staging_.Get(), 0);
   return image;
 }
+Result<bool> D3D11Renderer::copy_frame_to(ID3D11Texture2D* texture) {
+  if (!texture || !color_) return Result<bool>::failure("copy_frame_to: no texture or no frame");
+  D3D11_TEXTURE2D_DESC desc{};
+  texture->GetDesc(&desc);
+  if (static_cast<int>(desc.Width) != width_ || static_cast<int>(desc.Height) != height_ ||
+      desc.Format != DXGI_FORMAT_R8G8B8A8_UNORM || desc.SampleDesc.Count != 1)
+    return Result<bool>::failure("copy_frame_to: the texture is " + std::to_string(desc.Width) + " x " +
+                                 std::to_string(desc.Height) + ", not the frame's " + std::to_string(width_) +
+                                 " x " + std::to_string(height_) + " RGBA8 (single-sampled)");
+  ctx->CopyResource(texture, color_.Get());
+  return true;
+}
 }  // namespace
+
+Result<bool> copy_frame_to(CharacterRenderer& renderer, void* texture) {
+  auto* d3d11 = dynamic_cast<D3D11Renderer*>(&renderer);
+  if (!d3d11)
+    return Result<bool>::failure(std::string("copy_frame_to: a ") + renderer.backend() + " renderer");
+  return d3d11->copy_frame_to(static_cast<ID3D11Texture2D*>(texture));
+}
 
 Result<std::unique_ptr<CharacterRenderer>> create_d3d11_renderer(std::shared_ptr<D3D11Device> device,
                                                                  const CharacterAsset& asset,
