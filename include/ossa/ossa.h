@@ -4,7 +4,8 @@
 //
 // Always the runtime (ossa::runtime): math, assets, jobs, Animator, notifies, crowd, .ossa loading. With
 // ossa::import linked (it defines OSSA_HAS_IMPORT for its users) also the import API and load_character();
-// with ossa::render (OSSA_HAS_RENDER) the renderer (OpenGL on Linux, Direct3D 11 on Windows) and image output.
+// with ossa::render (OSSA_HAS_RENDER) the renderer (OpenGL on Linux, Direct3D 11 on Windows) and image
+// output.
 #pragma once
 
 #include "ossa/asset/character.h"
