@@ -25,6 +25,11 @@ std::vector<ComparisonFrame> comparison_frames(const CharacterAsset& asset) {
     f.lighting = mode;
     frames.push_back(f);
   }
+  ComparisonFrame skeleton;
+  skeleton.name = "skeleton";
+  skeleton.time = asset.clips[0].duration() / 3.f;
+  skeleton.skeleton = true;
+  frames.push_back(skeleton);
   ComparisonFrame baked;
   baked.name = "baked";
   baked.time = asset.clips[0].duration() / 3.f;
@@ -75,6 +80,7 @@ Image render_comparison_frame(CharacterRenderer& renderer, const CharacterAsset&
   } else {
     renderer.draw_palette(Mat4{}, c.model);
   }
+  if (frame.skeleton) renderer.draw_skeleton(Mat4{}, c.model);
   return renderer.end_frame();
 }
 

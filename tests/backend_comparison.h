@@ -19,11 +19,12 @@ struct ComparisonFrame {
   SkinningPath path = SkinningPath::kGpuPalette;
   int clip2 = -1;  // baked: crossfading towards this clip
   float weight = 0;
+  bool skeleton = false;  // lines from each joint to its parent over the character
 };
 
 // Every clip at 0, 1/3 and 2/3 of its duration (Blinn-Phong, palette skinning); the first clip at 1/3 in each
 // of the five lighting modes; and the first clip at 1/3 through baked instancing, alone and crossfading 40 %
-// towards the second clip.
+// towards the second clip; and the first clip at 1/3 with the skeleton's lines.
 std::vector<ComparisonFrame> comparison_frames(const CharacterAsset& asset);
 
 // The camera (framing the bind pose with a margin) and size every backend uses for the character.

@@ -1,5 +1,8 @@
 #include "ossa/runtime/sample_job.h"
 
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <xmmintrin.h>  // _mm_prefetch
+#endif
 #include <algorithm>
 #include <cmath>
 
@@ -7,6 +10,15 @@
 
 namespace ossa {
 namespace {
+// A hint to bring a cache line in (no effect on results).
+inline void prefetch(const char* address) {
+#if defined(_MSC_VER) && !defined(__clang__)
+  _mm_prefetch(address, _MM_HINT_T0);
+#else
+  __builtin_prefetch(address);
+#endif
+}
+
 
 // Keyed channel: index i of the key pair [i, i + 1] around t, starting from the cached index. Forward
 // playback moves at most a key or two per frame; anything else (seek, reverse, big step) falls back to a
@@ -113,7 +125,7 @@ void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
   if (i + 2 < n) {
     const char* next = reinterpret_cast<const char*>(b + joints);
     for (size_t offset = 0; offset < sizeof(JointPose) * joints; offset += 64)
-      __builtin_prefetch(next + offset);
+      prefetch(next + offset);
   }
 }
 

@@ -1,13 +1,26 @@
 #include "ossa/runtime/simd.h"
 
 #include <atomic>
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <immintrin.h>  // _xgetbv
+#include <intrin.h>     // __cpuid, __cpuidex
+#endif
 
 #include "kernels/kernels.h"
 
 namespace ossa {
 namespace {
 SimdLevel detect() {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
+  // AVX2 and FMA in CPUID, and the OS saving the YMM registers (OSXSAVE, then XCR0 bits 1-2).
+  int regs[4];
+  __cpuid(regs, 1);
+  const bool fma = regs[2] & (1 << 12), osxsave = regs[2] & (1 << 27);
+  __cpuidex(regs, 7, 0);
+  const bool avx2 = regs[1] & (1 << 5);
+  if (fma && avx2 && osxsave && (_xgetbv(0) & 6) == 6) return SimdLevel::kAvx2;
+  return SimdLevel::kSse2;
+#elif defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SimdLevel::kAvx2;
   return SimdLevel::kSse2;
