@@ -33,4 +33,17 @@ fi
 if [ "${1:-}" = --stop ]; then
   exec wineserver -k
 fi
+# --without-display PROGRAM ARGS: runs it as on a machine with no X server. Wine's programs share the display
+# connection of the prefix's running wineserver, so the server is ended before and after: only for a test
+# that runs alone (ctest RUN_SERIAL).
+if [ "${1:-}" = --without-display ]; then
+  shift
+  wineserver -k 2>/dev/null || true
+  wineserver -w 2>/dev/null || true
+  status=0
+  env -u DISPLAY -u WAYLAND_DISPLAY wine "$@" || status=$?
+  wineserver -k 2>/dev/null || true
+  wineserver -w 2>/dev/null || true
+  exit $status
+fi
 exec wine "$@"

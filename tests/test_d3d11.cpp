@@ -145,7 +145,7 @@ TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
   ASSERT_TRUE(renderer) << renderer.error();
   auto baked = bake_animation(asset);
   ASSERT_TRUE(baked) << baked.error();
-  (*renderer)->set_baked(*baked);
+  ASSERT_TRUE((*renderer)->set_baked(*baked));
   const FrameSettings frame = test::comparison_settings(asset, LightingMode::kLambert, 160);
   const int clips = static_cast<int>(asset.clips.size());
   double worst_cpu = 0, worst_baked[3] = {};
@@ -197,6 +197,30 @@ TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
   EXPECT_TRUE(errors.empty()) << errors.front();
 }
 
+// A bake Direct3D 11 cannot hold (over 2,048 layers), or whose texels do not match its size, is an error from
+// set_baked(), and nothing is uploaded from past the texels.
+TEST(D3D11, ABakeTheDeviceCannotHoldIsAnError) {
+  REQUIRE_D3D11();
+  const CharacterAsset asset = test::synthetic_character(12, 3);
+  auto renderer = create_d3d11_renderer(device(), asset, {}, {});
+  ASSERT_TRUE(renderer) << renderer.error();
+  BakedAnimation too_many;
+  too_many.width = 3, too_many.height = 1, too_many.layers = 4096;
+  too_many.texels.assign(static_cast<size_t>(3) * 4 * 4096, 0.f);
+  auto refused = (*renderer)->set_baked(too_many);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("2048 layers"), std::string::npos) << refused.error();
+  BakedAnimation short_of_texels;
+  short_of_texels.width = 36, short_of_texels.height = 30, short_of_texels.layers = 4;
+  short_of_texels.texels.assign(16, 0.f);
+  refused = (*renderer)->set_baked(short_of_texels);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("malformed"), std::string::npos) << refused.error();
+  BakedInstance instance;
+  (*renderer)->begin_frame(test::comparison_settings(asset, LightingMode::kUnlit, 64));
+  EXPECT_EQ((*renderer)->draw_baked(std::span(&instance, 1), 0).drawn, 0);
+}
+
 // Direct3D 11 against OpenGL on the same .ossa files, frame by frame (backend_comparison.h).
 TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
   REQUIRE_D3D11();
@@ -221,7 +245,7 @@ TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
     ASSERT_TRUE(renderer) << renderer.error();
     auto baked = bake_animation(c.asset);
     ASSERT_TRUE(baked) << baked.error();
-    (*renderer)->set_baked(*baked);
+    ASSERT_TRUE((*renderer)->set_baked(*baked));
     double worst = 0, sum = 0;
     int frames = 0, max_difference = 0;
     std::string worst_frame;

@@ -144,7 +144,7 @@ TEST(Render, BakedInstancingMatchesPaletteSkinning) {
     ASSERT_TRUE(m) << path;
     auto baked = bake_animation(*m->asset);
     ASSERT_TRUE(baked) << baked.error();
-    m->renderer->set_baked(*baked);
+    ASSERT_TRUE(m->renderer->set_baked(*baked));
     FrameSettings frame = frame_for(*m->asset, 160, LightingMode::kLambert);
     const int clips = static_cast<int>(m->asset->clips.size());
     for (int c = 0; c < clips; ++c) {
@@ -219,7 +219,7 @@ TEST(Render, BakedShaderInterpolatesTheShortLastInterval) {
       short_last_interval_clip(m->asset->clips[2], 0.5f);  // from Walk: mid-stride at the end
   auto baked = bake_animation(*m->asset);
   ASSERT_TRUE(baked) << baked.error();
-  m->renderer->set_baked(*baked);
+  ASSERT_TRUE(m->renderer->set_baked(*baked));
   const Clip& clip = m->asset->clips[0];
   const float start = (clip.frame_count() - 2) / clip.frame_rate(), t = start + 0.25f / clip.frame_rate();
   std::vector<Mat4> model = pose(*m->asset, 0, start);
@@ -257,7 +257,7 @@ Crowd make_crowd() {
   EXPECT_TRUE(baked) << baked.error();
   if (!baked) return crowd;
   crowd.baked = std::move(baked).value();
-  crowd.m->renderer->set_baked(*crowd.baked);
+  EXPECT_TRUE(crowd.m->renderer->set_baked(*crowd.baked));
   crowd.spacing = 1.2f;
   const int clips = static_cast<int>(crowd.m->asset->clips.size());
   for (int i = 0; i < 49; ++i) {
@@ -624,7 +624,7 @@ TEST(Render, WritesGlReferencesForDirect3D11) {
     ASSERT_TRUE(renderer) << renderer.error();
     auto baked = bake_animation(c.asset);
     ASSERT_TRUE(baked) << baked.error();
-    (*renderer)->set_baked(*baked);
+    ASSERT_TRUE((*renderer)->set_baked(*baked));
     for (const test::ComparisonFrame& f : test::comparison_frames(c.asset)) {
       ASSERT_TRUE(write_png(test::render_comparison_frame(**renderer, c.asset, f),
                             dir + "/" + name + "." + f.name + ".png"));
@@ -637,6 +637,29 @@ TEST(Render, WritesGlReferencesForDirect3D11) {
   std::ofstream(dir + "/manifest.txt") << manifest;
   std::printf("  %d GL reference frames in %s\n", frames, dir.c_str());
   EXPECT_GT(frames, 0);
+}
+
+// A bake the device cannot hold, or one whose texels do not match its size, is an error from set_baked(), and
+// draw_baked() then draws nothing (no upload reads past the texels).
+TEST(Render, ABakeTheDeviceCannotHoldIsAnError) {
+  REQUIRE_GL();
+  auto m = load(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  ASSERT_TRUE(m);
+  BakedAnimation too_many;
+  too_many.width = 3, too_many.height = 1, too_many.layers = 1 << 16;  // GL devices hold 256-2,048
+  too_many.texels.assign(static_cast<size_t>(3) * 4 * (1 << 16), 0.f);
+  auto refused = m->renderer->set_baked(too_many);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("layers"), std::string::npos) << refused.error();
+  BakedAnimation short_of_texels;
+  short_of_texels.width = 96, short_of_texels.height = 30, short_of_texels.layers = 4;
+  short_of_texels.texels.assign(16, 0.f);
+  refused = m->renderer->set_baked(short_of_texels);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("malformed"), std::string::npos) << refused.error();
+  BakedInstance instance;
+  m->renderer->begin_frame(frame_for(*m->asset, 64, LightingMode::kUnlit));
+  EXPECT_EQ(m->renderer->draw_baked(std::span(&instance, 1), 0).drawn, 0);
 }
 }  // namespace
 }  // namespace ossa

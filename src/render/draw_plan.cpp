@@ -218,6 +218,23 @@ BakeBindings bake_bindings(const CharacterAsset& asset, const SkinnedMesh& mesh)
   return out;
 }
 
+Result<bool> check_bake(const BakedAnimation& baked, int max_side, int max_layers, const char* device) {
+  const auto texels = static_cast<uint64_t>(std::max(baked.width, 0)) *
+                      static_cast<uint64_t>(std::max(baked.height, 0)) *
+                      static_cast<uint64_t>(std::max(baked.layers, 0)) * 4;
+  const uint64_t held = baked.half ? baked.halves.size() : baked.texels.size();
+  if (baked.width <= 0 || baked.height <= 0 || baked.layers <= 0 || held != texels)
+    return Result<bool>::failure("the bake is malformed: " + std::to_string(baked.width) + " x " +
+                                 std::to_string(baked.height) + " x " + std::to_string(baked.layers) +
+                                 " texels, " + std::to_string(held) + " values");
+  if (baked.width > max_side || baked.height > max_side || baked.layers > max_layers)
+    return Result<bool>::failure(
+        "the bake is " + std::to_string(baked.width) + " x " + std::to_string(baked.height) + " texels x " +
+        std::to_string(baked.layers) + " clips; " + device + " holds at most " + std::to_string(max_side) +
+        " a side and " + std::to_string(max_layers) + " layers: bake at a lower frame rate or fewer clips");
+  return true;
+}
+
 std::array<float, kMaxBakedClips * 4> clip_table(const BakedAnimation& baked) {
   std::array<float, kMaxBakedClips * 4> table{};
   for (size_t c = 0; c < baked.clips.size() && c < kMaxBakedClips; ++c) {

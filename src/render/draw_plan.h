@@ -62,6 +62,10 @@ struct BakeBindings {
 constexpr size_t kBakeBindingsBytes = kMaxPaletteJoints * 64 + kMaxPaletteJoints / 4 * 16;
 BakeBindings bake_bindings(const CharacterAsset& asset, const SkinnedMesh& mesh);
 
+// An error when `baked` does not hold width x height x layers RGBA texels (in the precision it says) or
+// exceeds a device's largest side or layer count.
+Result<bool> check_bake(const BakedAnimation& baked, int max_side, int max_layers, const char* device);
+
 // Per clip: frames, frame rate, duration, layer (what baked_model() in the shaders reads).
 std::array<float, kMaxBakedClips * 4> clip_table(const BakedAnimation& baked);
 

@@ -19,7 +19,6 @@ inline void prefetch(const char* address) {
 #endif
 }
 
-
 // Keyed channel: index i of the key pair [i, i + 1] around t, starting from the cached index. Forward
 // playback moves at most a key or two per frame; anything else (seek, reverse, big step) falls back to a
 // binary search.
@@ -124,8 +123,7 @@ void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
   // in L1 (sampling is otherwise bound by these cache misses, twice over when two clips blend).
   if (i + 2 < n) {
     const char* next = reinterpret_cast<const char*>(b + joints);
-    for (size_t offset = 0; offset < sizeof(JointPose) * joints; offset += 64)
-      prefetch(next + offset);
+    for (size_t offset = 0; offset < sizeof(JointPose) * joints; offset += 64) prefetch(next + offset);
   }
 }
 

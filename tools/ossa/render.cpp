@@ -197,7 +197,8 @@ int run_render(const RenderArgs& args) {
       print_error("ossa: %s\n", baked.error().c_str());
       return kExitBadInput;
     }
-    s.renderer->set_baked(*baked);
+    if (auto set = s.renderer->set_baked(*baked); !set)
+      return print_error("ossa: %s: %s\n", args.file.c_str(), set.error().c_str()), kExitBadInput;
   }
   Vec3 lo, hi;
   std::vector<float> bound_times;
@@ -215,7 +216,8 @@ int run_render(const RenderArgs& args) {
     }
     auto baked = bake_animation(*s.asset);
     if (!baked) return print_error("ossa: %s\n", baked.error().c_str()), kExitBadInput;
-    s.renderer->set_baked(*baked);
+    if (auto set = s.renderer->set_baked(*baked); !set)
+      return print_error("ossa: %s: %s\n", args.file.c_str(), set.error().c_str()), kExitBadInput;
     float size = std::max(hi.x - lo.x, hi.z - lo.z) * 1.4f + 1e-3f;
     crowd = crowd_grid(*s.asset, args.instances, size);
     for (const BakedInstance& b : crowd) {
@@ -292,7 +294,8 @@ int run_demo(const DemoArgs& args) {
   fs::create_directories(args.output_dir);
   auto baked = bake_animation(*s.asset);
   if (!baked) return print_error("ossa: %s\n", baked.error().c_str()), kExitBadInput;
-  s.renderer->set_baked(*baked);
+  if (auto set = s.renderer->set_baked(*baked); !set)
+    return print_error("ossa: %s\n", set.error().c_str()), kExitBadInput;
 
   // 1. The character cycling its clips, crossfading from one to the next (GPU palette skinning).
   const float fps = 15;
@@ -387,7 +390,8 @@ int run_render_bench(const BenchArgs& args) {
   if (s.asset->clips.empty()) return print_error("ossa: %s: no clips\n", args.file.c_str()), kExitBadInput;
   auto baked = bake_animation(*s.asset);
   if (!baked) return print_error("ossa: %s\n", baked.error().c_str()), kExitBadInput;
-  s.renderer->set_baked(*baked);
+  if (auto set = s.renderer->set_baked(*baked); !set)
+    return print_error("ossa: %s\n", set.error().c_str()), kExitBadInput;
   Vec3 lo, hi;
   animated_bounds(*s.asset, &s.asset->clips[0], {0.f}, lo, hi);
   const float spacing = std::max(hi.x - lo.x, hi.z - lo.z) * 1.3f + 1e-3f;

@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
   ossa::CharacterRenderer& renderer = **made;
   auto baked = ossa::bake_animation(asset);
   if (!baked) return std::fprintf(stderr, "ossa-d3d11-demo: %s\n", baked.error().c_str()), 1;
-  renderer.set_baked(*baked);
+  if (auto set = renderer.set_baked(*baked); !set)
+    return std::fprintf(stderr, "ossa-d3d11-demo: %s\n", set.error().c_str()), 1;
 
   // The window, sized so that its client area is the frame's size.
   const HINSTANCE instance = GetModuleHandleW(nullptr);

@@ -107,7 +107,9 @@ class CharacterRenderer {
   virtual std::string device_name() const = 0;  // the adapter or GL renderer, for reports
   virtual bool has_per_instance_evaluation() const = 0;
 
-  virtual void set_baked(const BakedAnimation& baked) = 0;  // uploads the texture array for draw_baked()
+  // Uploads the bake for draw_baked(). An error (and draw_baked() draws nothing) when the device cannot hold
+  // it, e.g. more layers or a longer side than it allows; the message says which limit.
+  virtual Result<bool> set_baked(const BakedAnimation& baked) = 0;
 
   virtual void begin_frame(const FrameSettings& settings) = 0;
   virtual void draw_palette(const Mat4& world, std::span<const Mat4> model) = 0;

@@ -207,7 +207,7 @@ class D3D11Renderer final : public CharacterRenderer {
   const char* backend() const override { return "Direct3D 11"; }
   std::string device_name() const override { return device_->adapter_name(); }
   bool has_per_instance_evaluation() const override { return false; }
-  void set_baked(const BakedAnimation& baked) override;
+  Result<bool> set_baked(const BakedAnimation& baked) override;
   void begin_frame(const FrameSettings& settings) override;
   void draw_palette(const Mat4& world, std::span<const Mat4> model) override;
   void draw_cpu(const Mat4& world, std::span<const Mat4> model) override;
@@ -269,7 +269,6 @@ class D3D11Renderer final : public CharacterRenderer {
   Mat4 view_proj_;
   std::vector<BakedClipInfo> baked_clips_;
   bool has_baked_ = false;
-  std::string bake_error_;     // why the last set_baked() made no texture
   std::vector<Mat4> palette_;  // scratch
   detail::CpuSkinningScratch cpu_scratch_;
   std::vector<float> skinned_;  // scratch
@@ -500,9 +499,13 @@ Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Ma
   return true;
 }
 
-void D3D11Renderer::set_baked(const BakedAnimation& baked) {
+Result<bool> D3D11Renderer::set_baked(const BakedAnimation& baked) {
   baked_view_.Reset();
   has_baked_ = false;
+  if (auto fits = detail::check_bake(baked, D3D11_REQ_TEXTURE2D_U_OR_V_DIMENSION,
+                                     D3D11_REQ_TEXTURE2D_ARRAY_AXIS_DIMENSION, "Direct3D 11");
+      !fits)
+    return fits;
   D3D11_TEXTURE2D_DESC desc{};
   desc.Width = static_cast<UINT>(baked.width);
   desc.Height = static_cast<UINT>(baked.height);
@@ -530,17 +533,15 @@ void D3D11Renderer::set_baked(const BakedAnimation& baked) {
   view.Texture2DArray.MipLevels = 1;
   view.Texture2DArray.ArraySize = desc.ArraySize;
   if (SUCCEEDED(hr)) hr = dev->CreateShaderResourceView(texture.Get(), &view, &baked_view_);
-  if (FAILED(hr)) {
-    bake_error_ = "cannot create the bake's texture array (" + std::to_string(baked.width) + " x " +
-                  std::to_string(baked.height) + " x " + std::to_string(baked.layers) + "): HRESULT " +
-                  hresult_text(hr);
-    return;  // draw_baked() then draws nothing, as before any bake
-  }
-  bake_error_.clear();
+  if (FAILED(hr))  // draw_baked() then draws nothing, as before any bake
+    return Result<bool>::failure("cannot create the bake's texture array (" + std::to_string(baked.width) +
+                                 " x " + std::to_string(baked.height) + " texels x " +
+                                 std::to_string(baked.layers) + " clips): HRESULT " + hresult_text(hr));
   const auto table = detail::clip_table(baked);
   write_dynamic(clip_texture_.Get(), [&](uint8_t* out) { std::memcpy(out, table.data(), sizeof table); });
   baked_clips_ = baked.clips;
   has_baked_ = true;
+  return true;
 }
 
 void D3D11Renderer::begin_frame(const FrameSettings& settings) {

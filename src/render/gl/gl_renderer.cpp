@@ -193,7 +193,7 @@ class GlRenderer final : public CharacterRenderer {
   const char* backend() const override { return "OpenGL 4.5"; }
   std::string device_name() const override { return context_->renderer_name(); }
   bool has_per_instance_evaluation() const override { return pose_program != 0; }
-  void set_baked(const BakedAnimation& baked) override;
+  Result<bool> set_baked(const BakedAnimation& baked) override;
   void begin_frame(const FrameSettings& settings) override;
   void draw_palette(const Mat4& world, std::span<const Mat4> model) override;
   void draw_cpu(const Mat4& world, std::span<const Mat4> model) override;
@@ -376,8 +376,14 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
   return true;
 }
 
-void GlRenderer::set_baked(const BakedAnimation& baked) {
+Result<bool> GlRenderer::set_baked(const BakedAnimation& baked) {
   if (baked_texture) glDeleteTextures(1, &baked_texture);
+  baked_texture = 0;
+  has_baked = false;
+  GLint max_side = 0, max_layers = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side);
+  glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers);
+  if (auto fits = detail::check_bake(baked, max_side, max_layers, "this OpenGL device"); !fits) return fits;
   glCreateTextures(GL_TEXTURE_2D_ARRAY, 1, &baked_texture);
   glTextureStorage3D(baked_texture, 1, baked.half ? GL_RGBA16F : GL_RGBA32F, baked.width, baked.height,
                      baked.layers);
@@ -393,6 +399,7 @@ void GlRenderer::set_baked(const BakedAnimation& baked) {
   glNamedBufferSubData(clips_ubo, 0, sizeof clips, clips.data());
   baked_clips = baked.clips;
   has_baked = true;
+  return true;
 }
 
 void GlRenderer::begin_frame(const FrameSettings& settings) {
