@@ -3,8 +3,9 @@
 //   TwoBoneIkJob ik;                        // model-space input, local corrections out
 //   ik.start_joint = &model[shoulder]; ik.mid_joint = &model[elbow]; ik.end_joint = &model[hand];
 //   ik.target = grip; ik.pole_vector = {0, 0, -1};  ik.mid_axis = {0, 0, 1};   // the elbow's hinge, local
-//   Quat start_fix, mid_fix; ik.start_correction = &start_fix; ik.mid_correction = &mid_fix;
-//   if (ik.run()) { multiply locals[shoulder].rotation by start_fix, locals[elbow].rotation by mid_fix, then
+//   Quat fix[2];
+//   ik.start_correction = fix; ik.mid_correction = fix + 1;
+//   if (ik.run()) { multiply locals[shoulder].rotation by fix[0], locals[elbow].rotation by fix[1], then
 //                   LocalToModelJob{..., from = shoulder}.run() updates the arm's sub-tree }
 //
 // The mid joint turns about its hinge (mid_axis, in its own frame) until start-end spans the distance to the
