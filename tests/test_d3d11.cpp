@@ -299,7 +299,6 @@ TEST(D3D11, WindowedDemoRunsAndShowsTheCharacter) {
   REQUIRE_D3D11();
   std::string demo = OSSA_DEMO_EXE;
   if (under_wine() && demo[0] == '/') demo = "Z:" + demo;
-  const test::SyntheticScene scene = test::synthetic_scene(33, 1);
   OssaFile file;
   const CharacterAsset asset = test::synthetic_character(33, 1);
   file.skeleton = asset.skeleton;

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "commands.h"
 #include "json_output.h"
