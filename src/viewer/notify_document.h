@@ -1,0 +1,72 @@
+// The notifies being authored in the viewer: one editable list per clip, undo/redo, the sidecar text.
+//
+// A NotifyDocument starts from what the library loaded (a NotifySet for the character's clips), takes edits
+// (add, move, change duration, rename, set payload, delete), each a step of the undo history, and writes the
+// documented sidecar format (ossa/asset/notifies.h). The Animator plays what the library parses from that same
+// text (to_notify_set), so what the viewer shows firing is what a game loading the saved file fires.
+// Plain C++ (no GL, no ImGui): the viewer's window and its scripts drive it, tests check it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ossa/asset/character.h"
+#include "ossa/asset/notifies.h"
+#include "ossa/core/result.h"
+
+namespace ossa::viewer {
+
+struct EditableNotify {
+  uint32_t id = 0;       // stable across edits and undo (what a drag in progress holds on to)
+  std::string name;      // non-empty
+  float time = 0;        // seconds from the clip start, in [0, clip duration]
+  float duration = 0;    // 0: instant; > 0: a state, time + duration <= clip duration
+  std::string payload;   // JSON text, "" for none
+};
+
+class NotifyDocument {
+ public:
+  NotifyDocument() = default;
+  // The clips' notifies as loaded (`set` may be empty, or have no names: no notifies yet).
+  NotifyDocument(const NotifySet& set, std::vector<ClipTiming> clips);
+
+  const std::vector<ClipTiming>& clips() const { return clips_; }
+  // Clip `clip`'s notifies, sorted by time (then by id). Empty for an index that is not a clip.
+  const std::vector<EditableNotify>& notifies(int clip) const;
+  const EditableNotify* find(int clip, uint32_t id) const;  // null when absent
+
+  // Edits. Each returns "" when done, else why it was refused (nothing changes): an unknown clip or id, an
+  // empty name, a payload that is not valid JSON. Times and durations are clamped into the clip.
+  std::string add(int clip, const std::string& name, float time, float duration, uint32_t* id_out = nullptr);
+  std::string move(int clip, uint32_t id, float time);  // keeps the duration, clamped to fit
+  std::string set_duration(int clip, uint32_t id, float duration);
+  std::string rename(int clip, uint32_t id, const std::string& name);
+  std::string set_payload(int clip, uint32_t id, const std::string& json_text);
+  std::string remove(int clip, uint32_t id);
+
+  // Edits between begin_group() and end_group() are one undo step (a drag moves a notify many times).
+  void begin_group();
+  void end_group();
+
+  bool can_undo() const;
+  bool can_redo() const;
+  bool undo();  // false when there is nothing to undo
+  bool redo();
+
+  // Changed since loading or the last mark_saved().
+  bool dirty() const;
+  void mark_saved();
+
+  // The sidecar JSON ({"clips": {NAME: [...]}}), clips with notifies only, in clip order, each list by time.
+  std::string to_json() const;
+  // What the library parses from to_json(), for an Animator on `asset` (whose clips the document was made for).
+  Result<NotifySet> to_notify_set(const CharacterAsset& asset) const;
+  // Writes to_json() to `path` atomically (ossa/core/file_io.h): on failure the previous file is intact.
+  Result<bool> save(const std::string& path);
+
+  // "" when `json_text` is empty or valid JSON no deeper than the library accepts, else the parser's message.
+  static std::string payload_error(const std::string& json_text);
+};
+
+}  // namespace ossa::viewer

@@ -1,0 +1,33 @@
+// What the viewer remembers between runs: window size, recent files, lighting and display toggles. Kept in
+// the user's config folder ($XDG_CONFIG_HOME/ossa/viewer.json, else ~/.config/ossa/viewer.json; on Windows
+// %APPDATA%\ossa\viewer.json), never next to a model. A damaged or hostile file gives the defaults, never an
+// error that stops the viewer; values are clamped to sane ranges.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ossa/core/result.h"
+
+namespace ossa::viewer {
+
+struct ViewerSettings {
+  int window_width = 1280, window_height = 800;  // clamped to [320, 16384]
+  std::vector<std::string> recent_files;         // newest first, at most kMaxRecentFiles, no duplicates
+  std::string lighting = "blinn-phong";          // a name parse_lighting_mode accepts
+  bool grid = true, skeleton = false;
+  static constexpr int kMaxRecentFiles = 10;
+
+  void add_recent(const std::string& path);  // moves it to the front
+};
+
+// The settings file's path ("" when no config folder can be found: nothing is remembered).
+std::string default_settings_path();
+// Defaults for a missing, unreadable or invalid file (and a message in `warning` saying why, "" when none).
+ViewerSettings load_settings(const std::string& path, std::string* warning = nullptr);
+std::string settings_to_json(const ViewerSettings& settings);
+ViewerSettings settings_from_json(const std::string& text, std::string* warning = nullptr);
+// Creates the folder when needed; atomic write.
+Result<bool> save_settings(const std::string& path, const ViewerSettings& settings);
+
+}  // namespace ossa::viewer

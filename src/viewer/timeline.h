@@ -1,0 +1,64 @@
+// The viewer's timeline as geometry: which clip times are visible, where they are on screen, the frame ticks,
+// the notify lanes and what a pointer at (x, y) is over. Plain C++ (no ImGui): the window draws what this
+// says, scripts and tests use the same numbers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "notify_document.h"
+
+namespace ossa::viewer {
+
+struct Tick {
+  float time = 0;
+  float x = 0;
+  bool major = false;  // labelled
+  std::string label;   // "12" (a frame number) on major ticks
+};
+
+// Notifies drawn in lanes, one lane per notify name (in order of first appearance by time).
+struct Lane {
+  std::string name;
+  std::vector<uint32_t> ids;  // the notifies of this lane
+};
+
+enum class HitPart { kNone, kBody, kEnd };  // kEnd: the right edge of a state's bar (drag changes duration)
+struct Hit {
+  HitPart part = HitPart::kNone;
+  uint32_t id = 0;
+};
+
+class TimelineView {
+ public:
+  // The clip shown: the view resets to the whole clip.
+  void set_clip(float duration, float frame_rate);
+  // Pixels the time axis spans (x from 0 to width).
+  void set_width(float width);
+  float width() const { return width_; }
+
+  float start() const { return start_; }  // first visible clip time
+  float end() const { return end_; }      // last visible clip time
+  float time_to_x(float time) const;
+  float x_to_time(float x) const;
+  // Time at x snapped to the nearest frame (frame_rate > 0), clamped into the clip.
+  float snapped_time(float x) const;
+
+  // Zooms by `factor` (> 1 in) keeping the time under `anchor_x` in place; at most one frame per 40 pixels in,
+  // the whole clip out. Pans by `dx` pixels, staying within the clip.
+  void zoom(float factor, float anchor_x);
+  void pan(float dx);
+  void show_all();
+
+  // Ticks on frames, major every N frames so that labels are at least 60 pixels apart.
+  std::vector<Tick> ticks() const;
+
+  static std::vector<Lane> lanes(const NotifyDocument& document, int clip);
+  // What (x, y) is over, with lanes `lane_height` pixels tall from y = 0; instants are markers `marker_half`
+  // pixels wide each side, a state's end grip is the last `marker_half` pixels of its bar.
+  Hit hit_test(const NotifyDocument& document, int clip, float x, float y, float lane_height,
+               float marker_half = 5) const;
+};
+
+}  // namespace ossa::viewer
