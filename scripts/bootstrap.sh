@@ -21,6 +21,8 @@ packages=(
   libbenchmark-dev       # benchmarks
   libepoxy-dev libegl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL 4.5, headless (llvmpipe)
   libstb-dev libgif-dev  # PNG / GIF output
+  libglfw3-dev libimgui-dev libglx-mesa0   # `ossa view`: window (GLFW, OpenGL through GLX) and Dear ImGui
+  xvfb xauth             # the viewer's window tests run in a virtual X server (xvfb-run)
 )
 # Only for the aarch64 preset: the cross compiler, qemu to run the tests, the runtime's libraries for arm64.
 if [ "$preset" = aarch64 ]; then
@@ -34,7 +36,7 @@ fi
 # Direct3D 11 under Wine needs an X server (Xvfb here) and the X and GL client libraries Wine loads.
 if [ "$preset" = windows ]; then
   packages+=(g++-mingw-w64-x86-64-posix wine wine64 libwine fonts-wine googletest
-             xvfb xauth libgl1 libxrender1 libxcomposite1 libxcursor1 libxi6 libxinerama1 libxrandr2 libxxf86vm1
+             libgl1 libxrender1 libxcomposite1 libxcursor1 libxi6 libxinerama1 libxrandr2 libxxf86vm1
              libxfixes3 libvulkan1)
 fi
 

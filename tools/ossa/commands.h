@@ -101,6 +101,10 @@ struct BakeArgs {
 };
 int run_bake(const BakeArgs& args);
 
+struct ViewArgs {
+  std::string file, notifies, script, settings, size;
+};
+int run_view(const ViewArgs& args);  // view.cpp (builds with the viewer: GLFW and Dear ImGui)
 struct DemoArgs {
   std::string file;  // empty: the bundled sample
   std::string output_dir = "ossa-demo";

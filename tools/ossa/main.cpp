@@ -236,6 +236,17 @@ int main(int argc, char** argv) {
   demo_cmd->add_option("--size", demo.size, "Frame size in pixels")->check(CLI::Range(64, 2048));
 #endif
 
+#ifdef OSSA_HAVE_VIEWER
+  ossa::cli::ViewArgs view;
+  CLI::App* view_cmd =
+      app.add_subcommand("view", "Open a window to play, inspect and author notifies (GLFW + Dear ImGui)");
+  view_cmd->add_option("file", view.file, "Model file or .ossa (or drop one on the window)");
+  view_cmd->add_option("--notifies", view.notifies, "Notify sidecar to author (default: MODEL.notifies.json)");
+  view_cmd->add_option("--script", view.script, "Run the actions of this file at 1/60 s steps, then exit");
+  view_cmd->add_option("--settings", view.settings, "Settings file (default: in the user's config folder; - none)");
+  view_cmd->add_option("--size", view.size, "Window size WIDTHxHEIGHT (default: the remembered one)");
+#endif
+
   // A first word that is no command gets a message that says so (CLI11 would say "A subcommand is required").
   // (Global options are flags, so the first word without a dash is the command.)
   int first = 1;
@@ -287,6 +298,9 @@ int main(int argc, char** argv) {
     return guarded("render", run_render, render);
   }
   if (*bake_cmd) return guarded("bake", run_bake, bake);
+#ifdef OSSA_HAVE_VIEWER
+  if (*view_cmd) return guarded("view", run_view, view);
+#endif
   if (*demo_cmd) return guarded("demo", run_demo, demo);
 #endif
   return kExitUsage;

@@ -28,6 +28,9 @@ class GlContext {
   // Headless OpenGL `major.minor` core context through EGL's surfaceless Mesa platform. Fails with a message
   // saying what is missing (no EGL display, no such GL version) instead of crashing.
   static Result<std::shared_ptr<GlContext>> create_headless(int major = 4, int minor = 5);
+  // The context current on this thread, made by someone else (a GLFW window, say): renderers draw with it;
+  // it is never destroyed or made non-current here. Fails when none is current or it is not OpenGL 4.5.
+  static Result<std::shared_ptr<GlContext>> adopt_current();
   ~GlContext();
   GlContext(const GlContext&) = delete;
   GlContext& operator=(const GlContext&) = delete;
@@ -38,8 +41,13 @@ class GlContext {
  private:
   GlContext() = default;
   void* display_ = nullptr;
-  void* context_ = nullptr;
+  void* context_ = nullptr;  // null for an adopted context
 };
+
+// Copies the renderer's frame (drawn since begin_frame()) into the window's framebuffer (GL's default
+// framebuffer 0) with its lower-left corner at (x, y) in framebuffer pixels, counted from the bottom as GL
+// does: how a window shows it (`ossa view`). Fails for a renderer of another backend.
+Result<bool> present_gl_frame(CharacterRenderer& renderer, int x, int y);
 
 // Runtime assets with their materials and textures (as an OssaFile holds them). `flip_textures`: the images
 // have v = 0 at their bottom (FBX, COLLADA), not at their top (glTF).

@@ -130,6 +130,24 @@ Result<std::shared_ptr<GlContext>> GlContext::create_headless(int major, int min
   return gl;
 }
 
+Result<std::shared_ptr<GlContext>> GlContext::adopt_current() {
+  using R = Result<std::shared_ptr<GlContext>>;
+  if (!glGetString(GL_VERSION)) return R::failure("no OpenGL context is current on this thread");
+  if (!epoxy_is_desktop_gl() || epoxy_gl_version() < 45)
+    return R::failure(std::string("Ossa needs OpenGL 4.5 core; the current context is ") +
+                      reinterpret_cast<const char*>(glGetString(GL_VERSION)));
+  std::shared_ptr<GlContext> gl(new GlContext());
+  {
+    std::lock_guard<std::mutex> lock(g_errors_mutex);
+    g_errors = &g_error_storage;
+    ++g_live_contexts;
+  }
+  glEnable(GL_DEBUG_OUTPUT);
+  glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+  glDebugMessageCallback(debug_callback, nullptr);
+  return gl;
+}
+
 GlContext::~GlContext() {
   bool last = false;
   {
@@ -137,6 +155,7 @@ GlContext::~GlContext() {
     last = --g_live_contexts == 0;
     if (last) g_errors = nullptr;
   }
+  if (!context_) return;  // adopted: its owner ends it
   eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(display_, context_);
   if (last) eglTerminate(display_);
@@ -202,6 +221,10 @@ class GlRenderer final : public CharacterRenderer {
   void draw_skeleton(const Mat4& world, std::span<const Mat4> model) override;
   Image end_frame() override;
   void finish() override { glFinish(); }
+  void present(int x, int y) const {
+    glBlitNamedFramebuffer(fbo, 0, 0, 0, fbo_width, fbo_height, x, y, x + fbo_width, y + fbo_height,
+                           GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  }
 
  private:
   struct GpuMesh {
@@ -603,6 +626,13 @@ Image GlRenderer::end_frame() {
   return image;
 }
 }  // namespace
+
+Result<bool> present_gl_frame(CharacterRenderer& renderer, int x, int y) {
+  auto* gl = dynamic_cast<GlRenderer*>(&renderer);
+  if (!gl) return Result<bool>::failure(std::string("present_gl_frame: a ") + renderer.backend() + " renderer");
+  gl->present(x, y);
+  return true;
+}
 
 Result<std::unique_ptr<CharacterRenderer>> create_gl_renderer(std::shared_ptr<GlContext> context,
                                                               const CharacterAsset& asset,

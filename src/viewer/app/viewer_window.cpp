@@ -1,1 +1,1378 @@
-// (being written)
+// The viewer's window: GLFW makes it, Dear ImGui draws the panels, the OpenGL renderer draws the character
+// into its own framebuffer, which is copied into the middle of the window. Every control calls the plain
+// classes (Playback, NotifyDocument, TimelineView, OrbitCamera); scripts inject the same pointer input the
+// user would give, so the scripted tests drive the real window.
+#include "viewer/app/viewer_window.h"
+
+#include <epoxy/gl.h>
+// GLFW after epoxy: epoxy has declared GL already, GLFW must not include the system GL header.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "ossa/core/file_io.h"
+#include "ossa/render/baked_animation.h"
+#include "ossa/render/gl_renderer.h"
+#include "ossa/render/image.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/skinning_job.h"
+#include "render/draw_plan.h"
+#include "viewer/notify_document.h"
+#include "viewer/orbit_camera.h"
+#include "viewer/playback.h"
+#include "viewer/script.h"
+#include "viewer/settings.h"
+#include "viewer/timeline.h"
+
+namespace ossa::viewer {
+
+namespace {
+
+constexpr float kScriptStep = 1.f / 60;
+constexpr int kMaxCrowd = 1000;
+
+// Panel sizes in window coordinates (scaled by the monitor's content scale).
+struct Layout {
+  float left = 300, right = 330, bottom = 250, menu = 0;
+  float scene_x = 0, scene_y = 0, scene_w = 1, scene_h = 1;
+};
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// A moving average over the last 60 samples.
+class Average {
+ public:
+  void add(double v) {
+    samples_[next_++ % samples_.size()] = v;
+    count_ = std::min(count_ + 1, samples_.size());
+  }
+  double mean() const {
+    double sum = 0;
+    for (size_t i = 0; i < count_; ++i) sum += samples_[i];
+    return count_ ? sum / static_cast<double>(count_) : 0;
+  }
+
+ private:
+  std::array<double, 60> samples_{};
+  size_t next_ = 0, count_ = 0;
+};
+
+const char* const kLightingNames[] = {"phong", "blinn-phong", "lambert", "unlit", "texture-only"};
+const char* const kSkinningNames[] = {"gpu", "cpu", "baked"};
+const char* const kLoopNames[] = {"once", "repeat", "pingpong"};
+
+// A file's name without its folder: what the window shows (the full path is in the recent-files menu).
+std::string display_name(const std::string& path) { return utf8_from_path(path_from_utf8(path).filename()); }
+
+// A titled separator (ImGui 1.86 has no SeparatorText).
+void section(const char* title) {
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::TextDisabled("%s", title);
+}
+
+template <size_t N>
+int index_of(const char* const (&names)[N], const std::string& name) {
+  for (size_t i = 0; i < N; ++i)
+    if (name == names[i]) return static_cast<int>(i);
+  return -1;
+}
+
+// What is open: the character, its renderer, its playback and the notifies being authored.
+struct Document {
+  std::string path, sidecar;
+  std::shared_ptr<const LoadedCharacter> character;
+  std::unique_ptr<CharacterRenderer> renderer;
+  std::unique_ptr<Playback> playback;
+  NotifyDocument notifies;
+  bool baked_ready = false;  // the bake of playback->animated_asset() is on the GPU
+  bool baked_in_place = false;
+  std::string baked_error;
+  std::vector<BakedInstance> crowd;
+  float crowd_time = 0;
+  Vec3 lo{-1, 0, -1}, hi{1, 2, 1};  // the character's bounds at rest (framing)
+  std::vector<int> depth;           // joint tree: depth of each joint
+  std::vector<char> expanded;       // joint tree: children shown
+};
+
+// Bounds of the skinned meshes in the first clip's first frame (or the joints when there are no meshes).
+void character_bounds(const CharacterAsset& asset, Vec3& lo, Vec3& hi) {
+  lo = {1e30f, 1e30f, 1e30f};
+  hi = {-1e30f, -1e30f, -1e30f};
+  auto grow = [&](Vec3 p) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) return;
+    lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+    hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+  };
+  Animator animator(asset);
+  if (!asset.clips.empty()) animator.play(0);
+  animator.update(0);
+  for (const Mat4& m : animator.model()) grow(m.translation());
+  std::vector<float> positions;
+  for (int m = 0; m < static_cast<int>(asset.meshes.size()); ++m) {
+    const SkinnedMesh& mesh = asset.meshes[m];
+    positions.resize(mesh.positions().size());
+    SkinningJob job = SkinningJob::for_mesh(mesh, animator.mesh_palette(m));
+    job.out_positions = positions.data();
+    if (!job.run()) continue;
+    for (size_t i = 0; i + 2 < positions.size(); i += 3) grow({positions[i], positions[i + 1], positions[i + 2]});
+  }
+  if (lo.x > hi.x) lo = {-1, 0, -1}, hi = {1, 2, 1};
+}
+
+class App {
+ public:
+  explicit App(const ViewerOptions& options) : options_(options) {}
+  ~App();
+  int run();
+
+ private:
+  bool create_window();
+  void open(const std::string& path);
+  void frame(float dt);
+  void edited(const std::string& refusal);  // after a notify edit: the Animator fires the new set
+  void select_clip(int clip);
+  void save_notifies(const std::string& path);
+  bool prepare_bake();
+
+  // Script
+  void run_script_actions();
+  bool run_action(const ScriptAction& a);
+  bool fail(const ScriptAction& a, const std::string& message);
+  const EditableNotify* notify_named(const std::string& name) const;
+
+  // Drawing
+  void compute_layout();
+  void draw_menu();
+  void draw_left_panel();
+  void draw_right_panel();
+  void draw_bottom_panel();
+  void draw_timeline();
+  void draw_event_log();
+  void draw_notify_editor();
+  void draw_joint_tree();
+  void draw_error();
+  void scene_input();
+  void render_scene();
+  void draw_scene_overlay();
+  bool project(Vec3 world, ImVec2& out) const;
+  bool screenshot(const std::string& path);
+
+  ViewerOptions options_;
+  ViewerSettings settings_;
+  std::string settings_path_;
+  GLFWwindow* window_ = nullptr;
+  std::shared_ptr<GlContext> gl_;
+  bool imgui_ready_ = false;
+  float ui_scale_ = 1;
+  Layout layout_;
+  std::unique_ptr<Document> doc_;
+  std::string error_;           // shown until dismissed
+  std::string status_message_;  // last save, etc.
+  OrbitCamera camera_;
+  TimelineView timeline_;
+  int timeline_clip_ = -2;
+  FrameSettings frame_;
+  Mat4 view_proj_;
+  LightingMode lighting_ = LightingMode::kBlinnPhong;
+  int skinning_ = 0;  // kSkinningNames
+  bool grid_ = true, skeleton_ = false;
+  int crowd_count_ = 0;
+  int selected_joint_ = -1, hovered_joint_ = -1;
+  uint32_t selected_notify_ = 0;
+  std::string new_notify_name_ = "Event";
+  float new_notify_duration_ = 0;
+  std::string payload_text_;
+  uint32_t payload_for_ = 0;
+  int crossfade_target_ = 0;
+  float crossfade_duration_ = 0.3f;
+  bool crossfade_sync_ = false;
+  int layer_clip_ = 0;
+  float layer_weight_ = 1;
+  bool layer_on_ = false;
+  std::string open_path_;
+  bool show_open_ = false;
+  // Timeline interaction
+  enum class Drag { kNone, kScrub, kMove, kResize, kPan } drag_ = Drag::kNone;
+  float drag_offset_ = 0;
+  bool scene_dragging_ = false;
+  ImVec2 scene_press_{};
+  // Timings
+  Average frame_ms_, update_ms_, scene_ms_, ui_ms_;
+  Clock::time_point last_frame_ = Clock::now();
+  long long frames_ = 0;
+  // Script
+  std::vector<ScriptAction> script_;
+  size_t next_action_ = 0;
+  int wait_frames_ = 0;
+  int status_ = 0;
+  bool quit_ = false;
+  ImVec2 script_mouse_{-FLT_MAX, -FLT_MAX};
+  bool script_down_ = false;
+  std::vector<std::pair<ImVec2, bool>> script_pointer_;  // queued (position, button down), one per frame
+  std::vector<std::string> pending_drops_;
+};
+
+App::~App() {
+  if (doc_) doc_.reset();  // the renderer needs the context
+  gl_.reset();
+  if (imgui_ready_) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  if (window_) glfwDestroyWindow(window_);
+  glfwTerminate();
+}
+
+bool App::create_window() {
+  glfwSetErrorCallback([](int, const char* message) { std::fprintf(stderr, "ossa view: GLFW: %s\n", message); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "ossa view: cannot open a window (no display? run under a desktop or xvfb-run)\n");
+    return false;
+  }
+  const int width = options_.width > 0 ? options_.width : settings_.window_width;
+  const int height = options_.height > 0 ? options_.height : settings_.window_height;
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // high-DPI: the window keeps its size in points
+  window_ = glfwCreateWindow(width, height, "Ossa viewer", nullptr, nullptr);
+  if (!window_) {
+    // Some drivers give OpenGL 4.5 through EGL only.
+    glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API);
+    window_ = glfwCreateWindow(width, height, "Ossa viewer", nullptr, nullptr);
+  }
+  if (!window_) {
+    std::fprintf(stderr, "ossa view: cannot create an OpenGL 4.5 core window\n");
+    return false;
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(script_.empty() ? 1 : 0);  // scripts run as fast as they can
+  auto gl = GlContext::adopt_current();
+  if (!gl) {
+    std::fprintf(stderr, "ossa view: %s\n", gl.error().c_str());
+    return false;
+  }
+  gl_ = std::move(gl).value();
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
+    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
+    if (count > 0) app->pending_drops_.push_back(paths[0]);
+  });
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // panel layout is fixed; settings live in viewer.json
+  float xscale = 1, yscale = 1;
+  glfwGetWindowContentScale(window_, &xscale, &yscale);
+  ui_scale_ = std::clamp(std::max(xscale, yscale), 1.f, 4.f);
+  ImGui::StyleColorsDark();
+  ImGui::GetStyle().ScaleAllSizes(ui_scale_);
+  io.FontGlobalScale = ui_scale_;
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 450");
+  imgui_ready_ = true;
+  return true;
+}
+
+void App::open(const std::string& path) {
+  const std::string shown = path.empty() ? "(no path)" : path;
+  if (!options_.load) {
+    error_ = "cannot open " + shown + ": this build reads no files";
+    return;
+  }
+  // The sidecar authored: --notifies for the file given on the command line, else MODEL.notifies.json.
+  std::string sidecar = options_.notifies.empty() || path != options_.file
+                            ? utf8_from_path(path_from_utf8(path).replace_extension(".notifies.json"))
+                            : options_.notifies;
+  std::error_code ec;
+  const bool sidecar_exists = std::filesystem::is_regular_file(path_from_utf8(sidecar), ec);
+  auto loaded = options_.load(path, sidecar_exists ? sidecar : std::string());
+  if (!loaded) {
+    error_ = "cannot open " + shown + ":\n" + loaded.error();
+    return;
+  }
+  auto doc = std::make_unique<Document>();
+  doc->path = path;
+  doc->sidecar = sidecar;
+  doc->character = std::move(loaded).value();
+  const LoadedCharacter& c = *doc->character;
+  auto renderer = create_gl_renderer(gl_, c.asset, c.materials, c.textures, c.flip_textures);
+  if (!renderer) {
+    error_ = "cannot draw " + shown + ":\n" + renderer.error();
+    return;
+  }
+  doc->renderer = std::move(renderer).value();
+  doc->playback = std::make_unique<Playback>(doc->character);
+  std::vector<ClipTiming> timings;
+  for (const Clip& clip : c.asset.clips) timings.push_back({clip.name(), clip.duration()});
+  doc->notifies = NotifyDocument(c.notifies, std::move(timings));
+  character_bounds(c.asset, doc->lo, doc->hi);
+  const int joints = c.asset.skeleton.joint_count();
+  doc->depth.assign(joints, 0);
+  doc->expanded.assign(joints, 1);
+  const auto parents = c.asset.skeleton.parents();
+  for (int j = 0; j < joints; ++j) doc->depth[j] = parents[j] >= 0 ? doc->depth[parents[j]] + 1 : 0;
+  doc_ = std::move(doc);
+  error_.clear();
+  selected_joint_ = hovered_joint_ = -1;
+  selected_notify_ = 0;
+  timeline_clip_ = -2;
+  layer_on_ = false;
+  crossfade_target_ = layer_clip_ = 0;
+  camera_.frame(doc_->lo, doc_->hi, layout_.scene_w / std::max(layout_.scene_h, 1.f));
+  settings_.add_recent(path);
+  status_message_ = "opened " + display_name(path);
+}
+
+bool App::prepare_bake() {
+  const bool in_place = doc_->playback->root_motion();
+  if (doc_->baked_ready && doc_->baked_in_place == in_place) return true;
+  doc_->baked_ready = false;
+  auto baked = bake_animation(doc_->playback->animated_asset());
+  if (!baked) {
+    doc_->baked_error = baked.error();
+    return false;
+  }
+  if (auto ok = doc_->renderer->set_baked(*baked); !ok) {
+    doc_->baked_error = ok.error();
+    return false;
+  }
+  doc_->baked_ready = true;
+  doc_->baked_in_place = in_place;
+  doc_->baked_error.clear();
+  return true;
+}
+
+void App::edited(const std::string& refusal) {
+  if (!refusal.empty()) {
+    status_message_ = refusal;
+    return;
+  }
+  auto set = doc_->notifies.to_notify_set(doc_->character->asset);
+  if (!set) {
+    error_ = "the edited notifies do not load: " + set.error();
+    return;
+  }
+  doc_->playback->set_notifies(std::move(set).value());
+}
+
+void App::select_clip(int clip) {
+  if (!doc_) return;
+  doc_->playback->play(clip);
+  selected_notify_ = 0;
+}
+
+void App::save_notifies(const std::string& path) {
+  const std::string target = path.empty() ? doc_->sidecar : path;
+  if (auto ok = doc_->notifies.save(target); !ok) {
+    error_ = "cannot save the notifies: " + ok.error();
+    return;
+  }
+  status_message_ = "saved " + display_name(target);
+}
+
+const EditableNotify* App::notify_named(const std::string& name) const {
+  if (!doc_) return nullptr;
+  for (const EditableNotify& n : doc_->notifies.notifies(doc_->playback->clip()))
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+// ------------------------------------------------------------------------------------------------ script
+
+bool App::fail(const ScriptAction& a, const std::string& message) {
+  std::fprintf(stderr, "ossa view: %s:%d: %s: %s\n", options_.script.c_str(), a.line, a.action.c_str(),
+               message.c_str());
+  status_ = 1;
+  quit_ = true;
+  return false;
+}
+
+bool App::run_action(const ScriptAction& a) {
+  const auto& w = a.words;
+  const std::string& verb = a.action;
+  auto number = [&](size_t i) { return i < a.numbers.size() ? a.numbers[i] : 0.0; };
+  auto on = [&](size_t i) { return i < w.size() && w[i] == "on"; };
+  if (verb == "open") {
+    open(w[0]);
+    return true;
+  }
+  if (verb == "wait") {
+    wait_frames_ = static_cast<int>(number(0));
+    return true;
+  }
+  if (verb == "quit") {
+    if (!a.numbers.empty()) status_ = static_cast<int>(number(0));
+    quit_ = true;
+    return true;
+  }
+  if (verb == "screenshot") return screenshot(w[0]) || fail(a, "cannot write " + w[0]);
+  if (verb == "click" || verb == "drag") {
+    const ImVec2 from(static_cast<float>(number(0)), static_cast<float>(number(1)));
+    script_pointer_.push_back({from, false});
+    script_pointer_.push_back({from, true});
+    if (verb == "drag") {
+      const ImVec2 to(static_cast<float>(number(2)), static_cast<float>(number(3)));
+      for (int i = 1; i <= 6; ++i) {
+        const float t = static_cast<float>(i) / 6;
+        script_pointer_.push_back({ImVec2(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t), true});
+      }
+      script_pointer_.push_back({to, false});
+    } else {
+      script_pointer_.push_back({from, false});
+    }
+    return true;
+  }
+  if (verb == "lighting") {
+    parse_lighting_mode(w[0], lighting_);
+    return true;
+  }
+  if (verb == "skeleton") return skeleton_ = on(0), true;
+  if (verb == "expect-error") {
+    if (error_.empty()) return fail(a, "no error is shown");
+    std::printf("ossa view: error shown as expected: %s\n", error_.c_str());
+    return true;
+  }
+  if (!doc_) return fail(a, "no file is open" + (error_.empty() ? "" : " (" + error_ + ")"));
+  Playback& p = *doc_->playback;
+  const CharacterAsset& asset = doc_->character->asset;
+  const int clip = p.clip();
+  auto find_clip = [&](const std::string& name) {
+    const int c = asset.find_clip(name);
+    if (c < 0) fail(a, "no clip '" + name + "'");
+    return c;
+  };
+  auto edit = [&](const std::string& refusal) {
+    edited(refusal);
+    return refusal.empty() || fail(a, refusal);
+  };
+  if (verb == "play") {
+    const int c = find_clip(w[0]);
+    if (c < 0) return false;
+    select_clip(c);
+    p.set_paused(false);
+    return true;
+  }
+  if (verb == "pause") return p.set_paused(true), true;
+  if (verb == "resume") return p.set_paused(false), true;
+  if (verb == "seek") return p.seek(static_cast<float>(number(0))), true;
+  if (verb == "speed") return p.set_speed(static_cast<float>(number(0))), true;
+  if (verb == "step") return p.step_frames(static_cast<int>(number(0))), true;
+  if (verb == "loop") return p.set_loop_mode(static_cast<LoopMode>(index_of(kLoopNames, w[0]))), true;
+  if (verb == "crossfade") {
+    const int c = find_clip(w[0]);
+    return c >= 0 && p.crossfade(c, static_cast<float>(number(0)), w.size() > 2 && w[2] == "sync");
+  }
+  if (verb == "root-motion") {
+    const std::string refusal = p.set_root_motion(on(0));
+    return refusal.empty() || fail(a, refusal);
+  }
+  if (verb == "skinning") return skinning_ = index_of(kSkinningNames, w[0]), true;
+  if (verb == "crowd") return crowd_count_ = std::clamp(static_cast<int>(number(0)), 0, kMaxCrowd), true;
+  if (verb == "layer") {
+    if (w[0] == "off") return layer_on_ = false, p.set_layer(-1, 0, -1);
+    const int c = find_clip(w[0]);
+    if (c < 0) return false;
+    int joint = -1;
+    if (w.size() > 2 && (joint = asset.skeleton.find(w[2])) < 0) return fail(a, "no joint '" + w[2] + "'");
+    layer_on_ = true;
+    layer_clip_ = c;
+    layer_weight_ = static_cast<float>(number(0));
+    return p.set_layer(c, layer_weight_, joint) || fail(a, "the layer was refused");
+  }
+  if (verb == "select-joint") {
+    selected_joint_ = asset.skeleton.find(w[0]);
+    return selected_joint_ >= 0 || fail(a, "no joint '" + w[0] + "'");
+  }
+  if (verb == "add-notify") {
+    uint32_t id = 0;
+    const std::string refusal =
+        doc_->notifies.add(clip, w[0], p.time(), a.numbers.empty() ? 0.f : static_cast<float>(number(0)), &id);
+    if (refusal.empty()) selected_notify_ = id;
+    return edit(refusal);
+  }
+  if (verb == "undo") return doc_->notifies.undo() ? (edited(""), true) : fail(a, "nothing to undo");
+  if (verb == "redo") return doc_->notifies.redo() ? (edited(""), true) : fail(a, "nothing to redo");
+  if (verb == "save") {
+    save_notifies(w.empty() ? "" : w[0]);
+    return error_.empty() || fail(a, error_);
+  }
+  if (verb == "expect-clip") {
+    const int c = asset.find_clip(w[0]);
+    return (c >= 0 && c == clip) ||
+           fail(a, "the clip playing is '" + (clip >= 0 ? asset.clips[clip].name() : std::string("none")) + "'");
+  }
+  if (verb == "expect-events") {
+    const auto want = static_cast<size_t>(number(0));
+    return p.events().size() == want ||
+           fail(a, std::to_string(p.events().size()) + " events fired, expected " + std::to_string(want));
+  }
+  // The notify actions name a notify of the clip playing.
+  const EditableNotify* n = notify_named(w[0]);
+  if (!n) return fail(a, "the clip playing has no notify '" + w[0] + "'");
+  const uint32_t id = n->id;
+  selected_notify_ = id;
+  if (verb == "move-notify") return edit(doc_->notifies.move(clip, id, static_cast<float>(number(0))));
+  if (verb == "duration-notify") return edit(doc_->notifies.set_duration(clip, id, static_cast<float>(number(0))));
+  if (verb == "rename-notify") return edit(doc_->notifies.rename(clip, id, w[1]));
+  if (verb == "payload-notify") return edit(doc_->notifies.set_payload(clip, id, w[1]));
+  if (verb == "delete-notify") {
+    selected_notify_ = 0;
+    return edit(doc_->notifies.remove(clip, id));
+  }
+  return fail(a, "not available in the viewer");
+}
+
+void App::run_script_actions() {
+  if (wait_frames_ > 0) {
+    --wait_frames_;
+    return;
+  }
+  // A screenshot waits for the frame to be drawn (run() takes it after drawing, before the swap).
+  while (!quit_ && wait_frames_ == 0 && next_action_ < script_.size() && script_pointer_.empty() &&
+         script_[next_action_].action != "screenshot")
+    run_action(script_[next_action_++]);
+  if (next_action_ >= script_.size() && wait_frames_ == 0 && script_pointer_.empty()) quit_ = true;
+}
+
+bool App::screenshot(const std::string& path) {
+  int width = 0, height = 0;
+  glfwGetFramebufferSize(window_, &width, &height);
+  Image image;
+  image.width = width;
+  image.height = height;
+  image.rgba.resize(static_cast<size_t>(width) * height * 4);
+  std::vector<uint8_t> rows(image.rgba.size());
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glReadBuffer(GL_BACK);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
+  const size_t row = static_cast<size_t>(width) * 4;
+  for (int y = 0; y < height; ++y) std::copy_n(&rows[(height - 1 - y) * row], row, &image.rgba[y * row]);
+  for (size_t i = 3; i < image.rgba.size(); i += 4) image.rgba[i] = 255;  // the window is opaque
+  auto written = write_png(image, path);
+  if (!written) std::fprintf(stderr, "ossa view: %s\n", written.error().c_str());
+  return static_cast<bool>(written);
+}
+
+// ------------------------------------------------------------------------------------------------ frame
+
+void App::compute_layout() {
+  int w = 0, h = 0;
+  glfwGetWindowSize(window_, &w, &h);
+  layout_.left = 300 * ui_scale_;
+  layout_.right = 340 * ui_scale_;
+  layout_.bottom = 250 * ui_scale_;
+  layout_.menu = ImGui::GetFrameHeight();
+  layout_.scene_x = layout_.left;
+  layout_.scene_y = layout_.menu;
+  layout_.scene_w = std::max(16.f, static_cast<float>(w) - layout_.left - layout_.right);
+  layout_.scene_h = std::max(16.f, static_cast<float>(h) - layout_.bottom - layout_.menu);
+}
+
+bool App::project(Vec3 world, ImVec2& out) const {
+  const Mat4& m = view_proj_;
+  const float x = m.m[0] * world.x + m.m[4] * world.y + m.m[8] * world.z + m.m[12];
+  const float y = m.m[1] * world.x + m.m[5] * world.y + m.m[9] * world.z + m.m[13];
+  const float w = m.m[3] * world.x + m.m[7] * world.y + m.m[11] * world.z + m.m[15];
+  if (w <= 1e-6f) return false;
+  out = ImVec2(layout_.scene_x + (x / w * 0.5f + 0.5f) * layout_.scene_w,
+               layout_.scene_y + (0.5f - y / w * 0.5f) * layout_.scene_h);
+  return true;
+}
+
+void App::render_scene() {
+  int fb_w = 0, fb_h = 0, win_w = 0, win_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  glfwGetWindowSize(window_, &win_w, &win_h);
+  const float scale = win_w > 0 ? static_cast<float>(fb_w) / static_cast<float>(win_w) : 1;
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glViewport(0, 0, fb_w, fb_h);
+  glClearColor(0.1f, 0.1f, 0.12f, 1);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  if (!doc_) return;
+  const auto start = Clock::now();
+  frame_.width = std::max(1, static_cast<int>(layout_.scene_w * scale));
+  frame_.height = std::max(1, static_cast<int>(layout_.scene_h * scale));
+  frame_.camera = camera_.camera();
+  frame_.lighting = lighting_;
+  frame_.grid = grid_;
+  view_proj_ = detail::view_projection(frame_, detail::DepthRange::kMinusOneToOne);
+  CharacterRenderer& r = *doc_->renderer;
+  const Playback& p = *doc_->playback;
+  r.begin_frame(frame_);
+  const Mat4 world = p.world();
+  if (skinning_ == 2 && prepare_bake()) {
+    BakedInstance self;
+    self.world = world;
+    self.clip = std::max(p.clip(), 0);
+    self.time = p.time();
+    self.speed = 0;
+    r.draw_baked({&self, 1}, 0);
+  } else if (skinning_ == 1) {
+    r.draw_cpu(world, p.animator().model());
+  } else {
+    r.draw_palette(world, p.animator().model());
+  }
+  if (crowd_count_ > 0 && prepare_bake()) {
+    const CharacterAsset& animated = p.animated_asset();
+    const float spacing = std::max(doc_->hi.x - doc_->lo.x, doc_->hi.z - doc_->lo.z) * 1.5f + 1e-3f;
+    if (static_cast<int>(doc_->crowd.size()) != crowd_count_) doc_->crowd = crowd_grid(animated, crowd_count_, spacing);
+    std::vector<BakedInstance> placed = doc_->crowd;
+    for (BakedInstance& b : placed) b.world = translation_matrix({0, 0, -spacing}) * b.world;
+    r.draw_baked(placed, doc_->crowd_time);
+  }
+  // Cannot fail: the renderer is the OpenGL one made in open().
+  (void)present_gl_frame(r, static_cast<int>(layout_.scene_x * scale),
+                         fb_h - static_cast<int>((layout_.scene_y + layout_.scene_h) * scale));
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glViewport(0, 0, fb_w, fb_h);
+  scene_ms_.add(ms_since(start));
+}
+
+void App::scene_input() {
+  if (!doc_) return;
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 mouse = io.MousePos;
+  const bool inside = mouse.x >= layout_.scene_x && mouse.x < layout_.scene_x + layout_.scene_w &&
+                      mouse.y >= layout_.scene_y && mouse.y < layout_.scene_y + layout_.scene_h;
+  const bool over_ui = io.WantCaptureMouse;
+  // Joint under the pointer (within 8 points), for the tooltip and picking.
+  hovered_joint_ = -1;
+  if (inside && !over_ui && skeleton_) {
+    float best = 64 * ui_scale_ * ui_scale_;
+    const auto model = doc_->playback->animator().model();
+    for (int j = 0; j < static_cast<int>(model.size()); ++j) {
+      ImVec2 s;
+      if (!project(transform_point(doc_->playback->world(), model[j].translation()), s)) continue;
+      const float d = (s.x - mouse.x) * (s.x - mouse.x) + (s.y - mouse.y) * (s.y - mouse.y);
+      if (d < best) best = d, hovered_joint_ = j;
+    }
+  }
+  if (inside && !over_ui) {
+    if (io.MouseWheel != 0) camera_.zoom(io.MouseWheel);
+    if (ImGui::IsMouseClicked(0) || ImGui::IsMouseClicked(1) || ImGui::IsMouseClicked(2)) {
+      scene_dragging_ = true;
+      scene_press_ = mouse;
+    }
+  }
+  if (scene_dragging_) {
+    const ImVec2 d = io.MouseDelta;
+    if (io.MouseDown[0] && !io.KeyShift)
+      camera_.orbit(d.x, d.y);
+    else if (io.MouseDown[2] || io.MouseDown[1] || (io.MouseDown[0] && io.KeyShift))
+      camera_.pan(d.x, d.y, layout_.scene_h);
+    if (ImGui::IsMouseReleased(0)) {
+      // A click (no drag) picks the joint under the pointer.
+      const float moved = std::abs(mouse.x - scene_press_.x) + std::abs(mouse.y - scene_press_.y);
+      if (moved < 3 && hovered_joint_ >= 0) selected_joint_ = hovered_joint_;
+    }
+    if (!io.MouseDown[0] && !io.MouseDown[1] && !io.MouseDown[2]) scene_dragging_ = false;
+  }
+}
+
+void App::draw_scene_overlay() {
+  if (!doc_) return;
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  draw->PushClipRect(ImVec2(layout_.scene_x, layout_.scene_y),
+                     ImVec2(layout_.scene_x + layout_.scene_w, layout_.scene_y + layout_.scene_h));
+  const Playback& p = *doc_->playback;
+  // The travelled path on the ground (root motion).
+  if (p.root_motion() && p.path().size() > 1) {
+    ImVec2 previous;
+    bool have_previous = false;
+    for (const Vec3& at : p.path()) {
+      ImVec2 s;
+      const bool visible = project(at, s);
+      if (visible && have_previous) draw->AddLine(previous, s, IM_COL32(80, 200, 255, 255), 2 * ui_scale_);
+      previous = s;
+      have_previous = visible;
+    }
+  }
+  if (skeleton_) {
+    const auto model = p.animator().model();
+    const auto parents = p.animated_asset().skeleton.parents();
+    const std::vector<float> selected =
+        selected_joint_ >= 0 ? Playback::subtree_mask(p.animated_asset().skeleton, selected_joint_)
+                             : std::vector<float>(model.size(), 0.f);
+    for (int j = 0; j < static_cast<int>(model.size()); ++j) {
+      ImVec2 a, b;
+      if (!project(transform_point(p.world(), model[j].translation()), a)) continue;
+      const ImU32 color = selected[j] > 0 ? IM_COL32(255, 170, 40, 255) : IM_COL32(235, 235, 120, 255);
+      if (parents[j] >= 0 && project(transform_point(p.world(), model[parents[j]].translation()), b))
+        draw->AddLine(a, b, color, 2 * ui_scale_);
+      draw->AddCircleFilled(a, (j == selected_joint_ ? 5.f : 3.f) * ui_scale_,
+                            j == selected_joint_ ? IM_COL32(255, 90, 40, 255) : color);
+    }
+    if (hovered_joint_ >= 0) ImGui::SetTooltip("%s", p.animated_asset().skeleton.name(hovered_joint_).c_str());
+  }
+  draw->PopClipRect();
+  if (!doc_->baked_error.empty() && (skinning_ == 2 || crowd_count_ > 0))
+    draw->AddText(ImVec2(layout_.scene_x + 8, layout_.scene_y + 8), IM_COL32(255, 120, 100, 255),
+                  ("baked path unavailable: " + doc_->baked_error).c_str());
+}
+
+// ------------------------------------------------------------------------------------------------ panels
+
+void App::draw_menu() {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) show_open_ = true;
+    if (ImGui::BeginMenu("Recent", !settings_.recent_files.empty())) {
+      for (const std::string& recent : settings_.recent_files)
+        if (ImGui::MenuItem(recent.c_str())) pending_drops_.push_back(recent);
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Save notifies", "Ctrl+S", false, doc_ != nullptr)) save_notifies("");
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Edit")) {
+    if (ImGui::MenuItem("Undo", "Ctrl+Z", false, doc_ && doc_->notifies.can_undo())) {
+      doc_->notifies.undo();
+      edited("");
+    }
+    if (ImGui::MenuItem("Redo", "Ctrl+Y", false, doc_ && doc_->notifies.can_redo())) {
+      doc_->notifies.redo();
+      edited("");
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    ImGui::MenuItem("Grid", "G", &grid_);
+    ImGui::MenuItem("Skeleton", "K", &skeleton_);
+    if (ImGui::MenuItem("Frame character", "F") && doc_)
+      camera_.frame(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
+    ImGui::EndMenu();
+  }
+  if (doc_) {
+    ImGui::TextDisabled("  %s%s", display_name(doc_->path).c_str(), doc_->notifies.dirty() ? "  (notifies edited)" : "");
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void App::draw_left_panel() {
+  const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
+  int win_w = 0, win_h = 0;
+  glfwGetWindowSize(window_, &win_w, &win_h);
+  ImGui::SetNextWindowPos(ImVec2(0, layout_.menu));
+  ImGui::SetNextWindowSize(ImVec2(layout_.left, static_cast<float>(win_h) - layout_.menu - layout_.bottom));
+  ImGui::Begin("Playback", nullptr, fixed);
+  if (!doc_) {
+    ImGui::TextWrapped("Drop a model file (.fbx .glb .gltf .dae) or a .ossa on the window, or use File > Open.");
+    ImGui::End();
+    return;
+  }
+  Playback& p = *doc_->playback;
+  const CharacterAsset& asset = doc_->character->asset;
+  if (ImGui::BeginTable("clips", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
+                        ImVec2(0, 130 * ui_scale_))) {
+    ImGui::TableSetupColumn("clip", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("s", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("fps", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("layout", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableHeadersRow();
+    for (int c = 0; c < static_cast<int>(asset.clips.size()); ++c) {
+      const Clip& clip = asset.clips[c];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(c);
+      if (ImGui::Selectable(clip.name().c_str(), c == p.clip(), ImGuiSelectableFlags_SpanAllColumns)) select_clip(c);
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", clip.duration());
+      ImGui::TableNextColumn();
+      if (clip.frame_rate() > 0)
+        ImGui::Text("%.0f", clip.frame_rate());
+      else
+        ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      const char* layouts[] = {"fixed", "keyed", "compressed"};
+      ImGui::TextUnformatted(layouts[static_cast<int>(clip.layout())]);
+    }
+    ImGui::EndTable();
+  }
+  const Clip* clip = p.current_clip();
+  if (clip) {
+    const float rate = clip->frame_rate() > 0 ? clip->frame_rate() : 30;
+    ImGui::Text("t %.3f / %.3f s   frame %d", p.time(), clip->duration(), static_cast<int>(std::floor(p.time() * rate + 0.5f)));
+  }
+  if (ImGui::Button(p.paused() ? "Play" : "Pause", ImVec2(70 * ui_scale_, 0))) p.set_paused(!p.paused());
+  ImGui::SameLine();
+  if (ImGui::Button("<|")) p.step_frames(-1);
+  ImGui::SameLine();
+  if (ImGui::Button("|>")) p.step_frames(1);
+  ImGui::SameLine();
+  if (ImGui::Button("|<<")) p.seek(0);
+  float speed = p.speed();
+  if (ImGui::SliderFloat("speed", &speed, -2, 2, "%.2fx")) p.set_speed(speed);
+  int loop = static_cast<int>(p.loop_mode());
+  if (ImGui::Combo("loop", &loop, kLoopNames, 3)) p.set_loop_mode(static_cast<LoopMode>(loop));
+
+  section("Crossfade");
+  crossfade_target_ = std::clamp(crossfade_target_, 0, std::max(0, static_cast<int>(asset.clips.size()) - 1));
+  if (ImGui::BeginCombo("to", asset.clips.empty() ? "" : asset.clips[crossfade_target_].name().c_str())) {
+    for (int c = 0; c < static_cast<int>(asset.clips.size()); ++c)
+      if (ImGui::Selectable(asset.clips[c].name().c_str(), c == crossfade_target_)) crossfade_target_ = c;
+    ImGui::EndCombo();
+  }
+  ImGui::SliderFloat("seconds", &crossfade_duration_, 0, 2, "%.2f");
+  ImGui::Checkbox("sync", &crossfade_sync_);
+  ImGui::SameLine();
+  if (ImGui::Button("Crossfade")) p.crossfade(crossfade_target_, crossfade_duration_, crossfade_sync_);
+
+  section("Root motion");
+  bool root = p.root_motion();
+  if (ImGui::Checkbox("travel (root motion)", &root)) {
+    const std::string refusal = p.set_root_motion(root);
+    if (!refusal.empty()) error_ = refusal;
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("reset")) p.reset_travel();
+
+  section("Override layer");
+  bool layer = layer_on_;
+  if (ImGui::Checkbox("on", &layer)) {
+    layer_on_ = layer;
+    if (!layer_on_) p.set_layer(-1, 0, -1);
+    else p.set_layer(layer_clip_, layer_weight_, selected_joint_);
+  }
+  layer_clip_ = std::clamp(layer_clip_, 0, std::max(0, static_cast<int>(asset.clips.size()) - 1));
+  bool changed = false;
+  if (ImGui::BeginCombo("clip", asset.clips.empty() ? "" : asset.clips[layer_clip_].name().c_str())) {
+    for (int c = 0; c < static_cast<int>(asset.clips.size()); ++c)
+      if (ImGui::Selectable(asset.clips[c].name().c_str(), c == layer_clip_)) layer_clip_ = c, changed = true;
+    ImGui::EndCombo();
+  }
+  changed |= ImGui::SliderFloat("weight", &layer_weight_, 0, 1);
+  ImGui::TextWrapped("mask: %s", p.layer_joint() >= 0 ? asset.skeleton.name(p.layer_joint()).c_str() : "every joint");
+  if (ImGui::Button("Mask from selected joint")) changed = true;
+  if (changed && layer_on_) p.set_layer(layer_clip_, layer_weight_, selected_joint_);
+
+  section("Display");
+  int lighting = static_cast<int>(lighting_);
+  if (ImGui::Combo("lighting", &lighting, kLightingNames, 5)) lighting_ = static_cast<LightingMode>(lighting);
+  ImGui::Combo("skinning", &skinning_, "GPU palette\0CPU\0baked\0");
+  ImGui::Checkbox("grid", &grid_);
+  ImGui::SameLine();
+  ImGui::Checkbox("skeleton", &skeleton_);
+  ImGui::SliderInt("crowd", &crowd_count_, 0, kMaxCrowd);
+  ImGui::End();
+}
+
+void App::draw_joint_tree() {
+  const Skeleton& skeleton = doc_->playback->animated_asset().skeleton;
+  const int joints = skeleton.joint_count();
+  const auto parents = skeleton.parents();
+  ImGui::BeginChild("joints", ImVec2(0, 220 * ui_scale_), true);
+  // A flat list indented by depth (no recursion: a hostile skeleton may be a chain of 65,535 joints).
+  int hidden_below = INT32_MAX;  // joints deeper than this are inside a collapsed node
+  for (int j = 0; j < joints; ++j) {
+    const int depth = doc_->depth[j];
+    if (depth > hidden_below) continue;
+    hidden_below = INT32_MAX;
+    const bool has_children = j + 1 < joints && parents[j + 1] == j;
+    ImGui::PushID(j);
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + static_cast<float>(std::min(depth, 40)) * 10 * ui_scale_);
+    if (has_children) {
+      if (ImGui::SmallButton(doc_->expanded[j] ? "-" : "+")) doc_->expanded[j] = !doc_->expanded[j];
+      ImGui::SameLine();
+    }
+    if (ImGui::Selectable(skeleton.name(j).c_str(), j == selected_joint_)) selected_joint_ = j;
+    ImGui::PopID();
+    if (has_children && !doc_->expanded[j]) hidden_below = depth;
+  }
+  ImGui::EndChild();
+  if (selected_joint_ >= 0 && selected_joint_ < joints) {
+    const JointPose& local = doc_->playback->animator().locals()[selected_joint_];
+    const Transform model = decompose(doc_->playback->animator().model()[selected_joint_]);
+    ImGui::Text("%s", skeleton.name(selected_joint_).c_str());
+    ImGui::Text("local  t %.4f %.4f %.4f", local.translation[0], local.translation[1], local.translation[2]);
+    ImGui::Text("       r %.4f %.4f %.4f %.4f", local.rotation[0], local.rotation[1], local.rotation[2],
+                local.rotation[3]);
+    ImGui::Text("       s %.4f %.4f %.4f", local.scale[0], local.scale[1], local.scale[2]);
+    ImGui::Text("model  t %.4f %.4f %.4f", model.translation.x, model.translation.y, model.translation.z);
+    ImGui::Text("       r %.4f %.4f %.4f %.4f", model.rotation.x, model.rotation.y, model.rotation.z,
+                model.rotation.w);
+    ImGui::Text("       s %.4f %.4f %.4f", model.scale.x, model.scale.y, model.scale.z);
+  }
+}
+
+void App::draw_notify_editor() {
+  const int clip = doc_->playback->clip();
+  NotifyDocument& notifies = doc_->notifies;
+  ImGui::InputText("name", &new_notify_name_);
+  ImGui::SliderFloat("state s", &new_notify_duration_, 0, 2, new_notify_duration_ > 0 ? "%.2f" : "instant");
+  if (ImGui::Button("Add at playhead (N)")) {
+    uint32_t id = 0;
+    const std::string refusal =
+        notifies.add(clip, new_notify_name_, doc_->playback->time(), new_notify_duration_, &id);
+    if (refusal.empty()) selected_notify_ = id;
+    edited(refusal);
+  }
+  ImGui::Separator();
+  const EditableNotify* n = notifies.find(clip, selected_notify_);
+  if (!n) {
+    ImGui::TextDisabled("Select a notify on the timeline to edit it.");
+    return;
+  }
+  EditableNotify edit = *n;
+  const uint32_t id = edit.id;
+  if (ImGui::InputText("rename", &edit.name, ImGuiInputTextFlags_EnterReturnsTrue))
+    edited(notifies.rename(clip, id, edit.name));
+  if (ImGui::DragFloat("time", &edit.time, 0.005f, 0, 1e7f, "%.3f s")) edited(notifies.move(clip, id, edit.time));
+  if (ImGui::DragFloat("duration", &edit.duration, 0.005f, 0, 1e7f, "%.3f s"))
+    edited(notifies.set_duration(clip, id, edit.duration));
+  if (payload_for_ != id) payload_text_ = edit.payload, payload_for_ = id;
+  ImGui::InputTextMultiline("payload", &payload_text_, ImVec2(-1, 70 * ui_scale_));
+  const std::string payload_error = NotifyDocument::payload_error(payload_text_);
+  if (!payload_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 90, 255));
+    ImGui::TextWrapped("%s", payload_error.c_str());
+    ImGui::PopStyleColor();
+  } else if (payload_text_ != edit.payload && ImGui::Button("Apply payload")) {
+    edited(notifies.set_payload(clip, id, payload_text_));
+  }
+  if (ImGui::Button("Delete (Del)")) {
+    edited(notifies.remove(clip, id));
+    selected_notify_ = 0;
+  }
+}
+
+void App::draw_right_panel() {
+  const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
+  int win_w = 0, win_h = 0;
+  glfwGetWindowSize(window_, &win_w, &win_h);
+  ImGui::SetNextWindowPos(ImVec2(static_cast<float>(win_w) - layout_.right, layout_.menu));
+  ImGui::SetNextWindowSize(ImVec2(layout_.right, static_cast<float>(win_h) - layout_.menu - layout_.bottom));
+  ImGui::Begin("Inspect", nullptr, fixed);
+  if (!doc_) {
+    ImGui::End();
+    return;
+  }
+  const CharacterAsset& asset = doc_->character->asset;
+  if (ImGui::BeginTabBar("inspect")) {
+    if (ImGui::BeginTabItem("Notify")) {
+      draw_notify_editor();
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Joints")) {
+      draw_joint_tree();
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Meshes")) {
+      for (const SkinnedMesh& mesh : asset.meshes) {
+        const auto& materials = doc_->character->materials;
+        const int m = mesh.material();
+        ImGui::BulletText("%s: %d vertices, %zu triangles, %d influences, %zu palette joints, material %s",
+                          mesh.name().c_str(), mesh.vertex_count(), mesh.indices().size() / 3, mesh.influences(),
+                          mesh.joint_remap().size(),
+                          m >= 0 && m < static_cast<int>(materials.size()) ? materials[m].name.c_str() : "-");
+      }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Clip")) {
+      if (const Clip* clip = doc_->playback->current_clip()) {
+        const char* layouts[] = {"fixed rate", "keyed", "compressed"};
+        ImGui::Text("%s", clip->name().c_str());
+        ImGui::Text("duration %.3f s, %s", clip->duration(), layouts[static_cast<int>(clip->layout())]);
+        if (clip->frame_rate() > 0) ImGui::Text("%d frames at %.2f fps", clip->frame_count(), clip->frame_rate());
+        ImGui::Text("%d joints, %.1f KiB in memory", clip->joint_count(), static_cast<double>(clip->memory_bytes()) / 1024);
+        const auto& list = doc_->notifies.notifies(doc_->playback->clip());
+        ImGui::Text("%zu notifies", list.size());
+      }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Timings")) {
+      ImGui::Text("frame   %6.2f ms (%.0f Hz)", frame_ms_.mean(), frame_ms_.mean() > 0 ? 1000 / frame_ms_.mean() : 0);
+      ImGui::Text("update  %6.3f ms (Animator)", update_ms_.mean());
+      ImGui::Text("draw    %6.2f ms (%s skinning)", scene_ms_.mean(), kSkinningNames[skinning_]);
+      ImGui::Text("ui      %6.2f ms", ui_ms_.mean());
+      ImGui::TextWrapped("%s", doc_->renderer->device_name().c_str());
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::End();
+}
+
+void App::draw_timeline() {
+  NotifyDocument& notifies = doc_->notifies;
+  Playback& p = *doc_->playback;
+  const int clip = p.clip();
+  const Clip* c = p.current_clip();
+  if (!c) return;
+  if (timeline_clip_ != clip) {
+    timeline_.set_clip(c->duration(), c->frame_rate() > 0 ? c->frame_rate() : 30);
+    timeline_clip_ = clip;
+  }
+  if (ImGui::Button("Undo") && notifies.undo()) edited("");
+  ImGui::SameLine();
+  if (ImGui::Button("Redo") && notifies.redo()) edited("");
+  ImGui::SameLine();
+  if (ImGui::Button(notifies.dirty() ? "Save*" : "Save")) save_notifies("");
+  ImGui::SameLine();
+  if (ImGui::Button("Fit")) timeline_.show_all();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", status_message_.c_str());
+
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float ruler = 22 * ui_scale_, lane_h = 22 * ui_scale_, name_w = 90 * ui_scale_;
+  const float width = std::max(avail.x - name_w, 32.f);
+  timeline_.set_width(width);
+  const float x0 = origin.x + name_w;
+  ImGui::InvisibleButton("timeline", ImVec2(std::max(avail.x, 1.f), std::max(avail.y, 1.f)),
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), true);
+  draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x0 + width, origin.y + ruler), IM_COL32(40, 42, 48, 255));
+  for (const Tick& tick : timeline_.ticks()) {
+    const float x = x0 + tick.x;
+    draw->AddLine(ImVec2(x, origin.y + (tick.major ? 4 : 12) * ui_scale_), ImVec2(x, origin.y + ruler),
+                  IM_COL32(150, 150, 160, 255));
+    if (tick.major) draw->AddText(ImVec2(x + 2, origin.y), IM_COL32(200, 200, 210, 255), tick.label.c_str());
+  }
+  // Lanes
+  const std::vector<Lane> lanes = TimelineView::lanes(notifies, clip);
+  const float lanes_y = origin.y + ruler;
+  for (size_t l = 0; l <= lanes.size(); ++l) {
+    const float y = lanes_y + static_cast<float>(l) * lane_h;
+    draw->AddRectFilled(ImVec2(origin.x, y), ImVec2(x0 + width, y + lane_h),
+                        l % 2 ? IM_COL32(34, 36, 40, 255) : IM_COL32(28, 30, 34, 255));
+    if (l < lanes.size()) draw->AddText(ImVec2(origin.x + 4, y + 3), IM_COL32(210, 210, 220, 255), lanes[l].name.c_str());
+  }
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    const float y = lanes_y + static_cast<float>(l) * lane_h;
+    for (uint32_t id : lanes[l].ids) {
+      const EditableNotify* n = notifies.find(clip, id);
+      if (!n) continue;
+      const bool selected = id == selected_notify_;
+      const ImU32 color = selected ? IM_COL32(255, 180, 60, 255) : IM_COL32(90, 170, 255, 255);
+      const float x = x0 + timeline_.time_to_x(n->time);
+      if (n->duration > 0) {
+        const float x1 = x0 + timeline_.time_to_x(n->time + n->duration);
+        draw->AddRectFilled(ImVec2(x, y + 4), ImVec2(std::max(x1, x + 2), y + lane_h - 4), color, 3);
+        draw->AddRectFilled(ImVec2(std::max(x1 - 4 * ui_scale_, x), y + 4), ImVec2(std::max(x1, x + 2), y + lane_h - 4),
+                            IM_COL32(255, 255, 255, 160));
+      } else {
+        const float h = lane_h * 0.5f - 3;
+        draw->AddQuadFilled(ImVec2(x, y + 3), ImVec2(x + h, y + lane_h * 0.5f), ImVec2(x, y + lane_h - 3),
+                            ImVec2(x - h, y + lane_h * 0.5f), color);
+      }
+    }
+  }
+  // Playhead
+  const float px = x0 + timeline_.time_to_x(p.time());
+  draw->AddLine(ImVec2(px, origin.y), ImVec2(px, origin.y + avail.y), IM_COL32(255, 80, 80, 255), 2);
+  draw->PopClipRect();
+
+  // Interaction: scrub on the ruler, select / move / resize notifies, wheel zooms, middle drag pans.
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 m = io.MousePos;
+  const bool hovered = ImGui::IsItemHovered();
+  const float lx = m.x - x0, ly = m.y - lanes_y;
+  const Hit hit = timeline_.hit_test(notifies, clip, lx, ly, lane_h, 5 * ui_scale_);
+  if (hovered && io.MouseWheel != 0) timeline_.zoom(std::pow(1.25f, io.MouseWheel), lx);
+  if (hovered && hit.part != HitPart::kNone && drag_ == Drag::kNone) {
+    if (const EditableNotify* n = notifies.find(clip, hit.id)) {
+      if (n->duration > 0)
+        ImGui::SetTooltip("%s\n%.3f s for %.3f s\n%s", n->name.c_str(), n->time, n->duration, n->payload.c_str());
+      else
+        ImGui::SetTooltip("%s\n%.3f s\n%s", n->name.c_str(), n->time, n->payload.c_str());
+    }
+  }
+  if (ImGui::IsItemClicked(ImGuiMouseButton_Middle)) drag_ = Drag::kPan;
+  if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) {
+    if (m.y < lanes_y || lx < 0) {
+      drag_ = Drag::kScrub;
+    } else if (hit.part != HitPart::kNone) {
+      selected_notify_ = hit.id;
+      const EditableNotify* n = notifies.find(clip, hit.id);
+      drag_ = hit.part == HitPart::kEnd ? Drag::kResize : Drag::kMove;
+      drag_offset_ = n ? n->time - timeline_.x_to_time(lx) : 0;
+      notifies.begin_group();
+    } else {
+      selected_notify_ = 0;
+      drag_ = Drag::kScrub;
+    }
+  }
+  switch (drag_) {
+    case Drag::kScrub:
+      p.set_paused(true);
+      p.seek(std::clamp(timeline_.x_to_time(lx), 0.f, c->duration()));
+      break;
+    case Drag::kMove:
+      notifies.move(clip, selected_notify_, timeline_.x_to_time(lx) + drag_offset_);
+      break;
+    case Drag::kResize:
+      if (const EditableNotify* n = notifies.find(clip, selected_notify_))
+        notifies.set_duration(clip, selected_notify_, std::max(timeline_.x_to_time(lx) - n->time, 0.f));
+      break;
+    case Drag::kPan:
+      timeline_.pan(io.MouseDelta.x);
+      break;
+    case Drag::kNone:
+      break;
+  }
+  if (drag_ != Drag::kNone && !io.MouseDown[0] && !io.MouseDown[2]) {
+    if (drag_ == Drag::kMove || drag_ == Drag::kResize) {
+      notifies.end_group();
+      edited("");  // the Animator fires the moved notify from now on
+    }
+    drag_ = Drag::kNone;
+  }
+}
+
+void App::draw_event_log() {
+  const auto& events = doc_->playback->events();
+  ImGui::Text("%zu events", events.size());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("clear")) doc_->playback->clear_events();
+  if (ImGui::BeginTable("events", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("step");
+    ImGui::TableSetupColumn("type");
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("t");
+    ImGui::TableSetupColumn("loop");
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(events.size()));
+    while (clipper.Step()) {
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+        const LoggedEvent& e = events[i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld", e.step);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(to_string(e.type));
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(e.name.empty() ? "-" : e.name.c_str());
+        if (!e.payload.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.payload.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.4f", e.time);
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", e.loop);
+      }
+    }
+    if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1) ImGui::SetScrollHereY(1.0f);
+    ImGui::EndTable();
+  }
+}
+
+void App::draw_bottom_panel() {
+  const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+  int win_w = 0, win_h = 0;
+  glfwGetWindowSize(window_, &win_w, &win_h);
+  const float w = static_cast<float>(win_w), h = static_cast<float>(win_h);
+  const float log_w = std::min(380 * ui_scale_, w * 0.4f);
+  ImGui::SetNextWindowPos(ImVec2(0, h - layout_.bottom));
+  ImGui::SetNextWindowSize(ImVec2(w - log_w, layout_.bottom));
+  ImGui::Begin("Timeline", nullptr, fixed);
+  if (doc_) draw_timeline();
+  ImGui::End();
+  ImGui::SetNextWindowPos(ImVec2(w - log_w, h - layout_.bottom));
+  ImGui::SetNextWindowSize(ImVec2(log_w, layout_.bottom));
+  ImGui::Begin("Events", nullptr, fixed);
+  if (doc_) draw_event_log();
+  ImGui::End();
+}
+
+void App::draw_error() {
+  if (show_open_) {
+    ImGui::OpenPopup("Open file");
+    show_open_ = false;
+  }
+  if (ImGui::BeginPopupModal("Open file", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::SetNextItemWidth(420 * ui_scale_);
+    const bool enter = ImGui::InputText("path", &open_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Open") || enter) {
+      pending_drops_.push_back(open_path_);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+  if (error_.empty()) return;
+  int win_w = 0;
+  glfwGetWindowSize(window_, &win_w, nullptr);
+  ImGui::SetNextWindowPos(ImVec2(static_cast<float>(win_w) * 0.5f, layout_.menu + 40 * ui_scale_), ImGuiCond_Always,
+                          ImVec2(0.5f, 0));
+  ImGui::SetNextWindowSize(ImVec2(std::min(560 * ui_scale_, static_cast<float>(win_w) - 20), 0));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(90, 24, 24, 240));
+  ImGui::Begin("Error", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+  ImGui::TextWrapped("%s", error_.c_str());
+  if (ImGui::Button("Dismiss")) error_.clear();
+  ImGui::End();
+  ImGui::PopStyleColor();
+}
+
+void App::frame(float dt) {
+  const auto start = Clock::now();
+  for (const std::string& path : pending_drops_) open(path);
+  pending_drops_.clear();
+
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGuiIO& io = ImGui::GetIO();
+  if (!script_.empty()) {
+    // Scripted runs see only the script's pointer (deterministic, whatever the real pointer does).
+    if (!script_pointer_.empty()) {
+      script_mouse_ = script_pointer_.front().first;
+      script_down_ = script_pointer_.front().second;
+      script_pointer_.erase(script_pointer_.begin());
+    }
+    io.MousePos = script_mouse_;
+    for (bool& down : io.MouseDown) down = false;
+    io.MouseDown[0] = script_down_;
+    io.MouseWheel = 0;
+  }
+  ImGui::NewFrame();
+  compute_layout();
+
+  // Keys (not while typing in a field).
+  if (doc_ && !io.WantTextInput) {
+    Playback& p = *doc_->playback;
+    const bool ctrl = io.KeyCtrl;
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) p.set_paused(!p.paused());
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) p.step_frames(1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) p.step_frames(-1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_HOME)) p.seek(0);
+    if (ImGui::IsKeyPressed(GLFW_KEY_F)) camera_.frame(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
+    if (ImGui::IsKeyPressed(GLFW_KEY_G)) grid_ = !grid_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_K)) skeleton_ = !skeleton_;
+    for (int i = 0; i < 5; ++i)
+      if (ImGui::IsKeyPressed(GLFW_KEY_1 + i)) lighting_ = static_cast<LightingMode>(i);
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Z) && doc_->notifies.undo()) edited("");
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Y) && doc_->notifies.redo()) edited("");
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_S)) save_notifies("");
+    if (!ctrl && ImGui::IsKeyPressed(GLFW_KEY_N)) {
+      uint32_t id = 0;
+      const std::string refusal = doc_->notifies.add(p.clip(), new_notify_name_, p.time(), new_notify_duration_, &id);
+      if (refusal.empty()) selected_notify_ = id;
+      edited(refusal);
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_DELETE) && selected_notify_) {
+      edited(doc_->notifies.remove(p.clip(), selected_notify_));
+      selected_notify_ = 0;
+    }
+  }
+  if (!io.WantTextInput && io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O)) show_open_ = true;
+  if (!io.WantTextInput && io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) quit_ = true;
+
+  draw_menu();
+  draw_left_panel();
+  draw_right_panel();
+  draw_bottom_panel();
+  draw_error();
+  scene_input();
+
+  if (doc_) {
+    const auto update_start = Clock::now();
+    doc_->playback->update(dt);
+    doc_->crowd_time += dt;
+    update_ms_.add(ms_since(update_start));
+  }
+  render_scene();
+  draw_scene_overlay();
+  const auto ui_start = Clock::now();
+  ImGui::Render();
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  ui_ms_.add(ms_since(ui_start));
+  (void)start;
+}
+
+int App::run() {
+  settings_path_ = options_.settings_path.empty() ? default_settings_path()
+                   : options_.settings_path == "-" ? std::string()
+                                                   : options_.settings_path;
+  std::string warning;
+  if (!settings_path_.empty()) settings_ = load_settings(settings_path_, &warning);
+  if (!warning.empty()) std::fprintf(stderr, "ossa view: %s (using defaults)\n", warning.c_str());
+  parse_lighting_mode(settings_.lighting, lighting_);
+  grid_ = settings_.grid;
+  skeleton_ = settings_.skeleton;
+  if (!options_.script.empty()) {
+    auto script = load_script(options_.script);
+    if (!script) {
+      std::fprintf(stderr, "ossa view: %s\n", script.error().c_str());
+      return 2;
+    }
+    script_ = std::move(script).value();
+    if (script_.empty()) script_.push_back({"quit", {}, {}, 0});
+  }
+  if (!create_window()) return 4;
+  {
+    ImGui_ImplOpenGL3_NewFrame();  // the first layout needs the font: one empty frame
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    compute_layout();
+    ImGui::EndFrame();
+  }
+  if (!options_.file.empty()) open(options_.file);
+  if (!error_.empty()) std::fprintf(stderr, "ossa view: %s\n", error_.c_str());
+  while (!glfwWindowShouldClose(window_) && !quit_) {
+    glfwPollEvents();
+    const auto now = Clock::now();
+    const float real_dt = std::min(std::chrono::duration<float>(now - last_frame_).count(), 0.1f);
+    if (frames_ > 0) frame_ms_.add(std::chrono::duration<double, std::milli>(now - last_frame_).count());
+    last_frame_ = now;
+    const bool scripted = !script_.empty();
+    if (scripted) run_script_actions();
+    frame(scripted ? kScriptStep : real_dt);
+    // Screenshots are taken by the next frame's actions from the back buffer: take them here, after drawing.
+    if (scripted) {
+      while (!quit_ && wait_frames_ == 0 && next_action_ < script_.size() &&
+             script_[next_action_].action == "screenshot" && script_pointer_.empty())
+        run_action(script_[next_action_++]);
+    }
+    glfwSwapBuffers(window_);
+    ++frames_;
+  }
+  if (!script_.empty())
+    std::printf("ossa view: %lld frames, %.2f ms per frame (update %.3f ms, draw %.2f ms, ui %.2f ms)\n", frames_,
+                frame_ms_.mean(), update_ms_.mean(), scene_ms_.mean(), ui_ms_.mean());
+  if (!settings_path_.empty()) {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window_, &w, &h);
+    settings_.window_width = w;
+    settings_.window_height = h;
+    settings_.lighting = to_string(lighting_);
+    settings_.grid = grid_;
+    settings_.skeleton = skeleton_;
+    if (auto saved = save_settings(settings_path_, settings_); !saved)
+      std::fprintf(stderr, "ossa view: settings not saved: %s\n", saved.error().c_str());
+  }
+  return status_;
+}
+
+}  // namespace
+
+int run_viewer(const ViewerOptions& options) {
+  App app(options);
+  return app.run();
+}
+
+}  // namespace ossa::viewer

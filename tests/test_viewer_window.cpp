@@ -1,0 +1,235 @@
+// `ossa view` driven by the scripts in tests/viewer/ in a real window (ctest runs this under xvfb-run):
+// screenshots against goldens (the render tests' tolerance), the notifies authored in the window read back
+// by the library and replayed through `ossa play`, damaged files shown as errors while the viewer runs on.
+// Goldens: OSSA_UPDATE_GOLDENS=1 rewrites them (tests/golden/viewer/).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "oracle_compare.h"
+#include "ossa/import/load_character.h"
+#include "ossa/render/image.h"
+#include "ossa/serialize/load.h"
+
+namespace fs = std::filesystem;
+using namespace ossa;
+
+namespace {
+
+constexpr int kWidth = 1100, kHeight = 700;  // every scripted run uses this window size
+// The 3D view inside that window (left panel 300, right panel 340, menu bar 19, bottom panel 250 points).
+constexpr int kSceneX = 300, kSceneY = 19, kSceneW = 460, kSceneH = 431;
+
+std::string sample_fbx() { return test::source_dir() + "/assets/sample/ossa_sample.fbx"; }
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `ossa view FILE --script tests/viewer/SCRIPT` in `dir` (its outputs land there).
+Run run_view(const fs::path& dir, const std::string& script, const std::string& extra = "") {
+  const std::string command = "cd '" + dir.string() + "' && '" OSSA_CLI_PATH "' view '" + sample_fbx() +
+                              "' --script '" + test::source_dir() + "/tests/viewer/" + script +
+                              "' --settings settings.json --size " + std::to_string(kWidth) + "x" +
+                              std::to_string(kHeight) + " " + extra + " > out.txt 2> err.txt";
+  Run run;
+  const int raw = std::system(command.c_str());
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  run.out = read_text(dir / "out.txt");
+  run.err = read_text(dir / "err.txt");
+  return run;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("ossa_viewer_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+#define REQUIRE_DISPLAY()                                                                       \
+  if (!std::getenv("DISPLAY")) GTEST_SKIP() << "no X display: ctest runs these under xvfb-run " \
+                                               "(scripts/bootstrap.sh installs xvfb)"
+
+Image crop(const Image& image, int x, int y, int w, int h) {
+  Image out;
+  out.width = w;
+  out.height = h;
+  out.rgba.resize(static_cast<size_t>(w) * h * 4);
+  for (int row = 0; row < h; ++row)
+    std::copy_n(&image.rgba[(static_cast<size_t>(y + row) * image.width + x) * 4], static_cast<size_t>(w) * 4,
+                &out.rgba[static_cast<size_t>(row) * w * 4]);
+  return out;
+}
+
+// The render tests' tolerance: at most 0.2 % of pixels differ by more than 2/255.
+void expect_matches_golden(const Image& image, const std::string& name) {
+  const std::string golden = test::source_dir() + "/tests/golden/viewer/" + name;
+  if (std::getenv("OSSA_UPDATE_GOLDENS")) ASSERT_TRUE(write_png(image, golden));
+  auto expected = read_png(golden);
+  ASSERT_TRUE(expected) << expected.error() << " (run with OSSA_UPDATE_GOLDENS=1 to create it)";
+  ASSERT_EQ(expected->width, image.width);
+  ASSERT_EQ(expected->height, image.height);
+  const ImageDifference d = compare_images(image, *expected, 2);
+  EXPECT_LE(d.fraction_over, 0.002) << name << ": max difference " << d.max_difference;
+}
+
+std::array<int, 3> pixel(const Image& image, int x, int y) {
+  const uint8_t* p = &image.rgba[(static_cast<size_t>(y) * image.width + x) * 4];
+  return {p[0], p[1], p[2]};
+}
+
+}  // namespace
+
+TEST(ViewerWindow, TourMatchesItsGolden) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("tour");
+  const Run run = run_view(dir, "tour.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto image = read_png((dir / "tour.png").string());
+  ASSERT_TRUE(image) << image.error();
+  EXPECT_EQ(image->width, kWidth);
+  EXPECT_EQ(image->height, kHeight);
+  expect_matches_golden(*image, "tour.png");
+  // Settings were written where asked (never next to the model).
+  EXPECT_TRUE(fs::exists(dir / "settings.json"));
+  EXPECT_FALSE(fs::exists(test::source_dir() + "/assets/sample/settings.json"));
+}
+
+TEST(ViewerWindow, LightingModesMatchGoldensAndDiffer) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("lighting");
+  const Run run = run_view(dir, "lighting.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::map<std::string, Image> scenes;
+  for (const char* mode : {"phong", "blinn-phong", "lambert", "unlit", "texture-only"}) {
+    const std::string name = std::string("lighting_") + mode + ".png";
+    auto image = read_png((dir / name).string());
+    ASSERT_TRUE(image) << image.error();
+    scenes[mode] = crop(*image, kSceneX, kSceneY, kSceneW, kSceneH);
+    expect_matches_golden(scenes[mode], name);
+  }
+  // A viewer that ignored the mode would match goldens made from it: the modes must differ.
+  EXPECT_GT(compare_images(scenes["phong"], scenes["unlit"], 8).fraction_over, 0.01);
+  EXPECT_GT(compare_images(scenes["lambert"], scenes["texture-only"], 8).fraction_over, 0.01);
+}
+
+// What the authoring script leaves in the Walk clip, by hand: the sample's three notifies and the two added.
+TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("authoring");
+  const Run run = run_view(dir, "authoring.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto image = read_png((dir / "authoring.png").string());
+  ASSERT_TRUE(image) << image.error();
+  expect_matches_golden(*image, "authoring.png");
+
+  // The library reads the saved file: every authored value exactly.
+  const fs::path saved = dir / "authored.notifies.json";
+  ModelLoadOptions options;
+  options.notifies_path = saved.string();
+  auto character = load_character(sample_fbx(), options);
+  ASSERT_TRUE(character) << character.error();
+  const CharacterAsset& asset = (*character)->asset;
+  const NotifySet& set = (*character)->notifies;
+  const int walk = asset.find_clip("Walk");
+  ASSERT_GE(walk, 0);
+  using Row = std::tuple<std::string, float, float, std::string>;  // name, time, duration, payload (parsed)
+  std::vector<Row> got;
+  for (const auto* list : {&set.clips[walk].instants, &set.clips[walk].states})
+    for (const Notify& n : *list)
+      got.emplace_back(set.names[n.name_id], n.time, n.duration,
+                       n.payload.empty() ? "" : nlohmann::json::parse(n.payload).dump());
+  std::sort(got.begin(), got.end());
+  std::vector<Row> want = {
+      {"ArmSwing", 0.2f, 0.3f, ""},
+      {"FootL", 0.0f, 0.f, R"({"foot":"left","sound":"step_grass"})"},
+      {"FootR", 0.5f, 0.f, R"({"foot":"right","sound":"step_grass"})"},
+      {"StepL", 0.15f, 0.f, ""},
+      {"Swing", 0.6f, 0.25f, R"({"gain":0.5,"sound":"whoosh"})"},
+  };
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+  // The other clips kept theirs (Wave: WaveStart, Greeting, WaveEnd).
+  EXPECT_EQ(set.clips[asset.find_clip("Wave")].instants.size() + set.clips[asset.find_clip("Wave")].states.size(), 3u);
+
+  // `ossa play` with the saved file fires each authored notify once in one pass of the clip, at its time.
+  const float duration = asset.clips[walk].duration();
+  const int steps = static_cast<int>(std::ceil(duration * 100)) - 1;  // one pass, short of the loop
+  const std::string command = "'" OSSA_CLI_PATH "' play '" + sample_fbx() + "' --notifies '" + saved.string() +
+                              "' --clip Walk --steps " + std::to_string(steps) +
+                              " --dt 0.01 --events-json > '" + (dir / "play.jsonl").string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::map<std::string, std::vector<std::pair<std::string, float>>> fired;  // name -> (type, time)
+  std::istringstream lines(read_text(dir / "play.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto e = nlohmann::json::parse(line);
+    if (e["name"].is_null()) continue;
+    fired[e["name"].get<std::string>()].emplace_back(e["type"].get<std::string>(), e["time"].get<float>());
+  }
+  for (const auto& [name, time, length, payload] : want) {
+    SCOPED_TRACE(name);
+    const auto& events = fired[name];
+    if (length > 0) {
+      ASSERT_EQ(events.size(), 2u);  // begin and end
+      EXPECT_EQ(events[0].first, "begin");
+      EXPECT_EQ(events[1].first, "end");
+      EXPECT_NEAR(events[0].second, time, 0.0101f);  // within the step the boundary falls in
+      EXPECT_NEAR(events[1].second, time + length, 0.0101f);
+    } else {
+      ASSERT_EQ(events.size(), 1u);
+      EXPECT_EQ(events[0].first, "instant");
+      EXPECT_NEAR(events[0].second, time, 0.0101f);
+    }
+  }
+  EXPECT_EQ(fired.count("Mistake"), 0u);  // deleted after undo/redo
+  EXPECT_EQ(fired.count("Step"), 0u);     // renamed
+}
+
+TEST(ViewerWindow, DamagedFilesShowAnErrorAndTheViewerRunsOn) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("damaged");
+  {
+    std::ofstream junk(dir / "broken.fbx", std::ios::binary);
+    junk << "Kaydara FBX Binary  \x00\x1a\x00" << std::string(300, '\xff');
+    const std::string glb = read_text(test::source_dir() + "/assets/sample/ossa_sample.glb");
+    std::ofstream truncated(dir / "truncated.glb", std::ios::binary);
+    truncated << glb.substr(0, glb.size() / 3);
+  }
+  const Run run = run_view(dir, "damaged.txt");
+  ASSERT_EQ(run.status, 0) << run.err;  // expect-error passed twice, then the sample played on
+  EXPECT_NE(run.out.find("error shown as expected"), std::string::npos);
+  auto image = read_png((dir / "damaged.png").string());
+  ASSERT_TRUE(image) << image.error();
+  // The error panel (dark red) is drawn over the top middle of the window.
+  const auto banner = pixel(*image, kWidth / 2, 19 + 40 + 30);
+  EXPECT_GT(banner[0], banner[1] + 30) << banner[0] << " " << banner[1] << " " << banner[2];
+}
+
+TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("bad_script");
+  {
+    std::ofstream script(dir / "bad.txt");
+    script << "play Walk\nseek nan\n";
+  }
+  const std::string command = "cd '" + dir.string() + "' && '" OSSA_CLI_PATH "' view '" + sample_fbx() +
+                              "' --script bad.txt --settings - > out.txt 2> err.txt";
+  const int raw = std::system(command.c_str());
+  EXPECT_NE(WEXITSTATUS(raw), 0);
+  EXPECT_NE(read_text(dir / "err.txt").find("bad.txt:2"), std::string::npos) << read_text(dir / "err.txt");
+}
