@@ -2,8 +2,8 @@
 //
 // A NotifyDocument starts from what the library loaded (a NotifySet for the character's clips), takes edits
 // (add, move, change duration, rename, set payload, delete), each a step of the undo history, and writes the
-// documented sidecar format (ossa/asset/notifies.h). The Animator plays what the library parses from that same
-// text (to_notify_set), so what the viewer shows firing is what a game loading the saved file fires.
+// documented sidecar format (ossa/asset/notifies.h). The Animator plays what the library parses from that
+// same text (to_notify_set), so what the viewer shows firing is what a game loading the saved file fires.
 // Plain C++ (no GL, no ImGui): the viewer's window and its scripts drive it, tests check it.
 #pragma once
 
@@ -18,11 +18,11 @@
 namespace ossa::viewer {
 
 struct EditableNotify {
-  uint32_t id = 0;       // stable across edits and undo (what a drag in progress holds on to)
-  std::string name;      // non-empty
-  float time = 0;        // seconds from the clip start, in [0, clip duration]
-  float duration = 0;    // 0: instant; > 0: a state, time + duration <= clip duration
-  std::string payload;   // JSON text, "" for none
+  uint32_t id = 0;      // stable across edits and undo (what a drag in progress holds on to)
+  std::string name;     // non-empty
+  float time = 0;       // seconds from the clip start, in [0, clip duration]
+  float duration = 0;   // 0: instant; > 0: a state, time + duration <= clip duration
+  std::string payload;  // JSON text, "" for none
 };
 
 class NotifyDocument {
@@ -60,13 +60,32 @@ class NotifyDocument {
 
   // The sidecar JSON ({"clips": {NAME: [...]}}), clips with notifies only, in clip order, each list by time.
   std::string to_json() const;
-  // What the library parses from to_json(), for an Animator on `asset` (whose clips the document was made for).
+  // What the library parses from to_json(), for an Animator on `asset` (whose clips the document was made
+  // for).
   Result<NotifySet> to_notify_set(const CharacterAsset& asset) const;
   // Writes to_json() to `path` atomically (ossa/core/file_io.h): on failure the previous file is intact.
   Result<bool> save(const std::string& path);
 
   // "" when `json_text` is empty or valid JSON no deeper than the library accepts, else the parser's message.
   static std::string payload_error(const std::string& json_text);
+
+ private:
+  using Lists = std::vector<std::vector<EditableNotify>>;  // one list per clip, parallel to clips_
+
+  // "" when the sidecar can name clip `clip` (so its notifies can be edited and saved), else why not.
+  std::string clip_error(int clip) const;
+  EditableNotify* find_mutable(int clip, uint32_t id);
+  // After an edit of clip `clip`: re-sorts it and records `before` as an undo step (or into the open group).
+  void commit(int clip, Lists before);
+
+  std::vector<ClipTiming> clips_;
+  Lists lists_;
+  Lists saved_;                     // what the file holds (dirty() compares with it)
+  std::vector<Lists> undo_, redo_;  // states before / after each step, newest last
+  Lists group_before_;              // the state when the outermost begin_group() was called
+  int group_depth_ = 0;
+  bool group_changed_ = false;
+  uint32_t next_id_ = 1;
 };
 
 }  // namespace ossa::viewer

@@ -1,8 +1,9 @@
 // `ossa view FILE --script SCRIPT.txt`: actions run at fixed time steps, so a test can drive the real window.
 //
 // One action per line; '#' starts a comment; words separated by spaces, a word with spaces in double quotes
-// ("Left foot"), the rest of the line for JSON payloads (payload ...). Each frame advances the clock by 1/60 s
-// and runs the actions due; `wait N` lets N frames pass. Actions (times in seconds, pixels in window coords):
+// ("Left foot"), the rest of the line for JSON payloads (payload ...). Each frame advances the clock by 1/60
+// s and runs the actions due; `wait N` lets N frames pass. Actions (times in seconds, pixels in window
+// coords):
 //   open PATH                 play CLIP                 pause / resume
 //   seek SECONDS              speed FACTOR              step FRAMES (negative: back)
 //   loop once|repeat|pingpong crossfade CLIP SECONDS [sync]
@@ -15,7 +16,8 @@
 //   undo / redo               save [PATH]               click X Y / drag X0 Y0 X1 Y1
 //   screenshot PATH.png       wait FRAMES               expect-error / expect-clip NAME / expect-events N
 //   quit [STATUS]
-// Every line is checked when the script is read: an unknown action or a bad number is an error naming the line.
+// Every line is checked when the script is read: an unknown action or a bad number is an error naming the
+// line.
 #pragma once
 
 #include <string>
@@ -26,10 +28,11 @@
 namespace ossa::viewer {
 
 struct ScriptAction {
-  std::string action;              // the first word, e.g. "add-notify"
-  std::vector<std::string> words;  // the rest, quotes removed (payload-notify: NAME, then the JSON text whole)
-  std::vector<double> numbers;     // the words that are numbers, parsed, in order (validated per action)
-  int line = 0;                    // 1-based line in the script
+  std::string action;  // the first word, e.g. "add-notify"
+  std::vector<std::string>
+      words;                    // the rest, quotes removed (payload-notify: NAME, then the JSON text whole)
+  std::vector<double> numbers;  // the words that are numbers, parsed, in order (validated per action)
+  int line = 0;                 // 1-based line in the script
 };
 
 constexpr long long kMaxScriptBytes = 1 << 20;

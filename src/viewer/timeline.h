@@ -45,8 +45,8 @@ class TimelineView {
   // Time at x snapped to the nearest frame (frame_rate > 0), clamped into the clip.
   float snapped_time(float x) const;
 
-  // Zooms by `factor` (> 1 in) keeping the time under `anchor_x` in place; at most one frame per 40 pixels in,
-  // the whole clip out. Pans by `dx` pixels, staying within the clip.
+  // Zooms by `factor` (> 1 in) keeping the time under `anchor_x` in place; at most one frame per 40 pixels
+  // in, the whole clip out. Pans by `dx` pixels, staying within the clip.
   void zoom(float factor, float anchor_x);
   void pan(float dx);
   void show_all();
@@ -59,6 +59,15 @@ class TimelineView {
   // pixels wide each side, a state's end grip is the last `marker_half` pixels of its bar.
   Hit hit_test(const NotifyDocument& document, int clip, float x, float y, float lane_height,
                float marker_half = 5) const;
+
+ private:
+  double rate() const;  // frames per second for ticks and zoom limits (30 when the clip has none)
+  double seconds_per_pixel() const;
+  void clamp_view(double start, double span);  // keeps [start, start + span] inside the clip
+
+  float duration_ = 0, frame_rate_ = 0;
+  float width_ = 1;
+  float start_ = 0, end_ = 0;
 };
 
 }  // namespace ossa::viewer
