@@ -35,18 +35,18 @@ std::string read_text(const fs::path& path) {
   return s.str();
 }
 
-struct Run {
+struct ViewerRun {
   int status = -1;
   std::string out, err;
 };
 
 // Runs `ossa view FILE --script tests/viewer/SCRIPT` in `dir` (its outputs land there).
-Run run_view(const fs::path& dir, const std::string& script, const std::string& extra = "") {
+ViewerRun run_view(const fs::path& dir, const std::string& script, const std::string& extra = "") {
   const std::string command = "cd '" + dir.string() + "' && '" OSSA_CLI_PATH "' view '" + sample_fbx() +
                               "' --script '" + test::source_dir() + "/tests/viewer/" + script +
                               "' --settings settings.json --size " + std::to_string(kWidth) + "x" +
                               std::to_string(kHeight) + " " + extra + " > out.txt 2> err.txt";
-  Run run;
+  ViewerRun run;
   const int raw = std::system(command.c_str());
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
   run.out = read_text(dir / "out.txt");
@@ -79,7 +79,9 @@ Image crop(const Image& image, int x, int y, int w, int h) {
 // The render tests' tolerance: at most 0.2 % of pixels differ by more than 2/255.
 void expect_matches_golden(const Image& image, const std::string& name) {
   const std::string golden = test::source_dir() + "/tests/golden/viewer/" + name;
-  if (std::getenv("OSSA_UPDATE_GOLDENS")) ASSERT_TRUE(write_png(image, golden));
+  if (std::getenv("OSSA_UPDATE_GOLDENS")) {
+    ASSERT_TRUE(write_png(image, golden));
+  }
   auto expected = read_png(golden);
   ASSERT_TRUE(expected) << expected.error() << " (run with OSSA_UPDATE_GOLDENS=1 to create it)";
   ASSERT_EQ(expected->width, image.width);
@@ -98,7 +100,7 @@ std::array<int, 3> pixel(const Image& image, int x, int y) {
 TEST(ViewerWindow, TourMatchesItsGolden) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("tour");
-  const Run run = run_view(dir, "tour.txt");
+  const ViewerRun run = run_view(dir, "tour.txt");
   ASSERT_EQ(run.status, 0) << run.err;
   auto image = read_png((dir / "tour.png").string());
   ASSERT_TRUE(image) << image.error();
@@ -113,7 +115,7 @@ TEST(ViewerWindow, TourMatchesItsGolden) {
 TEST(ViewerWindow, LightingModesMatchGoldensAndDiffer) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("lighting");
-  const Run run = run_view(dir, "lighting.txt");
+  const ViewerRun run = run_view(dir, "lighting.txt");
   ASSERT_EQ(run.status, 0) << run.err;
   std::map<std::string, Image> scenes;
   for (const char* mode : {"phong", "blinn-phong", "lambert", "unlit", "texture-only"}) {
@@ -132,7 +134,7 @@ TEST(ViewerWindow, LightingModesMatchGoldensAndDiffer) {
 TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("authoring");
-  const Run run = run_view(dir, "authoring.txt");
+  const ViewerRun run = run_view(dir, "authoring.txt");
   ASSERT_EQ(run.status, 0) << run.err;
   auto image = read_png((dir / "authoring.png").string());
   ASSERT_TRUE(image) << image.error();
@@ -200,6 +202,43 @@ TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   EXPECT_EQ(fired.count("Step"), 0u);     // renamed
 }
 
+// Notify `name`'s time and duration in the Walk clip of a sidecar, read by the library.
+std::pair<float, float> walk_notify(const fs::path& sidecar, const std::string& name) {
+  ModelLoadOptions options;
+  options.notifies_path = sidecar.string();
+  auto character = load_character(sample_fbx(), options);
+  EXPECT_TRUE(character) << character.error();
+  if (!character) return {-1, -1};
+  const NotifySet& set = (*character)->notifies;
+  const ClipNotifies& walk = set.clips[(*character)->asset.find_clip("Walk")];
+  for (const auto* list : {&walk.instants, &walk.states})
+    for (const Notify& n : *list)
+      if (set.names[n.name_id] == name) return {n.time, n.duration};
+  return {-1, -1};
+}
+
+TEST(ViewerWindow, PointerClicksAndDragsEditTheTimeline) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("pointer");
+  const ViewerRun run = run_view(dir, "pointer.txt");
+  ASSERT_EQ(run.status, 0) << run.err;  // the click in the clip list played Wave (expect-clip)
+  auto image = read_png((dir / "pointer.png").string());
+  ASSERT_TRUE(image) << image.error();
+  expect_matches_golden(*image, "pointer.png");
+  // The timeline shows the 1 s clip over ~614 points: 62 points to the right is ~0.1 s later.
+  const auto [foot_time, foot_duration] = walk_notify(dir / "dragged.notifies.json", "FootR");
+  EXPECT_NEAR(foot_time, 0.6f, 0.01f);
+  EXPECT_EQ(foot_duration, 0.f);
+  const auto [swing_time, swing_duration] = walk_notify(dir / "dragged.notifies.json", "ArmSwing");
+  EXPECT_EQ(swing_time, 0.2f);  // the end grip changes the duration only
+  EXPECT_NEAR(swing_duration, 0.4f, 0.01f);
+  // One undo takes back the whole second drag (every mouse move of it), not one step of it.
+  const auto [undone_time, undone_duration] = walk_notify(dir / "undone.notifies.json", "ArmSwing");
+  EXPECT_EQ(undone_time, 0.2f);
+  EXPECT_EQ(undone_duration, 0.3f);
+  EXPECT_NEAR(walk_notify(dir / "undone.notifies.json", "FootR").first, 0.6f, 0.01f);
+}
+
 TEST(ViewerWindow, DamagedFilesShowAnErrorAndTheViewerRunsOn) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("damaged");
@@ -210,7 +249,7 @@ TEST(ViewerWindow, DamagedFilesShowAnErrorAndTheViewerRunsOn) {
     std::ofstream truncated(dir / "truncated.glb", std::ios::binary);
     truncated << glb.substr(0, glb.size() / 3);
   }
-  const Run run = run_view(dir, "damaged.txt");
+  const ViewerRun run = run_view(dir, "damaged.txt");
   ASSERT_EQ(run.status, 0) << run.err;  // expect-error passed twice, then the sample played on
   EXPECT_NE(run.out.find("error shown as expected"), std::string::npos);
   auto image = read_png((dir / "damaged.png").string());

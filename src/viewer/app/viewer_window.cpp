@@ -213,7 +213,7 @@ class App {
   bool scene_dragging_ = false;
   ImVec2 scene_press_{};
   // Timings
-  Average frame_ms_, update_ms_, scene_ms_, ui_ms_;
+  Average frame_ms_, update_ms_, scene_ms_, ui_ms_, swap_ms_;
   Clock::time_point last_frame_ = Clock::now();
   long long frames_ = 0;
   // Script
@@ -785,7 +785,9 @@ void App::draw_left_panel() {
   Playback& p = *doc_->playback;
   const CharacterAsset& asset = doc_->character->asset;
   if (ImGui::BeginTable("clips", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
-                        ImVec2(0, 130 * ui_scale_))) {
+                        ImVec2(0, ImGui::GetTextLineHeightWithSpacing() *
+                                      static_cast<float>(std::min<size_t>(asset.clips.size(), 8) + 1) +
+                                  4 * ui_scale_))) {
     ImGui::TableSetupColumn("clip", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("s", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableSetupColumn("fps", ImGuiTableColumnFlags_WidthFixed);
@@ -1007,6 +1009,7 @@ void App::draw_right_panel() {
       ImGui::Text("update  %6.3f ms (Animator)", update_ms_.mean());
       ImGui::Text("draw    %6.2f ms (%s skinning)", scene_ms_.mean(), kSkinningNames[skinning_]);
       ImGui::Text("ui      %6.2f ms", ui_ms_.mean());
+      ImGui::Text("swap    %6.2f ms (finish drawing, present)", swap_ms_.mean());
       ImGui::TextWrapped("%s", doc_->renderer->device_name().c_str());
       ImGui::EndTabItem();
     }
@@ -1348,12 +1351,15 @@ int App::run() {
              script_[next_action_].action == "screenshot" && script_pointer_.empty())
         run_action(script_[next_action_++]);
     }
-    glfwSwapBuffers(window_);
+    const auto swap_start = Clock::now();
+    glfwSwapBuffers(window_);  // where a software rasteriser (llvmpipe) does most of the frame's drawing
+    swap_ms_.add(ms_since(swap_start));
     ++frames_;
   }
   if (!script_.empty())
-    std::printf("ossa view: %lld frames, %.2f ms per frame (update %.3f ms, draw %.2f ms, ui %.2f ms)\n", frames_,
-                frame_ms_.mean(), update_ms_.mean(), scene_ms_.mean(), ui_ms_.mean());
+    std::printf(
+        "ossa view: %lld frames, %.2f ms per frame (update %.3f ms, draw %.2f ms, ui %.2f ms, swap %.2f ms)\n",
+        frames_, frame_ms_.mean(), update_ms_.mean(), scene_ms_.mean(), ui_ms_.mean(), swap_ms_.mean());
   if (!settings_path_.empty()) {
     int w = 0, h = 0;
     glfwGetWindowSize(window_, &w, &h);
