@@ -1,0 +1,189 @@
+// The viewer's Playback (src/viewer/playback.h) on the bundled sample, against plain Animators driven by hand:
+// rebuilding for edited notifies keeps the playhead, frame steps fire what updates fire and stepping back
+// fires nothing, root motion travels exactly what the clip as authored travels, the override layer's mask is
+// the selected joint's subtree (checked by walking parents), the log keeps the newest events.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "oracle_compare.h"
+#include "ossa/import/load_character.h"
+#include "viewer/playback.h"
+
+using namespace ossa;
+using ossa::viewer::Playback;
+
+namespace {
+
+std::shared_ptr<const LoadedCharacter> sample() {
+  static std::shared_ptr<const LoadedCharacter> loaded = [] {
+    ModelLoadOptions options;
+    options.import.isolate = false;  // a file of ours: no need for the child process
+    auto c = load_character(test::source_dir() + "/assets/sample/ossa_sample.fbx", options);
+    EXPECT_TRUE(c) << c.error();
+    return c ? std::move(c).value() : nullptr;
+  }();
+  return loaded;
+}
+
+Vec3 joint_position(std::span<const Mat4> model, int joint) { return model[joint].translation(); }
+
+}  // namespace
+
+TEST(ViewerPlayback, NotifyEditsKeepClipTimeSpeedAndPause) {
+  Playback p(sample());
+  const int wave = p.asset().find_clip("Wave");
+  ASSERT_TRUE(p.play(wave));
+  p.set_speed(0.5f);
+  for (int i = 0; i < 30; ++i) p.update(1.f / 60);
+  p.set_paused(true);
+  const float time = p.time();
+  EXPECT_NEAR(time, 0.25f, 1e-5f);
+  NotifySet none;
+  p.set_notifies(none);
+  EXPECT_EQ(p.clip(), wave);
+  EXPECT_FLOAT_EQ(p.time(), time);
+  EXPECT_EQ(p.speed(), 0.5f);
+  EXPECT_TRUE(p.paused());
+  p.update(1.f / 60);  // paused: nothing moves
+  EXPECT_FLOAT_EQ(p.time(), time);
+  p.set_paused(false);
+  p.update(0.1f);
+  EXPECT_NEAR(p.time(), time + 0.05f, 1e-5f);
+}
+
+TEST(ViewerPlayback, StepsForwardFireEventsAndBackwardSeeks) {
+  Playback p(sample());
+  const int walk = p.asset().find_clip("Walk");
+  ASSERT_TRUE(p.play(walk));
+  p.set_paused(true);
+  const float rate = p.asset().clips[walk].frame_rate();
+  ASSERT_GT(rate, 0);
+  // The sample's Walk: FootL at 0, ArmSwing 0.2-0.5, FootR at 0.5 (assets/sample/ossa_sample.notifies.json).
+  p.step_frames(16);  // 16 frames at 30 fps: past 0.5 s
+  EXPECT_NEAR(p.time(), 16 / rate, 1e-5f);
+  std::vector<std::string> names;
+  for (const auto& e : p.events()) names.push_back(e.name + ":" + to_string(e.type));
+  EXPECT_EQ(names, (std::vector<std::string>{"FootL:instant", "ArmSwing:begin", "FootR:instant", "ArmSwing:end"}));
+  EXPECT_TRUE(p.paused());  // stepping leaves the pause as it was
+  const size_t before = p.events().size();
+  p.step_frames(-10);
+  EXPECT_NEAR(p.time(), 6 / rate, 1e-5f);
+  EXPECT_EQ(p.events().size(), before);  // stepping back fires nothing
+  p.seek(0.9f);
+  EXPECT_EQ(p.events().size(), before);
+  // The pose after a seek is the clip's pose at that time (an Animator sampled there by hand).
+  Animator reference(p.asset());
+  reference.play(walk, LoopMode::kRepeat, 0, 0.9f);
+  reference.update(0);
+  for (int j = 0; j < p.asset().skeleton.joint_count(); ++j) {
+    const Vec3 a = joint_position(p.animator().model(), j), b = joint_position(reference.model(), j);
+    EXPECT_NEAR(length(a - b), 0, 1e-6f) << p.asset().skeleton.name(j);
+  }
+}
+
+// The sample with a clip added that walks an arc: its Walk, with the root (and so the whole character) moved
+// along x and z and turned about +y by amounts growing with time, so that root motion has both a translation
+// and a turn to take out (composed in the wrong order, the two would not give the clip back).
+std::shared_ptr<const LoadedCharacter> sample_with_an_arc() {
+  auto c = std::make_shared<LoadedCharacter>(*sample());
+  CharacterAsset& asset = c->asset;
+  const Clip& walk = asset.clips[asset.find_clip("Walk")];
+  const int joints = asset.skeleton.joint_count(), root = default_root_joint(asset.skeleton);
+  const int parent = asset.skeleton.parents()[root];
+  std::vector<JointPose> frames(walk.frames().begin(), walk.frames().end());
+  Animator animator(asset);
+  animator.play(asset.find_clip("Walk"), LoopMode::kOnce);
+  for (int f = 0; f < walk.frame_count(); ++f) {
+    const float t = static_cast<float>(f) / walk.frame_rate();
+    animator.seek(t);
+    animator.update(0);
+    const Mat4 moved = translation_matrix({0.5f * t, 0, 1.0f * t}) *
+                       rotation_matrix(quat_from_axis_angle({0, 1, 0}, 0.8f * t)) * animator.model()[root];
+    const Mat4 parent_model = parent >= 0 ? animator.model()[parent] : Mat4{};
+    frames[static_cast<size_t>(f) * joints + root] = to_joint_pose(decompose(inverse(parent_model) * moved));
+  }
+  auto arc = Clip::from_frames("Arc", walk.duration(), walk.frame_rate(), joints, std::move(frames));
+  EXPECT_TRUE(arc) << arc.error();
+  asset.clips.push_back(std::move(arc).value());
+  c->notifies.clips.resize(asset.clips.size());
+  return c;
+}
+
+TEST(ViewerPlayback, RootMotionTravelsWhatTheClipTravels) {
+  Playback p(sample_with_an_arc());
+  const int arc = p.asset().find_clip("Arc");
+  ASSERT_TRUE(p.play(arc));
+  ASSERT_EQ(p.set_root_motion(true), "");
+  Animator authored(p.asset());
+  authored.play(arc);
+  authored.update(0);
+  // Within the first pass, every joint under the root of the travelled character is where the authored
+  // clip puts it (the root's ancestors stay put in the clip, and travel with the character).
+  const int root = default_root_joint(p.asset().skeleton);
+  for (int step = 1; step <= 55; ++step) {
+    p.update(1.f / 60);
+    authored.update(1.f / 60);
+    for (int j = root; j < p.asset().skeleton.subtree_end(root); ++j) {
+      const Vec3 travelled = transform_point(p.world(), joint_position(p.animator().model(), j));
+      ASSERT_NEAR(length(travelled - joint_position(authored.model(), j)), 0, 1e-4f)
+          << "step " << step << ", " << p.asset().skeleton.name(j);
+    }
+  }
+  EXPECT_GT(length(p.world().translation()), 0.5f);  // it did travel, and drew its path on the ground
+  EXPECT_GT(p.path().size(), 10u);
+  for (const Vec3& at : p.path()) EXPECT_EQ(at.y, 0.f);
+  // Off again: the clip as authored, no travel.
+  ASSERT_EQ(p.set_root_motion(false), "");
+  EXPECT_TRUE(p.path().empty());
+  EXPECT_EQ(p.world().translation().x, 0.f);
+}
+
+TEST(ViewerPlayback, LayerMaskIsTheSelectedJointsSubtree) {
+  Playback p(sample());
+  const Skeleton& skeleton = p.asset().skeleton;
+  const int clavicle = skeleton.find("clavicle_l");
+  ASSERT_GE(clavicle, 0);
+  const auto mask = Playback::subtree_mask(skeleton, clavicle);
+  int inside = 0;
+  for (int j = 0; j < skeleton.joint_count(); ++j) {
+    bool below = false;  // walk up the parents: is clavicle_l j or an ancestor of j?
+    for (int a = j; a >= 0; a = skeleton.parents()[a]) below |= a == clavicle;
+    EXPECT_EQ(mask[j], below ? 1.f : 0.f) << skeleton.name(j);
+    inside += below;
+  }
+  EXPECT_EQ(inside, 6);  // clavicle_l, upperarm_l, lowerarm_l, hand_l, index_l, thumb_l (ossa info)
+  // Wave on the left arm over Walk: the arm's locals are Wave's, the rest Walk's.
+  const int walk = p.asset().find_clip("Walk"), wave = p.asset().find_clip("Wave");
+  ASSERT_TRUE(p.play(walk));
+  ASSERT_TRUE(p.set_layer(wave, 1, clavicle));
+  p.update(0.3f);
+  Animator walk_only(p.asset()), wave_only(p.asset());
+  walk_only.play(walk);
+  wave_only.play(wave);
+  walk_only.update(0.3f);
+  wave_only.update(0.3f);
+  for (int j = 0; j < skeleton.joint_count(); ++j) {
+    const JointPose& got = p.animator().locals()[j];
+    const JointPose& want = (mask[j] > 0 ? wave_only : walk_only).locals()[j];
+    float dot = 0;  // q and -q are the same rotation
+    for (int k = 0; k < 4; ++k) dot += got.rotation[k] * want.rotation[k];
+    EXPECT_NEAR(std::abs(dot), 1, 1e-5f) << skeleton.name(j);
+  }
+  EXPECT_FALSE(p.set_layer(wave, 1, skeleton.joint_count()));  // not a joint
+  EXPECT_TRUE(p.set_layer(-1, 0, -1));                           // off
+  EXPECT_EQ(p.layer_clip(), -1);
+}
+
+TEST(ViewerPlayback, TheLogKeepsTheNewestEvents) {
+  Playback p(sample());
+  ASSERT_TRUE(p.play(p.asset().find_clip("Walk")));
+  // Three events a pass at least (FootL, FootR, ArmSwing begin/end): enough passes to overflow the log.
+  for (int i = 0; i < 2000; ++i) p.update(0.25f);
+  EXPECT_EQ(p.events().size(), Playback::kMaxLoggedEvents);
+  EXPECT_EQ(p.events().back().step, 1999);
+  EXPECT_TRUE(p.play(p.asset().find_clip("Walk")));
+  EXPECT_EQ(p.step(), 0);  // steps count from the last play
+  EXPECT_FALSE(p.play(-1));
+  EXPECT_FALSE(p.play(static_cast<int>(p.asset().clips.size())));
+}
