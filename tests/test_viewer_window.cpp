@@ -130,6 +130,31 @@ TEST(ViewerWindow, LightingModesMatchGoldensAndDiffer) {
   EXPECT_GT(compare_images(scenes["lambert"], scenes["texture-only"], 8).fraction_over, 0.01);
 }
 
+// The viewer draws what the renderer draws: its GPU, CPU and baked paths agree within the render tests'
+// bounds (GPU vs CPU: at most 0.04 % of pixels over 1/255; baked: 1 % over 8/255); the crowd and the
+// travelled path match their goldens.
+TEST(ViewerWindow, SkinningPathsAgreeAndCrowdAndTravelMatchGoldens) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("paths");
+  const ViewerRun run = run_view(dir, "paths.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::map<std::string, Image> scenes;
+  for (const char* name : {"path_gpu", "path_cpu", "path_baked", "crowd", "travel"}) {
+    auto image = read_png((dir / (std::string(name) + ".png")).string());
+    ASSERT_TRUE(image) << image.error();
+    scenes[name] = crop(*image, kSceneX, kSceneY, kSceneW, kSceneH);
+  }
+  const ImageDifference cpu = compare_images(scenes["path_gpu"], scenes["path_cpu"], 1);
+  EXPECT_LE(cpu.fraction_over, 0.0004) << "max difference " << cpu.max_difference;
+  const ImageDifference baked = compare_images(scenes["path_gpu"], scenes["path_baked"], 8);
+  EXPECT_LE(baked.fraction_over, 0.01) << "max difference " << baked.max_difference;
+  expect_matches_golden(scenes["path_gpu"], "path_gpu.png");
+  expect_matches_golden(scenes["crowd"], "crowd.png");
+  expect_matches_golden(scenes["travel"], "travel.png");
+  // The crowd adds instances behind the character; travel moved it (both differ from the still pose).
+  EXPECT_GT(compare_images(scenes["path_gpu"], scenes["crowd"], 8).fraction_over, 0.01);
+}
+
 // What the authoring script leaves in the Walk clip, by hand: the sample's three notifies and the two added.
 TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   REQUIRE_DISPLAY();
