@@ -5,6 +5,22 @@
 // documented sidecar format (ossa/asset/notifies.h). The Animator plays what the library parses from that
 // same text (to_notify_set), so what the viewer shows firing is what a game loading the saved file fires.
 // Plain C++ (no GL, no ImGui): the viewer's window and its scripts drive it, tests check it.
+//
+// Semantics in detail:
+//  * Ids count up from 1 (the loaded notifies in time order) and are never reused, also across undo/redo.
+//  * Payloads are held as the library gives them to a game: compact JSON, object keys sorted
+//    (set_payload("{ \"b\": 1, \"a\": 2 }") holds {"a":2,"b":1}). Payloads nest at most 60 deep: the sidecar
+//    adds 4 levels to the library's 64.
+//  * Names (and clip names) must be UTF-8, which JSON can hold. A clip whose name is not UTF-8, or repeats an
+//    earlier clip's name (the sidecar can only name the first), refuses edits.
+//  * Non-finite times or durations are refused; finite ones are clamped (time + duration <= the clip's
+//    duration exactly, in float, as the loader checks it). A duration of 0 or less makes an instant.
+//  * An edit that changes nothing (a move to the same time) is no undo step; so is a group that ends where it
+//    began. A new step clears redo. undo()/redo() while a group is open close it first (undo during a drag
+//    undoes the drag; the later end_group() is then ignored). At most 1000 steps are kept.
+//  * dirty() compares content (names, times, durations, payloads; not ids) with the saved state: undoing back
+//    to it, or deleting and re-adding an equal notify, is not dirty. save() marks saved only when it wrote.
+//  * Pointers from find() and references from notifies() are valid until the next edit, undo or redo.
 #pragma once
 
 #include <cstdint>

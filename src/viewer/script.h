@@ -1,9 +1,10 @@
 // `ossa view FILE --script SCRIPT.txt`: actions run at fixed time steps, so a test can drive the real window.
 //
-// One action per line; '#' starts a comment; words separated by spaces, a word with spaces in double quotes
-// ("Left foot"), the rest of the line for JSON payloads (payload ...). Each frame advances the clock by 1/60
-// s and runs the actions due; `wait N` lets N frames pass. Actions (times in seconds, pixels in window
-// coords):
+// One action per line; '#' at the start of a word starts a comment ("take#2.png" is a word); words are
+// separated by spaces or tabs, a word with spaces in double quotes ("Left foot", with \" and \\ inside);
+// payload-notify takes the rest of the line after NAME verbatim as its JSON (so no comment after it; without
+// JSON it clears the payload). Each frame advances the clock by 1/60 s and runs the actions due; `wait N`
+// lets N frames pass. Actions (times in seconds, pixels in window coords):
 //   open PATH                 play CLIP                 pause / resume
 //   seek SECONDS              speed FACTOR              step FRAMES (negative: back)
 //   loop once|repeat|pingpong crossfade CLIP SECONDS [sync]
@@ -14,10 +15,13 @@
 //   move-notify NAME SECONDS  duration-notify NAME SECONDS   rename-notify NAME NEW
 //   payload-notify NAME JSON  delete-notify NAME        (NAME: the first notify of that name in the clip)
 //   undo / redo               save [PATH]               click X Y / drag X0 Y0 X1 Y1
-//   screenshot PATH.png       wait FRAMES               expect-error / expect-clip NAME / expect-events N
-//   quit [STATUS]
+//   screenshot PATH.png       wait FRAMES               expect-clip NAME / expect-events N
+//   expect-error [TEXT]       quit [STATUS]
 // Every line is checked when the script is read: an unknown action or a bad number is an error naming the
-// line.
+// line. Numbers are finite decimals (no nan, inf, hex) within: SECONDS and DURATION 0 to 1e7, FACTOR -100 to
+// 100, WEIGHT 0 to 1, X and Y 0 to 1e5; whole numbers for FRAMES (wait 0 to 1e7, step -1e7 to 1e7), crowd
+// N 0 to 10000, expect-events N 0 to 1e9, quit STATUS 0 to 255. Lines are UTF-8 without control characters
+// (tab and a CRLF ending are fine), at most 64 KiB each. The first ten errors are reported, one a line.
 #pragma once
 
 #include <string>
@@ -29,9 +33,9 @@ namespace ossa::viewer {
 
 struct ScriptAction {
   std::string action;  // the first word, e.g. "add-notify"
-  std::vector<std::string>
-      words;                    // the rest, quotes removed (payload-notify: NAME, then the JSON text whole)
-  std::vector<double> numbers;  // the words that are numbers, parsed, in order (validated per action)
+  // The rest, quotes removed, numeric arguments included (payload-notify: NAME, then the JSON text whole).
+  std::vector<std::string> words;
+  std::vector<double> numbers;  // the arguments the action takes as numbers, parsed, in order
   int line = 0;                 // 1-based line in the script
 };
 

@@ -2,6 +2,11 @@
 // the user's config folder ($XDG_CONFIG_HOME/ossa/viewer.json, else ~/.config/ossa/viewer.json; on Windows
 // %APPDATA%\ossa\viewer.json), never next to a model. A damaged or hostile file gives the defaults, never an
 // error that stops the viewer; values are clamped to sane ranges.
+// The file: {"window_width", "window_height", "recent_files", "lighting", "grid", "skeleton"}, unknown keys
+// ignored. A missing file (the first run) gives the defaults without a warning; a bad value loses only itself
+// (the others are kept, the warning names it); files over 1 MiB or nested deeper than 64 are refused whole.
+// parse_lighting_mode's aliases ("blinn", "texture") read as the canonical names; recent paths that JSON
+// cannot hold (not UTF-8) are not written.
 #pragma once
 
 #include <string>

@@ -67,8 +67,12 @@ float TimelineView::x_to_time(float x) const {
 
 float TimelineView::snapped_time(float x) const {
   double time = std::clamp(static_cast<double>(x_to_time(x)), 0.0, static_cast<double>(duration_));
-  if (frame_rate_ > 0)
-    time = std::min(std::round(time * frame_rate_) / frame_rate_, static_cast<double>(duration_));
+  if (frame_rate_ > 0) {
+    // The nearest frame, or the clip's end when that is nearer (a clip need not end on a frame).
+    const double end = duration_;
+    const double frame = std::min(std::round(time * frame_rate_) / frame_rate_, end);
+    time = end - time < std::abs(frame - time) ? end : frame;
+  }
   return static_cast<float>(time);
 }
 

@@ -18,7 +18,7 @@ struct Tick {
   std::string label;   // "12" (a frame number) on major ticks
 };
 
-// Notifies drawn in lanes, one lane per notify name (in order of first appearance by time).
+// Notifies drawn in lanes, one lane per notify name (in order of first appearance by time; ids by time).
 struct Lane {
   std::string name;
   std::vector<uint32_t> ids;  // the notifies of this lane
@@ -34,7 +34,8 @@ class TimelineView {
  public:
   // The clip shown: the view resets to the whole clip.
   void set_clip(float duration, float frame_rate);
-  // Pixels the time axis spans (x from 0 to width).
+  // Pixels the time axis spans (x from 0 to width), clamped to [1, 1e6]; the view stays within the zoom
+  // limit.
   void set_width(float width);
   float width() const { return width_; }
 
@@ -42,21 +43,28 @@ class TimelineView {
   float end() const { return end_; }      // last visible clip time
   float time_to_x(float time) const;
   float x_to_time(float x) const;
-  // Time at x snapped to the nearest frame (frame_rate > 0), clamped into the clip.
+  // Time at x snapped to the nearest frame (frame_rate > 0), clamped into the clip; the clip's end counts as
+  // a frame (a clip need not end on one). Without a frame rate: not snapped.
   float snapped_time(float x) const;
 
   // Zooms by `factor` (> 1 in) keeping the time under `anchor_x` in place; at most one frame per 40 pixels
-  // in, the whole clip out. Pans by `dx` pixels, staying within the clip.
+  // in, the whole clip out (a clip without a frame rate counts 30 frames a second). Pans by `dx` pixels,
+  // staying within the clip: the content follows a drag (dx > 0 shows earlier times). Non-finite or <= 0
+  // factors, non-finite dx: nothing changes.
   void zoom(float factor, float anchor_x);
   void pan(float dx);
   void show_all();
 
-  // Ticks on frames, major every N frames so that labels are at least 60 pixels apart.
+  // Ticks on frames, major every N frames (N the smallest of 1, 2, 5, 10, 20, 50, ... that puts labels at
+  // least 60 pixels apart); minor ticks every M frames (the smallest of that series dividing N that is at
+  // least 6 pixels apart; none when no such M < N).
   std::vector<Tick> ticks() const;
 
   static std::vector<Lane> lanes(const NotifyDocument& document, int clip);
   // What (x, y) is over, with lanes `lane_height` pixels tall from y = 0; instants are markers `marker_half`
-  // pixels wide each side, a state's end grip is the last `marker_half` pixels of its bar.
+  // pixels wide each side, a state's end grip is the last `marker_half` pixels of its bar (the right half of
+  // a bar narrower than two grips). Where several overlap: a grip, else the nearest marker, else the bar that
+  // starts latest (drawn on top).
   Hit hit_test(const NotifyDocument& document, int clip, float x, float y, float lane_height,
                float marker_half = 5) const;
 
