@@ -1,7 +1,7 @@
-// The viewer's Playback (src/viewer/playback.h) on the bundled sample, against plain Animators driven by hand:
-// rebuilding for edited notifies keeps the playhead, frame steps fire what updates fire and stepping back
-// fires nothing, root motion travels exactly what the clip as authored travels, the override layer's mask is
-// the selected joint's subtree (checked by walking parents), the log keeps the newest events.
+// The viewer's Playback (src/viewer/playback.h) on the bundled sample, against plain Animators driven by
+// hand: rebuilding for edited notifies keeps the playhead, frame steps fire what updates fire and stepping
+// back fires nothing, root motion travels exactly what the clip as authored travels, the override layer's
+// mask is the selected joint's subtree (checked by walking parents), the log keeps the newest events.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,7 +26,9 @@ std::shared_ptr<const LoadedCharacter> sample() {
   return loaded;
 }
 
-Vec3 joint_position(std::span<const Mat4> model, int joint) { return model[joint].translation(); }
+Vec3 joint_position(std::span<const Mat4> model, int joint) {
+  return model[joint].translation();
+}
 
 }  // namespace
 
@@ -64,7 +66,8 @@ TEST(ViewerPlayback, StepsForwardFireEventsAndBackwardSeeks) {
   EXPECT_NEAR(p.time(), 16 / rate, 1e-5f);
   std::vector<std::string> names;
   for (const auto& e : p.events()) names.push_back(e.name + ":" + to_string(e.type));
-  EXPECT_EQ(names, (std::vector<std::string>{"FootL:instant", "ArmSwing:begin", "FootR:instant", "ArmSwing:end"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"FootL:instant", "ArmSwing:begin", "FootR:instant", "ArmSwing:end"}));
   EXPECT_TRUE(p.paused());  // stepping leaves the pause as it was
   const size_t before = p.events().size();
   p.step_frames(-10);
@@ -171,7 +174,7 @@ TEST(ViewerPlayback, LayerMaskIsTheSelectedJointsSubtree) {
     EXPECT_NEAR(std::abs(dot), 1, 1e-5f) << skeleton.name(j);
   }
   EXPECT_FALSE(p.set_layer(wave, 1, skeleton.joint_count()));  // not a joint
-  EXPECT_TRUE(p.set_layer(-1, 0, -1));                           // off
+  EXPECT_TRUE(p.set_layer(-1, 0, -1));                         // off
   EXPECT_EQ(p.layer_clip(), -1);
 }
 

@@ -26,7 +26,9 @@ constexpr int kWidth = 1100, kHeight = 700;  // every scripted run uses this win
 // The 3D view inside that window (left panel 300, right panel 340, menu bar 19, bottom panel 250 points).
 constexpr int kSceneX = 300, kSceneY = 19, kSceneW = 460, kSceneH = 431;
 
-std::string sample_fbx() { return test::source_dir() + "/assets/sample/ossa_sample.fbx"; }
+std::string sample_fbx() {
+  return test::source_dir() + "/assets/sample/ossa_sample.fbx";
+}
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -61,9 +63,10 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-#define REQUIRE_DISPLAY()                                                                       \
-  if (!std::getenv("DISPLAY")) GTEST_SKIP() << "no X display: ctest runs these under xvfb-run " \
-                                               "(scripts/bootstrap.sh installs xvfb)"
+#define REQUIRE_DISPLAY()                                          \
+  if (!std::getenv("DISPLAY"))                                     \
+  GTEST_SKIP() << "no X display: ctest runs these under xvfb-run " \
+                  "(scripts/bootstrap.sh installs xvfb)"
 
 Image crop(const Image& image, int x, int y, int w, int h) {
   Image out;
@@ -192,13 +195,15 @@ TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   std::sort(want.begin(), want.end());
   EXPECT_EQ(got, want);
   // The other clips kept theirs (Wave: WaveStart, Greeting, WaveEnd).
-  EXPECT_EQ(set.clips[asset.find_clip("Wave")].instants.size() + set.clips[asset.find_clip("Wave")].states.size(), 3u);
+  EXPECT_EQ(
+      set.clips[asset.find_clip("Wave")].instants.size() + set.clips[asset.find_clip("Wave")].states.size(),
+      3u);
 
   // `ossa play` with the saved file fires each authored notify once in one pass of the clip, at its time.
   const float duration = asset.clips[walk].duration();
   const int steps = static_cast<int>(std::ceil(duration * 100)) - 1;  // one pass, short of the loop
-  const std::string command = "'" OSSA_CLI_PATH "' play '" + sample_fbx() + "' --notifies '" + saved.string() +
-                              "' --clip Walk --steps " + std::to_string(steps) +
+  const std::string command = "'" OSSA_CLI_PATH "' play '" + sample_fbx() + "' --notifies '" +
+                              saved.string() + "' --clip Walk --steps " + std::to_string(steps) +
                               " --dt 0.01 --events-json > '" + (dir / "play.jsonl").string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0);
   std::map<std::string, std::vector<std::pair<std::string, float>>> fired;  // name -> (type, time)

@@ -145,7 +145,8 @@ bool Playback::set_layer(int clip, float weight, int mask_joint) {
 void Playback::update(float dt) {
   const auto start = std::chrono::steady_clock::now();
   animator_->update(paused_ ? 0 : dt);
-  last_update_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  last_update_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (paused_) return;
   log_events();
   ++step_;
@@ -166,8 +167,8 @@ void Playback::log_events() {
   for (const AnimEvent& e : animator_->events()) {
     LoggedEvent logged;
     logged.step = step_;
-    logged.clip = e.clip >= 0 && e.clip < static_cast<int>(asset().clips.size()) ? asset().clips[e.clip].name()
-                                                                                 : "";
+    logged.clip =
+        e.clip >= 0 && e.clip < static_cast<int>(asset().clips.size()) ? asset().clips[e.clip].name() : "";
     logged.name = e.name ? *e.name : "";
     logged.type = e.type;
     logged.time = e.time;

@@ -1,8 +1,8 @@
 // What the viewer plays: one character's Animator driven by the viewer's controls, with the events it fired.
 //
 // Playback owns the Animator and rebuilds it when what it was made with changes (notifies edited in the
-// viewer, root motion switched on or off), keeping the clip, time, speed, loop mode and layer. Root motion on:
-// the clips play in place (extract_root_motion) and the character travels by Animator::root_delta(), the
+// viewer, root motion switched on or off), keeping the clip, time, speed, loop mode and layer. Root motion
+// on: the clips play in place (extract_root_motion) and the character travels by Animator::root_delta(), the
 // path it took kept for drawing; off: the clips play as authored. Plain C++ (no GL, no ImGui).
 #pragma once
 
@@ -66,7 +66,7 @@ class Playback {
   // "" when done, else why not (a clip that cannot be played in place, e.g. keyed).
   std::string set_root_motion(bool on);
   bool root_motion() const { return root_motion_; }
-  const Mat4& world() const { return world_; }          // where root motion took the character
+  const Mat4& world() const { return world_; }             // where root motion took the character
   const std::vector<Vec3>& path() const { return path_; }  // ground positions it travelled (x, 0, z)
   void reset_travel();
 
@@ -93,8 +93,8 @@ class Playback {
 
   std::shared_ptr<const LoadedCharacter> character_;
   NotifySet notifies_;
-  CharacterAsset in_place_;                 // skeleton and clips played in place (root motion on)
-  std::vector<RootMotionTrack> tracks_;     // one per clip of in_place_
+  CharacterAsset in_place_;              // skeleton and clips played in place (root motion on)
+  std::vector<RootMotionTrack> tracks_;  // one per clip of in_place_
   std::unique_ptr<Animator> animator_;
   bool root_motion_ = false, paused_ = false;
   float speed_ = 1;

@@ -241,9 +241,11 @@ int main(int argc, char** argv) {
   CLI::App* view_cmd =
       app.add_subcommand("view", "Open a window to play, inspect and author notifies (GLFW + Dear ImGui)");
   view_cmd->add_option("file", view.file, "Model file or .ossa (or drop one on the window)");
-  view_cmd->add_option("--notifies", view.notifies, "Notify sidecar to author (default: MODEL.notifies.json)");
+  view_cmd->add_option("--notifies", view.notifies,
+                       "Notify sidecar to author (default: MODEL.notifies.json)");
   view_cmd->add_option("--script", view.script, "Run the actions of this file at 1/60 s steps, then exit");
-  view_cmd->add_option("--settings", view.settings, "Settings file (default: in the user's config folder; - none)");
+  view_cmd->add_option("--settings", view.settings,
+                       "Settings file (default: in the user's config folder; - none)");
   view_cmd->add_option("--size", view.size, "Window size WIDTHxHEIGHT (default: the remembered one)");
 #endif
 

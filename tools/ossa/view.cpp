@@ -19,8 +19,8 @@ int run_view(const ViewArgs& args) {
     print_error("ossa view: --size must be WIDTHxHEIGHT, at least 320x240, e.g. 1280x800\n");
     return kExitUsage;
   }
-  options.load = [](const std::string& path, const std::string& notifies)
-      -> Result<std::shared_ptr<const LoadedCharacter>> {
+  options.load = [](const std::string& path,
+                    const std::string& notifies) -> Result<std::shared_ptr<const LoadedCharacter>> {
 #ifdef OSSA_HAS_IMPORT
     ModelLoadOptions load;
     load.import = import_options(4, false);
@@ -29,8 +29,9 @@ int run_view(const ViewArgs& args) {
 #else
     LoadOptions load;
     load.notifies_path = notifies;
-    if (!is_ossa_file(path)) return Result<std::shared_ptr<const LoadedCharacter>>::failure(
-        path + ": this build reads .ossa files only");
+    if (!is_ossa_file(path))
+      return Result<std::shared_ptr<const LoadedCharacter>>::failure(path +
+                                                                     ": this build reads .ossa files only");
     return load_ossa_character(path, load);
 #endif
   };

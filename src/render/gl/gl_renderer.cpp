@@ -629,7 +629,8 @@ Image GlRenderer::end_frame() {
 
 Result<bool> present_gl_frame(CharacterRenderer& renderer, int x, int y) {
   auto* gl = dynamic_cast<GlRenderer*>(&renderer);
-  if (!gl) return Result<bool>::failure(std::string("present_gl_frame: a ") + renderer.backend() + " renderer");
+  if (!gl)
+    return Result<bool>::failure(std::string("present_gl_frame: a ") + renderer.backend() + " renderer");
   gl->present(x, y);
   return true;
 }
