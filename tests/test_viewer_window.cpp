@@ -43,8 +43,9 @@ struct ViewerRun {
 };
 
 // Runs `ossa view FILE --script tests/viewer/SCRIPT` in `dir` (its outputs land there).
-ViewerRun run_view(const fs::path& dir, const std::string& script, const std::string& extra = "") {
-  const std::string command = "cd '" + dir.string() + "' && '" OSSA_CLI_PATH "' view '" + sample_fbx() +
+ViewerRun run_view(const fs::path& dir, const std::string& script, const std::string& extra = "",
+                   const std::string& model = sample_fbx()) {
+  const std::string command = "cd '" + dir.string() + "' && '" OSSA_CLI_PATH "' view '" + model +
                               "' --script '" + test::source_dir() + "/tests/viewer/" + script +
                               "' --settings settings.json --size " + std::to_string(kWidth) + "x" +
                               std::to_string(kHeight) + " " + extra + " > out.txt 2> err.txt";
@@ -287,6 +288,22 @@ TEST(ViewerWindow, DamagedFilesShowAnErrorAndTheViewerRunsOn) {
   // The error panel (dark red) is drawn over the top middle of the window.
   const auto banner = pixel(*image, kWidth / 2, 19 + 40 + 30);
   EXPECT_GT(banner[0], banner[1] + 30) << banner[0] << " " << banner[1] << " " << banner[2];
+}
+
+TEST(ViewerWindow, SavingOverAnInputIsRefused) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("save_over_input");
+  const fs::path model = dir / "ossa_sample.fbx";
+  fs::copy_file(sample_fbx(), model);
+  const std::string before = read_text(model);
+  const ViewerRun run = run_view(dir, "save_over_input.txt", "", model.string());
+  EXPECT_EQ(run.status, 1);  // the save action failed
+  EXPECT_NE(run.err.find("it is an input of this character"), std::string::npos) << run.err;
+  EXPECT_EQ(read_text(model), before);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir)) left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"err.txt", "ossa_sample.fbx", "out.txt", "settings.json"}));
 }
 
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {

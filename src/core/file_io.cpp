@@ -33,6 +33,15 @@ fs::path path_from_utf8(const std::string& utf8) {
 #endif
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code ec;
+  const fs::path pa = fs::absolute(path_from_utf8(a), ec).lexically_normal();
+  const fs::path pb = fs::absolute(path_from_utf8(b), ec).lexically_normal();
+  std::error_code same_ec;
+  return pa == pb || fs::equivalent(pa, pb, same_ec);
+}
+
 std::string utf8_from_path(const fs::path& path) {
 #ifdef _WIN32
   try {

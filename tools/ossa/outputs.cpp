@@ -3,19 +3,14 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "ossa/core/file_io.h"
 #include "text_output.h"
 
 namespace ossa::cli {
 
 bool output_is_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path out = fs::absolute(output, ec).lexically_normal();
   for (const std::string& input : inputs) {
-    if (input.empty()) continue;
-    const fs::path in = fs::absolute(input, ec).lexically_normal();
-    std::error_code same_ec;
-    if (out == in || fs::equivalent(out, in, same_ec)) {
+    if (same_file(output, input)) {
       print_error("ossa: %s: refusing to write over an input of this command (%s)\n", output.c_str(),
                   input.c_str());
       return false;

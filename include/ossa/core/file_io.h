@@ -27,5 +27,8 @@ Result<bool> write_file_atomically(const std::string& path, std::span<const uint
 std::filesystem::path path_from_utf8(const std::string& utf8);
 // A path as a UTF-8 string (on Windows converted from UTF-16; elsewhere its bytes).
 std::string utf8_from_path(const std::filesystem::path& path);
+// True when the two UTF-8 paths name the same file: the same absolute path, or (for existing files) the same
+// file through links. What tools check before writing, so that an output never replaces one of their inputs.
+bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace ossa

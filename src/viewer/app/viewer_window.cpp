@@ -98,6 +98,7 @@ int index_of(const char* const (&names)[N], const std::string& name) {
 // What is open: the character, its renderer, its playback and the notifies being authored.
 struct Document {
   std::string path, sidecar;
+  bool sidecar_read = false;  // the character's notifies came from `sidecar`
   std::shared_ptr<const LoadedCharacter> character;
   std::unique_ptr<CharacterRenderer> renderer;
   std::unique_ptr<Playback> playback;
@@ -210,6 +211,7 @@ class App {
   bool layer_on_ = false;
   std::string open_path_;
   bool show_open_ = false;
+  std::vector<int> visible_joints_;  // scratch: the joint tree's rows
   // Timeline interaction
   enum class Drag { kNone, kScrub, kMove, kResize, kPan } drag_ = Drag::kNone;
   float drag_offset_ = 0;
@@ -317,6 +319,7 @@ void App::open(const std::string& path) {
   auto doc = std::make_unique<Document>();
   doc->path = path;
   doc->sidecar = sidecar;
+  doc->sidecar_read = sidecar_exists;
   doc->character = std::move(loaded).value();
   const LoadedCharacter& c = *doc->character;
   auto renderer = create_gl_renderer(gl_, c.asset, c.materials, c.textures, c.flip_textures);
@@ -387,6 +390,13 @@ void App::select_clip(int clip) {
 
 void App::save_notifies(const std::string& path) {
   const std::string target = path.empty() ? doc_->sidecar : path;
+  // The sidecar that was read may be written back (that is what authoring is); no other input may.
+  for (const std::string& input : doc_->character->source_files) {
+    if (same_file(target, input) && !(doc_->sidecar_read && same_file(input, doc_->sidecar))) {
+      error_ = "cannot save the notifies to " + target + ": it is an input of this character (" + input + ")";
+      return;
+    }
+  }
   if (auto ok = doc_->notifies.save(target); !ok) {
     error_ = "cannot save the notifies: " + ok.error();
     return;
@@ -904,22 +914,33 @@ void App::draw_joint_tree() {
   const int joints = skeleton.joint_count();
   const auto parents = skeleton.parents();
   ImGui::BeginChild("joints", ImVec2(0, 220 * ui_scale_), true);
-  // A flat list indented by depth (no recursion: a hostile skeleton may be a chain of 65,535 joints).
+  // A flat list indented by depth (no recursion: a hostile skeleton may be a chain of 65,535 joints), of the
+  // joints not inside a collapsed node, drawn only where visible.
+  visible_joints_.clear();
   int hidden_below = INT32_MAX;  // joints deeper than this are inside a collapsed node
   for (int j = 0; j < joints; ++j) {
     const int depth = doc_->depth[j];
     if (depth > hidden_below) continue;
     hidden_below = INT32_MAX;
-    const bool has_children = j + 1 < joints && parents[j + 1] == j;
-    ImGui::PushID(j);
-    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + static_cast<float>(std::min(depth, 40)) * 10 * ui_scale_);
-    if (has_children) {
-      if (ImGui::SmallButton(doc_->expanded[j] ? "-" : "+")) doc_->expanded[j] = !doc_->expanded[j];
-      ImGui::SameLine();
+    visible_joints_.push_back(j);
+    if (!doc_->expanded[j]) hidden_below = depth;
+  }
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(visible_joints_.size()));
+  while (clipper.Step()) {
+    for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+      const int j = visible_joints_[row];
+      const bool has_children = j + 1 < joints && parents[j + 1] == j;
+      ImGui::PushID(j);
+      ImGui::SetCursorPosX(ImGui::GetCursorPosX() +
+                           static_cast<float>(std::min(doc_->depth[j], 40)) * 10 * ui_scale_);
+      if (has_children) {
+        if (ImGui::SmallButton(doc_->expanded[j] ? "-" : "+")) doc_->expanded[j] = !doc_->expanded[j];
+        ImGui::SameLine();
+      }
+      if (ImGui::Selectable(skeleton.name(j).c_str(), j == selected_joint_)) selected_joint_ = j;
+      ImGui::PopID();
     }
-    if (ImGui::Selectable(skeleton.name(j).c_str(), j == selected_joint_)) selected_joint_ = j;
-    ImGui::PopID();
-    if (has_children && !doc_->expanded[j]) hidden_below = depth;
   }
   ImGui::EndChild();
   if (selected_joint_ >= 0 && selected_joint_ < joints) {
@@ -959,10 +980,19 @@ void App::draw_notify_editor() {
   const uint32_t id = edit.id;
   if (ImGui::InputText("rename", &edit.name, ImGuiInputTextFlags_EnterReturnsTrue))
     edited(notifies.rename(clip, id, edit.name));
-  if (ImGui::DragFloat("time", &edit.time, 0.005f, 0, 1e7f, "%.3f s"))
-    edited(notifies.move(clip, id, edit.time));
-  if (ImGui::DragFloat("duration", &edit.duration, 0.005f, 0, 1e7f, "%.3f s"))
-    edited(notifies.set_duration(clip, id, edit.duration));
+  // A drag of a field is one undo step, and the Animator gets the result when it ends.
+  auto grouped = [&](bool changed, auto&& apply) {
+    if (ImGui::IsItemActivated()) notifies.begin_group();
+    if (changed) apply();
+    if (ImGui::IsItemDeactivated()) {
+      notifies.end_group();
+      edited("");
+    }
+  };
+  grouped(ImGui::DragFloat("time", &edit.time, 0.005f, 0, 1e7f, "%.3f s"),
+          [&] { status_message_ = notifies.move(clip, id, edit.time); });
+  grouped(ImGui::DragFloat("duration", &edit.duration, 0.005f, 0, 1e7f, "%.3f s"),
+          [&] { status_message_ = notifies.set_duration(clip, id, edit.duration); });
   if (payload_for_ != id) payload_text_ = edit.payload, payload_for_ = id;
   ImGui::InputTextMultiline("payload", &payload_text_, ImVec2(-1, 70 * ui_scale_));
   const std::string payload_error = NotifyDocument::payload_error(payload_text_);
