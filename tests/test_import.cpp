@@ -21,14 +21,16 @@ const float kS = std::sin(3.14159265f / 4), kC = std::cos(3.14159265f / 4);
 // Two-joint chain Root -> Child (1 m up). A skinned mesh "Body" on a node moved 2 m along z, with one
 // vertex per case: on Root, on Child, split 50/50, and one without weights. A rigid mesh on a node that is
 // also called "Child" (a name clash with the bone), 5 m along x. Root turns 90 deg about z over 1 s.
-std::string write_chain(const std::string& dir, float nan_at = 0, const char* name = "chain.gltf") {
+// mesh_node_first: the mesh node that shares the bone's name comes first in the scene's node order.
+std::string write_chain(const std::string& dir, float nan_at = 0, const char* name = "chain.gltf",
+                        bool mesh_node_first = false) {
   GltfBuilder b;
   auto& d = b.doc();
   b.add_node({{"name", "Root"}, {"children", {1}}});
   b.add_node({{"name", "Child"}, {"translation", {0, 1, 0}}});
   b.add_node({{"name", "Body"}, {"mesh", 0}, {"skin", 0}, {"translation", {0, 0, 2}}});
   b.add_node({{"name", "Child"}, {"mesh", 1}, {"translation", {5, 0, 0}}});
-  d["scenes"][0]["nodes"] = {0, 2, 3};
+  d["scenes"][0]["nodes"] = mesh_node_first ? nlohmann::json{3, 2, 0} : nlohmann::json{0, 2, 3};
   int positions = b.add_floats({0, 0, 0, 0, 1, 0, 0.5f, 1, 0, 1, 0, 0}, "VEC3", true);
   int joints = b.add_u16({0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, "VEC4");
   int weights = b.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 0, 0, 0, 0}, "VEC4");
@@ -104,6 +106,22 @@ TEST_F(ChainFile, SkeletonComesFromTheNodeTree) {
   EXPECT_GE(s.find("Child#2"), 0);
   EXPECT_TRUE(s.joints[s.find("Child#2")].is_mesh_node);
   EXPECT_FALSE(s.joints[s.find("Child#2")].weighted);
+}
+
+// A bone and a mesh node of the same name: the bone keeps the plain name whatever the node order (Blender's
+// rule, and the name users see in their tools), so find() by that name gives the bone.
+TEST(Import, TheBoneKeepsThePlainNameWhenAMeshNodeComesFirst) {
+  const std::string dir = temp_dir("chain_mesh_first");
+  auto scene = import_file(write_chain(dir, 0, "chain.gltf", true));
+  fs::remove_all(dir);
+  ASSERT_TRUE(scene) << scene.error();
+  const RawSkeleton& s = scene->skeleton;
+  ASSERT_GE(s.find("Child"), 0);
+  ASSERT_GE(s.find("Child#2"), 0);
+  EXPECT_TRUE(s.joints[s.find("Child")].weighted);
+  EXPECT_FALSE(s.joints[s.find("Child")].is_mesh_node);
+  EXPECT_TRUE(s.joints[s.find("Child#2")].is_mesh_node);
+  EXPECT_LT(s.find("Child#2"), s.find("Child"));  // the mesh node did come first
 }
 
 TEST_F(ChainFile, WeightsBindToTheBoneNotTheSameNamedMeshNode) {

@@ -331,6 +331,18 @@ std::string Importer::build_skeleton() {
     if (identity) needed[0] = 0;
   }
 
+  // Names shared by several joints: the bone keeps the plain name (as Blender does, and as users see it in
+  // their tools: a glTF mesh node and a bone both called "Torso"), the others get "#2", "#3", ... Preferred:
+  // a bone or animated node without meshes, then any node without meshes, then the first.
+  std::map<std::string, int> plain_owner;
+  auto rank = [&](size_t i) {
+    return (drives[i] && !nodes_[i].has_meshes) ? 0 : !nodes_[i].has_meshes ? 1 : 2;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (!needed[i]) continue;
+    auto [it, added] = plain_owner.emplace(nodes_[i].name, static_cast<int>(i));
+    if (!added && rank(i) < rank(static_cast<size_t>(it->second))) it->second = static_cast<int>(i);
+  }
   joint_of_node_.assign(n, -1);
   std::map<std::string, int> name_uses;
   for (size_t i = 0; i < n; ++i) {
@@ -338,8 +350,12 @@ std::string Importer::build_skeleton() {
     if (out_.skeleton.joints.size() >= kMaxJoints)
       return "too many joints (more than " + std::to_string(kMaxJoints) + ")";
     RawJoint joint;
-    int uses = ++name_uses[nodes_[i].name];
-    joint.name = uses == 1 ? nodes_[i].name : nodes_[i].name + "#" + std::to_string(uses);
+    if (plain_owner[nodes_[i].name] == static_cast<int>(i)) {
+      joint.name = nodes_[i].name;
+    } else {
+      const int uses = ++name_uses[nodes_[i].name] + 1;  // the plain name counts as the first use
+      joint.name = nodes_[i].name + "#" + std::to_string(uses);
+    }
     int p = nodes_[i].parent;
     while (p >= 0 && joint_of_node_[p] < 0) p = nodes_[p].parent;  // only the dropped root is skipped
     joint.parent = p >= 0 ? joint_of_node_[p] : -1;
