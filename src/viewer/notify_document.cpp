@@ -9,6 +9,7 @@
 
 #include "ossa/core/file_io.h"
 #include "ossa/serialize/load.h"
+#include "viewer/text.h"
 
 namespace ossa::viewer {
 
@@ -81,16 +82,6 @@ std::string dump(const nlohmann::ordered_json& json) {
   return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-// A string the sidecar (JSON, UTF-8) can hold.
-bool is_json_text(const std::string& text) {
-  try {
-    (void)nlohmann::json(text).dump();
-    return true;
-  } catch (const nlohmann::json::exception&) {
-    return false;
-  }
-}
-
 const std::vector<EditableNotify> kNoNotifies;
 
 }  // namespace
@@ -138,7 +129,7 @@ EditableNotify* NotifyDocument::find_mutable(int clip, uint32_t id) {
 std::string NotifyDocument::clip_error(int clip) const {
   if (clip < 0 || static_cast<size_t>(clip) >= clips_.size()) return "no clip " + std::to_string(clip);
   const std::string& name = clips_[clip].name;
-  if (!is_json_text(name))
+  if (!is_utf8(name))
     return "clip " + std::to_string(clip) + "'s name is not UTF-8: a sidecar cannot name it";
   // The loader gives a name's notifies to the first clip of that name.
   for (int earlier = 0; earlier < clip; ++earlier)
@@ -167,7 +158,7 @@ std::string NotifyDocument::add(int clip, const std::string& name, float time, f
                                 uint32_t* id_out) {
   if (std::string error = clip_error(clip); !error.empty()) return error;
   if (name.empty()) return "a notify needs a name";
-  if (!is_json_text(name)) return "the name is not UTF-8 text";
+  if (!is_utf8(name)) return "the name is not UTF-8 text";
   if (!std::isfinite(time) || !std::isfinite(duration)) return "time and duration must be finite numbers";
   Lists before = lists_;
   const float clip_duration = clips_[clip].duration;
@@ -207,7 +198,7 @@ std::string NotifyDocument::set_duration(int clip, uint32_t id, float duration) 
 std::string NotifyDocument::rename(int clip, uint32_t id, const std::string& name) {
   if (std::string error = clip_error(clip); !error.empty()) return error;
   if (name.empty()) return "a notify needs a name";
-  if (!is_json_text(name)) return "the name is not UTF-8 text";
+  if (!is_utf8(name)) return "the name is not UTF-8 text";
   if (!find(clip, id)) return "no notify " + std::to_string(id) + " in clip " + std::to_string(clip);
   Lists before = lists_;
   find_mutable(clip, id)->name = name;

@@ -12,6 +12,7 @@
 
 #include "ossa/asset/notifies.h"
 #include "ossa/core/file_io.h"
+#include "viewer/text.h"
 
 namespace ossa::viewer {
 
@@ -33,15 +34,6 @@ std::string lighting_name(const std::string& name) {
   if (name == "blinn") return "blinn-phong";
   if (name == "texture") return "texture-only";
   return {};
-}
-
-bool is_json_text(const std::string& text) {
-  try {
-    (void)nlohmann::json(text).dump();
-    return true;
-  } catch (const nlohmann::json::exception&) {
-    return false;
-  }
 }
 
 void add_warning(std::string* warning, const std::string& message) {
@@ -80,7 +72,7 @@ std::string settings_to_json(const ViewerSettings& settings) {
   nlohmann::ordered_json recent = nlohmann::ordered_json::array();
   // Paths that are not UTF-8 cannot be stored in JSON: they are not remembered.
   for (const std::string& path : settings.recent_files)
-    if (!path.empty() && path.size() <= kMaxPathBytes && is_json_text(path) &&
+    if (!path.empty() && path.size() <= kMaxPathBytes && is_utf8(path) &&
         recent.size() < static_cast<size_t>(ViewerSettings::kMaxRecentFiles))
       recent.push_back(path);
   json["recent_files"] = std::move(recent);

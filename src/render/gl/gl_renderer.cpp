@@ -32,6 +32,18 @@ void GLAPIENTRY debug_callback(GLenum, GLenum type, GLuint, GLenum severity, GLs
 
 std::vector<std::string> g_error_storage;
 
+// A new live context (made or adopted, now current): counted, its debug output routed to take_errors().
+void track_context() {
+  {
+    std::lock_guard<std::mutex> lock(g_errors_mutex);
+    g_errors = &g_error_storage;
+    ++g_live_contexts;
+  }
+  glEnable(GL_DEBUG_OUTPUT);
+  glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+  glDebugMessageCallback(debug_callback, nullptr);
+}
+
 // Compiles a shader from source parts (concatenated by GL); on failure `error` names the stage.
 GLuint compile(GLenum type, std::initializer_list<const char*> parts, std::string& error) {
   GLuint shader = glCreateShader(type);
@@ -119,14 +131,7 @@ Result<std::shared_ptr<GlContext>> GlContext::create_headless(int major, int min
   std::shared_ptr<GlContext> gl(new GlContext());
   gl->display_ = display;
   gl->context_ = context;
-  {
-    std::lock_guard<std::mutex> lock(g_errors_mutex);
-    g_errors = &g_error_storage;
-    ++g_live_contexts;
-  }
-  glEnable(GL_DEBUG_OUTPUT);
-  glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
-  glDebugMessageCallback(debug_callback, nullptr);
+  track_context();
   return gl;
 }
 
@@ -137,14 +142,7 @@ Result<std::shared_ptr<GlContext>> GlContext::adopt_current() {
     return R::failure(std::string("Ossa needs OpenGL 4.5 core; the current context is ") +
                       reinterpret_cast<const char*>(glGetString(GL_VERSION)));
   std::shared_ptr<GlContext> gl(new GlContext());
-  {
-    std::lock_guard<std::mutex> lock(g_errors_mutex);
-    g_errors = &g_error_storage;
-    ++g_live_contexts;
-  }
-  glEnable(GL_DEBUG_OUTPUT);
-  glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
-  glDebugMessageCallback(debug_callback, nullptr);
+  track_context();
   return gl;
 }
 
