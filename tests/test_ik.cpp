@@ -523,6 +523,25 @@ TEST(AimIk, DegenerateInputsGiveDefinedResultsNeverNaN) {
       EXPECT_TRUE(finite_quat(q));
     }
   }
+  {  // every input from extremes (0, tiny, huge, either sign): refused or a finite correction
+    std::mt19937 rng(16);
+    const float pool[] = {0, 1e-38f, 1e-20f, 1e-6f, 0.5f, 1, 3, 1e6f, 1e19f, 1e30f, 3e38f};
+    auto v = [&] { return pool[rng() % 11] * (rng() % 2 ? -1.f : 1.f); };
+    auto v3 = [&] { return Vec3{v(), v(), v()}; };
+    int ran = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const Mat4 m = translation_matrix(v3()) * rotation_matrix(normalize(Quat{v(), v(), v(), v()})) *
+                     scale_matrix(v3());
+      Quat q;
+      AimIkJob job;
+      job.joint = &m, job.target = v3(), job.forward = v3(), job.up = v3(), job.offset = v3();
+      job.pole_vector = v3(), job.twist_angle = v(), job.weight = v(), job.joint_correction = &q;
+      if (!job.run()) continue;
+      ++ran;
+      ASSERT_TRUE(finite_quat(q)) << i;
+    }
+    EXPECT_GT(ran, 5000);
+  }
 }
 
 }  // namespace

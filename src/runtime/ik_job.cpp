@@ -147,8 +147,9 @@ bool AimIkJob::run() const {
   const Vec3 t = rotate(to_frame, target - frame.translation);
   const Vec3 pole = rotate(to_frame, pole_vector);
   const Vec3 o = offset * frame.scale, u = up * frame.scale, f_scaled = forward * frame.scale;
+  if (!finite(t) || !finite(pole) || !finite(o) || !finite(u) || !finite(f_scaled)) return true;  // overflow
   const float distance = length(t);
-  if (!(distance >= 1e-12f && distance < INFINITY) || !(length(f_scaled) >= 1e-12f)) return true;
+  if (!(distance >= 1e-12f) || !(length(f_scaled) >= 1e-12f)) return true;
   const Vec3 f = normalize(f_scaled);
 
   // The forward line through o crosses the sphere of radius |t| (about the joint) at o + f * ahead; turning
@@ -156,7 +157,7 @@ bool AimIkJob::run() const {
   const float along = dot(o, f);
   const Vec3 o_off_line = o - f * along;
   const float off_line2 = dot(o_off_line, o_off_line), distance2 = distance * distance;
-  if (!(off_line2 < distance2)) return true;  // (also refuses what overflowed)
+  if (!(off_line2 < distance2)) return true;
   const float ahead = std::sqrt(distance2 - off_line2) - along;
   if (!(ahead > 1e-6f * distance)) return true;
   const Vec3 crossing = o + f * ahead;
@@ -169,15 +170,12 @@ bool AimIkJob::run() const {
   const Vec3 pole_off_axis = pole - axis * dot(pole, axis);
   if (length(up_off_axis) > 1e-6f * length(up_now) && length(pole_off_axis) > 1e-6f * length(pole)) {
     const Vec3 a = normalize(up_off_axis), b = normalize(pole_off_axis);
-    const float roll = std::atan2(dot(cross(a, b), axis), dot(a, b));
-    if (std::isfinite(roll)) turn = quat_from_axis_angle(axis, roll) * turn;
+    turn = quat_from_axis_angle(axis, std::atan2(dot(cross(a, b), axis), dot(a, b))) * turn;
   }
   if (twist_angle != 0) turn = quat_from_axis_angle(axis, twist_angle) * turn;
 
   // In this frame the model-space turn is already the local correction (it applies between R and S).
-  const Quat correction = normalize(w < 1 ? slerp(Quat{}, turn, w) : turn);
-  if (!std::isfinite(correction.x + correction.y + correction.z + correction.w)) return true;  // overflow
-  *joint_correction = correction;
+  *joint_correction = normalize(w < 1 ? slerp(Quat{}, turn, w) : turn);
   if (reached) *reached = w == 1;
   return true;
 }
