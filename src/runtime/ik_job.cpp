@@ -126,4 +126,58 @@ bool TwoBoneIkJob::run() const {
   return true;
 }
 
+bool AimIkJob::validate() const {
+  if (!joint || !joint_correction || !is_finite(*joint)) return false;
+  if (!finite(target) || !finite(forward) || !finite(up) || !finite(offset) || !finite(pole_vector))
+    return false;
+  return std::isfinite(weight) && std::isfinite(twist_angle) && length(forward) > 1e-12f &&
+         length(up) > 1e-12f;
+}
+
+bool AimIkJob::run() const {
+  if (!validate()) return false;
+  *joint_correction = {};
+  if (reached) *reached = false;
+  const float w = std::clamp(weight, 0.f, 1.f);
+  if (w == 0) return true;
+
+  // Work in the joint's rotated frame (model = T * R * S): the correction turns S-scaled local vectors.
+  const Transform frame = decompose(*joint);
+  const Quat to_frame = conjugate(frame.rotation);
+  const Vec3 t = rotate(to_frame, target - frame.translation);
+  const Vec3 pole = rotate(to_frame, pole_vector);
+  const Vec3 o = offset * frame.scale, u = up * frame.scale, f_scaled = forward * frame.scale;
+  if (!finite(t) || !finite(pole) || !finite(o) || !finite(u) || !finite(f_scaled)) return true;  // overflow
+  const float distance = length(t);
+  if (!(distance >= 1e-12f) || !(length(f_scaled) >= 1e-12f)) return true;
+  const Vec3 f = normalize(f_scaled);
+
+  // The forward line through o crosses the sphere of radius |t| (about the joint) at o + f * ahead; turning
+  // that point onto t puts the target on the ray. None in front of o: the target is inside the offset sphere.
+  const float along = dot(o, f);
+  const Vec3 o_off_line = o - f * along;
+  const float off_line2 = dot(o_off_line, o_off_line), distance2 = distance * distance;
+  if (!(off_line2 < distance2)) return true;
+  const float ahead = std::sqrt(distance2 - off_line2) - along;
+  if (!(ahead > 1e-6f * distance)) return true;
+  const Vec3 crossing = o + f * ahead;
+  Quat turn = rotation_between(crossing, t, u);
+
+  // About the joint-target axis (keeps the aim): up into the plane of that axis and the pole, then twist.
+  const Vec3 axis = t * (1 / distance);
+  const Vec3 up_now = rotate(turn, u);
+  const Vec3 up_off_axis = up_now - axis * dot(up_now, axis);
+  const Vec3 pole_off_axis = pole - axis * dot(pole, axis);
+  if (length(up_off_axis) > 1e-6f * length(up_now) && length(pole_off_axis) > 1e-6f * length(pole)) {
+    const Vec3 a = normalize(up_off_axis), b = normalize(pole_off_axis);
+    turn = quat_from_axis_angle(axis, std::atan2(dot(cross(a, b), axis), dot(a, b))) * turn;
+  }
+  if (twist_angle != 0) turn = quat_from_axis_angle(axis, twist_angle) * turn;
+
+  // In this frame the model-space turn is already the local correction (it applies between R and S).
+  *joint_correction = normalize(w < 1 ? slerp(Quat{}, turn, w) : turn);
+  if (reached) *reached = w == 1;
+  return true;
+}
+
 }  // namespace ossa

@@ -1,4 +1,4 @@
-// ossa/runtime/ik_job.h — two-bone inverse kinematics (arms, legs), in the job style.
+// ossa/runtime/ik_job.h — two-bone (arms, legs) and aim (heads, eyes) inverse kinematics, in the job style.
 //
 //   TwoBoneIkJob ik;                        // model-space input, local corrections out
 //   ik.start_joint = &model[shoulder]; ik.mid_joint = &model[elbow]; ik.end_joint = &model[hand];
@@ -15,6 +15,25 @@
 // not snap straight. Corrections are local: local_rotation = local_rotation * correction. Degenerate input
 // (zero-length bones, a target at the start joint, the pole along the start-target axis) gives the identity
 // corrections or keeps the current plane, never NaN; validate() refuses null pointers and non-finite input.
+//
+//   AimIkJob aim;                           // aim / look-at: one joint turns so an axis points at a target
+//   aim.joint = &model[head]; aim.target = look_at;
+//   aim.forward = {0, 0, 1}; aim.up = {0, 1, 0};       // the head's axes, local
+//   aim.offset = {0, 0.07f, 0.1f};                     // the eyes, local: they look along forward
+//   aim.pole_vector = {0, 1, 0};                       // model space: the head's up turns towards it
+//   Quat fix;
+//   aim.joint_correction = &fix;
+//   if (aim.run()) { multiply locals[head].rotation by fix, then LocalToModelJob{..., from = head}.run() }
+//
+// The joint turns so that the ray from `offset` along `forward` (both in its frame) passes through the
+// target: the forward line is rotated about the joint until it crosses the sphere through the target, and
+// that crossing onto the target. Then it turns about the joint-target axis (the aim axis itself when offset
+// is zero), the only turn that keeps the aim, until `up` lies in the plane of that axis and pole_vector, on
+// the pole's side; plus twist_angle about the same axis. The joint's scale (from its model matrix) applies to
+// offset and the axes (exact when the scale above the joint is uniform). A target at the joint or inside the
+// offset sphere (no ray from the offset along forward can reach it) gives the identity and reached = false;
+// up or pole along the aim axis keeps the current roll. Never NaN; validate() refuses null pointers, zero
+// axes and non-finite input.
 #pragma once
 
 #include "ossa/core/math.h"
@@ -35,6 +54,23 @@ struct TwoBoneIkJob {
   Quat* start_correction = nullptr;  // outputs
   Quat* mid_correction = nullptr;
   bool* reached = nullptr;  // optional: the end joint ends on the target (within 1e-5 of the chain length)
+
+  bool validate() const;
+  bool run() const;
+};
+
+struct AimIkJob {
+  const Mat4* joint = nullptr;  // the joint's model-space matrix
+  Vec3 target;                  // model space
+  Vec3 forward{0, 0, 1};        // the axis that aims, in the joint's frame (any length but zero)
+  Vec3 up{0, 1, 0};             // in the joint's frame: turned towards pole_vector about the aim axis
+  Vec3 offset;                  // in the joint's frame: where the aim ray starts (0: the joint itself)
+  Vec3 pole_vector{0, 1, 0};    // model space
+  float twist_angle = 0;        // radians about the joint-target axis
+  float weight = 1;             // 0: no change, 1: the full correction (slerped between)
+
+  Quat* joint_correction = nullptr;  // output: local_rotation = local_rotation * correction
+  bool* reached = nullptr;           // optional: the ray can pass through the target and weight is 1
 
   bool validate() const;
   bool run() const;
