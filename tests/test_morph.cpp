@@ -9,6 +9,7 @@
 #include "ossa/asset/compression.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/morph_job.h"
+#include "ossa/serialize/ossa_file.h"
 
 #ifdef OSSA_HAS_IMPORT  // the import tests (the runtime-only builds have no importer)
 #include <filesystem>
@@ -266,6 +267,22 @@ TEST(Morph, MismatchedDataIsRefused) {
   // Keys whose weights do not divide into the key times.
   clips[0].morph_tracks[0].weights = {0, 0, 1};
   EXPECT_FALSE(CharacterAsset::build(one_joint(), clips, meshes, "odd.gltf"));
+}
+
+TEST(Morph, OssaWriterRefusesWhatItCannotStore) {
+  CharacterAsset c = morph_character({weight_clip("A", 0, 1, {0, 1, 1, 0})});
+  OssaFile file;
+  file.skeleton = c.skeleton;
+  file.meshes = c.meshes;
+  const std::string path = ::testing::TempDir() + "morph_refused.ossa";
+  auto written = write_ossa(file, path);
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().find("'face' has morph targets"), std::string::npos) << written.error();
+  file.meshes.clear();
+  file.clips = c.clips;
+  written = write_ossa(file, path);
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().find("clip 'A'"), std::string::npos) << written.error();
 }
 
 #ifdef OSSA_HAS_IMPORT
