@@ -146,10 +146,14 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
       int ci = first["name"].is_string() ? scene.find_clip(first["name"].get<std::string>()) : -1;
       if (ci < 0) ci = first.value("index", 0);
       if (ci >= static_cast<int>(scene.clips.size())) continue;
-      auto model = reference::local_to_model(
-          skeleton, reference::sample_clip(skeleton, scene.clips[ci], first["samples"][0]["t"].get<float>()));
+      const float t0 = first["samples"][0]["t"].get<float>();
+      auto model = reference::local_to_model(skeleton, reference::sample_clip(skeleton, scene.clips[ci], t0));
       for (auto& cand : candidates) {
-        posed[cand.first] = reference::skin_mesh(scene.meshes[cand.first], model).positions;
+        const RawMesh& mesh = scene.meshes[cand.first];
+        posed[cand.first] =
+            reference::skin_mesh(mesh, model,
+                                 reference::sample_morph_weights(mesh, cand.first, &scene.clips[ci], t0))
+                .positions;
         cand.second = &posed[cand.first];
       }
       targets = &first["samples"][0]["meshes"][mesh_name]["co"];
@@ -188,6 +192,7 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
       key_times.insert(t.rotation_times.begin(), t.rotation_times.end());
       key_times.insert(t.scale_times.begin(), t.scale_times.end());
     }
+    for (const RawMorphTrack& t : clip.morph_tracks) key_times.insert(t.times.begin(), t.times.end());
     for (const json& sample : oclip["samples"]) {
       const float t = sample["t"].get<float>();
       bool at_key = key_times.empty() || t <= *key_times.begin() + 1e-4f || t >= *key_times.rbegin() - 1e-4f;
@@ -222,10 +227,11 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
         for (size_t i = 0; i < co.size() && i < refs.size(); ++i) {
           if (refs[i].mesh < 0) continue;
           auto it = skinned.find(refs[i].mesh);
-          if (it == skinned.end())
-            it = skinned
-                     .emplace(refs[i].mesh, reference::skin_mesh(scene.meshes[refs[i].mesh], model).positions)
-                     .first;
+          if (it == skinned.end()) {
+            const RawMesh& mesh = scene.meshes[refs[i].mesh];
+            const auto weights = reference::sample_morph_weights(mesh, refs[i].mesh, &clip, t);
+            it = skinned.emplace(refs[i].mesh, reference::skin_mesh(mesh, model, weights).positions).first;
+          }
           double err = distance(it->second[refs[i].vertex], from_blender(co[i])) / diag;
           ++report.vertices_compared;
           if (err > vertex_worst) {

@@ -23,6 +23,13 @@ Result<CharacterAsset> CharacterAsset::build(const RawSkeleton& raw_skeleton, st
     if (!mesh) return fail(mesh.error());
     asset.meshes.push_back(std::move(mesh).value());
   }
+  // Morph weight tracks name meshes by index: they must exist and have as many targets as the keys weights.
+  for (const Clip& clip : asset.clips)
+    for (const MorphWeightTracks::Track& t : clip.morph_weights().tracks())
+      if (t.mesh >= static_cast<int>(asset.meshes.size()) ||
+          asset.meshes[t.mesh].morph_targets().count() != t.targets)
+        return fail("clip '" + clip.name() + "': morph weights for mesh " + std::to_string(t.mesh) + " (" +
+                    std::to_string(t.targets) + " targets) fit no mesh");
   return asset;
 }
 

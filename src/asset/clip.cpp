@@ -106,8 +106,15 @@ void Clip::resample(const RawClip& raw, const Skeleton& skeleton) {
   }
 }
 
+Clip Clip::with_morph_weights(Clip clip, MorphWeightTracks weights) {
+  clip.morph_weights_ = std::move(weights);
+  return clip;
+}
+
 Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton, float frame_rate) {
   if (std::string e = check_tracks(raw, skeleton); !e.empty()) return Result<Clip>::failure(e);
+  auto morph = MorphWeightTracks::build(raw.morph_tracks, "clip '" + raw.name + "'");
+  if (!morph) return Result<Clip>::failure(morph.error());
   if (!(frame_rate >= 0) || frame_rate > 10000)
     return Result<Clip>::failure("frame rate must be 0 (auto) to 10000");
   Clip c;
@@ -115,6 +122,7 @@ Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton
   c.duration_ = raw.duration;
   c.joint_count_ = skeleton.joint_count();
   c.layout_ = Layout::kFixedRate;
+  c.morph_weights_ = std::move(morph).value();
   float base = frame_rate > 0 ? frame_rate : rate_from_keys(raw);
   if (base == 0) base = 60;
   // Hostile or broken files can claim clips of days: resampled frames are capped at 256 MB per clip (the
@@ -142,7 +150,10 @@ Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton
 
 Result<Clip> Clip::build_keyed(const RawClip& raw, const Skeleton& skeleton) {
   if (std::string e = check_tracks(raw, skeleton); !e.empty()) return Result<Clip>::failure(e);
+  auto morph = MorphWeightTracks::build(raw.morph_tracks, "clip '" + raw.name + "'");
+  if (!morph) return Result<Clip>::failure(morph.error());
   Clip c;
+  c.morph_weights_ = std::move(morph).value();
   c.name_ = raw.name;
   c.duration_ = raw.duration;
   c.joint_count_ = skeleton.joint_count();
@@ -241,8 +252,11 @@ Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> ref
     if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0)
       for (int k = 0; k < 4; ++k) b[k] = -b[k];
   }
-  return Clip::from_frames(clip.name() + " (additive)", clip.duration(), clip.frame_rate(), joints,
-                           std::move(frames));
+  // Morph weights are not made relative: additive layers add (weight - default) themselves (Animator).
+  auto additive = Clip::from_frames(clip.name() + " (additive)", clip.duration(), clip.frame_rate(), joints,
+                                    std::move(frames));
+  if (!additive) return additive;
+  return Clip::with_morph_weights(std::move(additive).value(), clip.morph_weights());
 }
 
 size_t Clip::memory_bytes() const {
@@ -250,7 +264,8 @@ size_t Clip::memory_bytes() const {
          key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size() +
          constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
          segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
-         segments_.size() * sizeof(Segment) + decode_steps_.size() * sizeof(DecodeStep) + packed_.size();
+         segments_.size() * sizeof(Segment) + decode_steps_.size() * sizeof(DecodeStep) + packed_.size() +
+         morph_weights_.memory_bytes();
 }
 
 size_t Clip::stored_bytes() const {

@@ -464,7 +464,8 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
   for (float e : errors)
     if (e > settings.tolerance)
       return Result<Clip>::failure("clip '" + clip.name() + "': the error bound could not be met");
-  return built;
+  // Morph weights stay keyed (ossa/asset/morph.h): carried over unchanged.
+  return Clip::with_morph_weights(std::move(built).value(), clip.morph_weights());
 }
 
 }  // namespace ossa

@@ -59,6 +59,10 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMaxJoints = 65535;  // influence joint indices are 16-bit
 constexpr double kAbsurdDurationSeconds = 3600.0;
+// Morph targets: face rigs have ~50-300; more, or more moved vertices than this in one mesh, is a damaged or
+// hostile file (each entry costs 28 bytes at run time).
+constexpr unsigned kMaxMorphTargets = 1024;
+constexpr size_t kMaxMorphEntriesPerMesh = size_t{1} << 24;
 
 // Negligible magnitudes (exporters write values like 3e-35 for zero) are flushed to 0 on the way in; see
 // flush_denormal() in ossa/runtime/pose.h for why.
@@ -218,6 +222,10 @@ class Importer {
   std::string build_skeleton();
   std::string build_meshes();
   std::string build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names);
+  std::string build_morph_targets(const aiMesh* am, const Mat4& node_global, const std::string& where,
+                                  RawMesh& mesh);
+  std::string build_morph_tracks(const aiAnimation* anim, double tps, const std::string& where, RawClip& clip,
+                                 double& last_key);
   std::string build_clips();
   void build_materials();
   int add_texture(const aiString& path, const std::string& material);
@@ -236,6 +244,7 @@ class Importer {
   std::vector<NodeInfo> nodes_;
   std::unordered_multimap<std::string, int> nodes_by_name_;
   std::vector<int> joint_of_node_;
+  std::vector<std::vector<int>> meshes_of_node_;  // indices into out_.meshes, per node (morph channels)
   std::map<std::string, int> texture_by_path_;
   detail::SpaceMapper* mapper_ = nullptr;
 };
@@ -377,11 +386,16 @@ std::string Importer::build_skeleton() {
 
 std::string Importer::build_meshes() {
   std::set<std::string> names;
+  meshes_of_node_.assign(nodes_.size(), {});
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const aiNode* node = nodes_[i].node;
     for (unsigned k = 0; k < node->mNumMeshes; ++k) {
+      const size_t before = out_.meshes.size();
       std::string error = build_mesh(scene_->mMeshes[node->mMeshes[k]], static_cast<int>(i), names);
       if (!error.empty()) return error;
+      // -1 keeps the position of a skipped mesh, so FBX morph channels ("Model*<geometry index>") still
+      // find theirs.
+      meshes_of_node_[i].push_back(out_.meshes.size() > before ? static_cast<int>(before) : -1);
     }
   }
   uint32_t base = 0;
@@ -591,7 +605,166 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
   if (stats.unweighted_vertices)
     warn(where + ": " + std::to_string(stats.unweighted_vertices) +
          " vertices have no weights and follow the mesh node");
+  if (std::string e = build_morph_targets(am, node_global, where, mesh); !e.empty()) return e;
   out_.meshes.push_back(std::move(mesh));
+  return {};
+}
+
+// assimp gives each target as a whole mesh (aiAnimMesh) with absolute positions and normals (glTF2 and FBX
+// importers add the file's deltas to copies of the base); JoinIdenticalVertices keeps them in step with the
+// base vertices. Ossa stores the differences, sparsely: vertices whose position and normal do not change at
+// all are left out.
+std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_global, const std::string& where,
+                                          RawMesh& mesh) {
+  if (am->mNumAnimMeshes == 0 || !am->mAnimMeshes) return {};
+  if (am->mNumAnimMeshes > kMaxMorphTargets)
+    return where + ": " + std::to_string(am->mNumAnimMeshes) + " morph targets, more than " +
+           std::to_string(kMaxMorphTargets);
+  const unsigned nv = am->mNumVertices;
+  const Mat4 node_normal = normal_matrix(node_global);
+  // Positions go through the linear part of node and space transforms (deltas are differences of points).
+  const Vec3 origin = mapper_->point({0, 0, 0});
+  size_t entries = 0;
+  for (unsigned t = 0; t < am->mNumAnimMeshes; ++t) {
+    const aiAnimMesh* target = am->mAnimMeshes[t];
+    if (!target) return where + ": morph target " + std::to_string(t) + " is missing";
+    RawMorphTarget raw;
+    raw.name = target->mName.length ? target->mName.C_Str() : "target_" + std::to_string(t);
+    const std::string tw = where + ", morph target '" + raw.name + "'";
+    if (target->mNumVertices != nv)
+      return tw + ": " + std::to_string(target->mNumVertices) + " vertices, the mesh has " +
+             std::to_string(nv);
+    const bool positions = target->mVertices != nullptr;
+    const bool normals = target->mNormals != nullptr && am->mNormals != nullptr && !mesh.normals.empty();
+    for (unsigned v = 0; v < nv; ++v) {
+      aiVector3D dp(0, 0, 0), dn(0, 0, 0);
+      if (positions) {
+        if (!finite3(target->mVertices[v]))
+          return tw + ": vertex " + std::to_string(v) + " position is not finite";
+        dp = target->mVertices[v] - am->mVertices[v];
+      }
+      if (normals) {
+        if (!finite3(target->mNormals[v]))
+          return tw + ": vertex " + std::to_string(v) + " normal is not finite";
+        dn = target->mNormals[v] - am->mNormals[v];
+      }
+      if (dp == aiVector3D(0, 0, 0) && dn == aiVector3D(0, 0, 0)) continue;  // exact zeros only
+      if (++entries > kMaxMorphEntriesPerMesh)
+        return where + ": morph targets move more than " + std::to_string(kMaxMorphEntriesPerMesh) +
+               " vertices in all";
+      raw.vertices.push_back(v);
+      raw.position_deltas.push_back(mapper_->point(transform_vector(node_global, to_vec3(dp))) - origin);
+      if (normals) {
+        // The base normal was normalised after the node transform: scale the delta by the same factor.
+        const float base_length = length(transform_vector(node_normal, to_vec3(am->mNormals[v])));
+        const Vec3 d = mapper_->direction(transform_vector(node_normal, to_vec3(dn)));
+        raw.normal_deltas.push_back(base_length > 0 ? d * (1.f / base_length) : Vec3{0, 0, 0});
+      }
+    }
+    // assimp's FBX reader puts 1 (or DeformPercent / 100 for in-between shapes) in mWeight, not the channel's
+    // value: FBX targets start at 0, as in Blender. glTF's mWeight is the mesh's `weights`.
+    float weight = out_.format == "fbx" ? 0.f : target->mWeight;
+    if (!std::isfinite(weight)) return tw + ": default weight is not finite";
+    mesh.morph_default_weights.push_back(weight);
+    mesh.morph_targets.push_back(std::move(raw));
+  }
+  return {};
+}
+
+// Weight keys (aiMeshMorphAnim) bind to a node by name: glTF names the node, whose meshes (one per
+// primitive) all take the weights; FBX names "<model>*<geometry index>", one of the node's meshes. A key
+// lists (target, weight) pairs, all targets in glTF, only the keyed ones in FBX: each target's own keys are
+// interpolated to every key time so that the track stores full weight vectors.
+std::string Importer::build_morph_tracks(const aiAnimation* anim, double tps, const std::string& where,
+                                         RawClip& clip, double& last_key) {
+  std::set<int> seen_meshes;
+  for (unsigned c = 0; c < anim->mNumMorphMeshChannels; ++c) {
+    const aiMeshMorphAnim* ch = anim->mMorphMeshChannels[c];
+    if (!ch) continue;
+    std::string target = strip_fbx_prefix(ch->mName.C_Str());
+    std::vector<int> meshes;
+    int node = resolve_node(target);
+    if (node >= 0) {
+      meshes = meshes_of_node_[node];
+    } else if (size_t star = target.rfind('*'); star != std::string::npos) {
+      node = resolve_node(target.substr(0, star));
+      const long geometry = std::strtol(target.c_str() + star + 1, nullptr, 10);
+      if (node >= 0 && geometry >= 0 && geometry < static_cast<long>(meshes_of_node_[node].size()))
+        meshes = {meshes_of_node_[node][geometry]};
+    }
+    meshes.erase(std::remove_if(meshes.begin(), meshes.end(),
+                                [&](int m) { return m < 0 || out_.meshes[m].morph_targets.empty(); }),
+                 meshes.end());
+    if (meshes.empty()) {
+      warn(where + ": morph weights for '" + target + "' target no mesh with morph targets; ignored");
+      continue;
+    }
+    const std::string cw = where + ", morph weights of '" + target + "'";
+    if (ch->mNumKeys > 0 && !ch->mKeys) return cw + ": keys are missing";
+    // Per target, its own (time, weight) keys.
+    const size_t targets = out_.meshes[meshes[0]].morph_targets.size();
+    std::vector<std::vector<std::pair<float, float>>> keys(targets);
+    std::vector<float> times;
+    for (unsigned k = 0; k < ch->mNumKeys; ++k) {
+      const aiMeshMorphKey& key = ch->mKeys[k];
+      const double t = key.mTime / tps;
+      if (!std::isfinite(t)) return cw + ": key " + std::to_string(k) + " time is not finite";
+      if (key.mNumValuesAndWeights > 0 && (!key.mValues || !key.mWeights))
+        return cw + ": key " + std::to_string(k) + " has no values";
+      for (unsigned i = 0; i < key.mNumValuesAndWeights; ++i) {
+        if (key.mValues[i] >= targets)
+          return cw + ": key " + std::to_string(k) + " weights target " + std::to_string(key.mValues[i]) +
+                 " of " + std::to_string(targets);
+        if (!std::isfinite(key.mWeights[i]))
+          return cw + ": key " + std::to_string(k) + " weight is not finite";
+        keys[key.mValues[i]].emplace_back(static_cast<float>(t), static_cast<float>(key.mWeights[i]));
+      }
+      times.push_back(static_cast<float>(t));
+      last_key = std::max(last_key, t);
+    }
+    if (times.empty()) continue;
+    if (!std::is_sorted(times.begin(), times.end())) warn(cw + ": keys were not in time order; sorted");
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    RawMorphTrack track;
+    track.times = times;
+    track.weights.resize(times.size() * targets);
+    for (size_t t = 0; t < targets; ++t) {
+      auto& list = keys[t];
+      std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      const float fallback = out_.meshes[meshes[0]].morph_default_weights[t];
+      std::vector<float> kt, kw;
+      for (auto& [time, w] : list) kt.push_back(time), kw.push_back(w);
+      for (size_t k = 0; k < times.size(); ++k) {
+        float value = fallback;
+        if (!kt.empty()) {
+          auto hi = std::upper_bound(kt.begin(), kt.end(), times[k]) - kt.begin();
+          if (hi == 0) {
+            value = kw.front();
+          } else if (hi == static_cast<long>(kt.size())) {
+            value = kw.back();
+          } else {
+            const float a = kt[hi - 1], b = kt[hi];
+            const float f = b > a ? (times[k] - a) / (b - a) : 0.f;
+            value = kw[hi - 1] + (kw[hi] - kw[hi - 1]) * f;
+          }
+        }
+        track.weights[k * targets + t] = value;
+      }
+    }
+    for (int m : meshes) {
+      if (out_.meshes[m].morph_targets.size() != targets) {
+        warn(cw + ": mesh '" + out_.meshes[m].name + "' has another target count; it keeps its weights");
+        continue;
+      }
+      if (!seen_meshes.insert(m).second) {
+        warn(cw + ": a second weight channel for mesh '" + out_.meshes[m].name + "' ignored");
+        continue;
+      }
+      track.mesh = m;
+      clip.morph_tracks.push_back(track);
+    }
+  }
   return {};
 }
 
@@ -698,6 +871,7 @@ std::string Importer::build_clips() {
       sort_channel(track.scale_times, track.scales, "scale");
       clip.tracks.push_back(std::move(track));
     }
+    if (auto e = build_morph_tracks(anim, tps, where, clip, last_key); !e.empty()) return e;
     if (duration == 0 && last_key > 0) duration = last_key;
     if (duration > kAbsurdDurationSeconds)
       warn(where + ": duration " + std::to_string(duration) + " s is implausibly long (ticks/s " +

@@ -75,6 +75,20 @@ std::string validate_scene(const ImportedScene& scene) {
       if (std::fabs(sum - 1.f) > 1e-4f)
         return where + ": vertex " + std::to_string(v) + " weights do not sum to 1";
     }
+    if (mesh.morph_default_weights.size() != mesh.morph_targets.size())
+      return where + ": morph default weights and targets differ in count";
+    if (!all_finite(mesh.morph_default_weights)) return where + ": a morph default weight is not finite";
+    for (const RawMorphTarget& t : mesh.morph_targets) {
+      const std::string tw = where + ", morph target '" + t.name + "'";
+      if (t.position_deltas.size() != t.vertices.size() ||
+          (!t.normal_deltas.empty() && t.normal_deltas.size() != t.vertices.size()))
+        return tw + ": deltas and vertices differ in count";
+      for (size_t i = 0; i < t.vertices.size(); ++i)
+        if (t.vertices[i] >= n || (i > 0 && t.vertices[i] <= t.vertices[i - 1]))
+          return tw + ": vertex indices out of range or not ascending";
+      if (!all_finite(t.position_deltas) || !all_finite(t.normal_deltas))
+        return tw + ": a delta is not finite";
+    }
     if (mesh.node_joint >= static_cast<int>(joints.size())) return where + ": node joint out of range";
     if (mesh.material >= static_cast<int>(scene.materials.size())) return where + ": material out of range";
   }
@@ -94,6 +108,19 @@ std::string validate_scene(const ImportedScene& scene) {
       }
       if (!all_finite(t.translations) || !all_finite(t.rotations) || !all_finite(t.scales))
         return tw + ": key value is not finite";
+    }
+  }
+  for (const RawClip& clip : scene.clips) {
+    for (const RawMorphTrack& t : clip.morph_tracks) {
+      const std::string where = "clip '" + clip.name + "'";
+      if (t.mesh < 0 || t.mesh >= static_cast<int>(scene.meshes.size()))
+        return where + ": morph weight track mesh out of range";
+      const size_t targets = scene.meshes[t.mesh].morph_targets.size();
+      const std::string tw = where + ", morph weights of mesh '" + scene.meshes[t.mesh].name + "'";
+      if (targets == 0 || t.weights.size() != t.times.size() * targets)
+        return tw + ": weights do not match the key times and the mesh's targets";
+      if (!all_finite(t.times) || !all_finite(t.weights)) return tw + ": a key is not finite";
+      if (!std::is_sorted(t.times.begin(), t.times.end())) return tw + ": key times are not ascending";
     }
   }
   for (const Material& m : scene.materials) {

@@ -81,7 +81,36 @@ std::vector<Mat4> bind_pose_model(const RawSkeleton& skeleton) {
   return model;
 }
 
-SkinnedVertices skin_mesh(const RawMesh& mesh, const std::vector<Mat4>& model) {
+std::vector<float> sample_morph_weights(const RawMesh& mesh, int mesh_index, const RawClip* clip,
+                                        float time) {
+  std::vector<float> weights = mesh.morph_default_weights;
+  if (!clip) return weights;
+  const size_t targets = weights.size();
+  for (const RawMorphTrack& track : clip->morph_tracks) {
+    if (track.mesh != mesh_index || targets == 0 || track.weights.size() != track.times.size() * targets)
+      continue;
+    KeySpan s = find_span(track.times, time);
+    for (size_t t = 0; t < targets; ++t) {
+      const float a = track.weights[s.a * targets + t], b = track.weights[s.b * targets + t];
+      weights[t] = a + (b - a) * s.t;
+    }
+  }
+  return weights;
+}
+
+SkinnedVertices skin_mesh(const RawMesh& mesh, const std::vector<Mat4>& model,
+                          const std::vector<float>& morph_weights) {
+  // Morph first: every target's deltas, weighted, onto a copy of the bind-time vertices.
+  std::vector<Vec3> positions = mesh.positions, normals = mesh.normals;
+  for (size_t t = 0; t < mesh.morph_targets.size() && t < morph_weights.size(); ++t) {
+    const RawMorphTarget& target = mesh.morph_targets[t];
+    const float w = morph_weights[t];
+    for (size_t e = 0; e < target.vertices.size(); ++e) {
+      positions[target.vertices[e]] = positions[target.vertices[e]] + target.position_deltas[e] * w;
+      if (!normals.empty() && !target.normal_deltas.empty())
+        normals[target.vertices[e]] = normals[target.vertices[e]] + target.normal_deltas[e] * w;
+    }
+  }
   std::vector<Mat4> palette(mesh.joint_remap.size());
   for (size_t s = 0; s < palette.size(); ++s) palette[s] = model[mesh.joint_remap[s]] * mesh.inverse_binds[s];
   SkinnedVertices out;
@@ -98,9 +127,9 @@ SkinnedVertices skin_mesh(const RawMesh& mesh, const std::vector<Mat4>& model) {
       const Mat4& p = palette[mesh.influence_joints[v * k + i]];
       for (int e = 0; e < 16; ++e) blended.m[e] += w * p.m[e];
     }
-    out.positions[v] = transform_point(blended, mesh.positions[v]);
+    out.positions[v] = transform_point(blended, positions[v]);
     if (!mesh.normals.empty())
-      out.normals[v] = normalize(transform_vector(normal_matrix(blended), mesh.normals[v]));
+      out.normals[v] = normalize(transform_vector(normal_matrix(blended), normals[v]));
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ossa/runtime/blend_job.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -30,6 +31,17 @@ Animator::Animator(const CharacterAsset& asset, const NotifySet* notifies,
   for (const SkinnedMesh& mesh : asset.meshes)
     mesh_palette_offset_.push_back(mesh_palette_offset_.back() + mesh.inverse_binds().size());
   mesh_palettes_.resize(mesh_palette_offset_.back());
+  morph_offset_.push_back(0);
+  for (const SkinnedMesh& mesh : asset.meshes) {
+    const auto defaults = mesh.morph_targets().default_weights();
+    morph_defaults_.insert(morph_defaults_.end(), defaults.begin(), defaults.end());
+    morph_offset_.push_back(morph_defaults_.size());
+  }
+  morph_weights_ = morph_defaults_;
+  morph_override_.assign(morph_defaults_.size(), std::numeric_limits<float>::quiet_NaN());
+  morph_add_.assign(morph_defaults_.size(), 0.f);
+  for (Track& t : base_) t.morph.resize(morph_defaults_.size());
+  for (Layer& l : layers_) l.track.morph.resize(morph_defaults_.size());
   events_.reserve(kEventCapacity);
   if (notifies_) handlers_.resize(notifies_->names.size());
   if (root_motion_.size() != asset.clips.size()) root_motion_ = {};
@@ -55,6 +67,37 @@ std::span<const Mat4> Animator::mesh_palette(int mesh) const {
   if (mesh < 0 || mesh >= mesh_count()) return {};
   return std::span<const Mat4>(mesh_palettes_)
       .subspan(mesh_palette_offset_[mesh], mesh_palette_offset_[mesh + 1] - mesh_palette_offset_[mesh]);
+}
+
+std::span<const float> Animator::mesh_morph_weights(int mesh) const {
+  if (mesh < 0 || mesh >= mesh_count()) return {};
+  return std::span<const float>(morph_weights_)
+      .subspan(morph_offset_[mesh], morph_offset_[mesh + 1] - morph_offset_[mesh]);
+}
+
+int Animator::morph_slot(int mesh, int target) const {
+  if (mesh < 0 || mesh >= mesh_count() || target < 0) return -1;
+  const size_t slot = morph_offset_[mesh] + static_cast<size_t>(target);
+  return slot < morph_offset_[mesh + 1] ? static_cast<int>(slot) : -1;
+}
+
+bool Animator::set_morph_override(int mesh, int target, float weight) {
+  const int slot = morph_slot(mesh, target);
+  if (slot < 0 || std::isinf(weight)) return false;
+  morph_override_[slot] = weight;
+  return true;
+}
+
+bool Animator::set_morph_offset(int mesh, int target, float offset) {
+  const int slot = morph_slot(mesh, target);
+  if (slot < 0 || !std::isfinite(offset)) return false;
+  morph_add_[slot] = offset;
+  return true;
+}
+
+void Animator::clear_morph_overrides() {
+  std::fill(morph_override_.begin(), morph_override_.end(), std::numeric_limits<float>::quiet_NaN());
+  std::fill(morph_add_.begin(), morph_add_.end(), 0.f);
 }
 
 bool Animator::play(int clip, LoopMode mode, int passes, float start_time) {
@@ -193,6 +236,55 @@ bool Animator::sample_track(Track& t) {
   return t.clip >= 0 && SampleJob{&asset_->clips[t.clip], t.playhead.time(), &t.cache, t.pose}.run();
 }
 
+// The clip's morph weights at the track's time into t.morph; meshes it does not animate keep their defaults
+// (`defaults_first`) or whatever t.morph held. Tracks that fit no mesh (a hand-assembled asset) are skipped.
+void Animator::sample_morph(Track& t, bool defaults_first) {
+  if (defaults_first) std::copy(morph_defaults_.begin(), morph_defaults_.end(), t.morph.begin());
+  const MorphWeightTracks& weights = asset_->clips[t.clip].morph_weights();
+  for (size_t i = 0; i < weights.tracks().size(); ++i) {
+    const MorphWeightTracks::Track& track = weights.tracks()[i];
+    if (track.mesh < 0 || track.mesh >= mesh_count() ||
+        morph_offset_[track.mesh + 1] - morph_offset_[track.mesh] != static_cast<size_t>(track.targets))
+      continue;
+    weights.sample(static_cast<int>(i), t.playhead.time(),
+                   std::span<float>(t.morph).subspan(morph_offset_[track.mesh], track.targets));
+  }
+}
+
+void Animator::update_morph_weights(Track& old, Track& cur) {
+  // Base: the crossfade's blend, with the joints' normalised weight.
+  if (cur.clip >= 0 && fading_ && old.clip >= 0) {
+    sample_morph(old, true);
+    sample_morph(cur, true);
+    const float w = cur.weight / (old.weight + cur.weight);
+    for (size_t k = 0; k < morph_weights_.size(); ++k)
+      morph_weights_[k] = old.morph[k] + (cur.morph[k] - old.morph[k]) * w;
+  } else if (cur.clip >= 0) {
+    sample_morph(cur, true);
+    std::copy(cur.morph.begin(), cur.morph.end(), morph_weights_.begin());
+  } else {
+    std::copy(morph_defaults_.begin(), morph_defaults_.end(), morph_weights_.begin());
+  }
+  // Layers: only the meshes their clip animates.
+  for (Layer& l : layers_) {
+    if (!l.used || l.track.clip < 0) continue;
+    sample_morph(l.track, false);
+    const float w = l.additive ? l.track.weight : std::clamp(l.track.weight, 0.f, 1.f);
+    for (const MorphWeightTracks::Track& track : asset_->clips[l.track.clip].morph_weights().tracks()) {
+      if (track.mesh < 0 || track.mesh >= mesh_count() ||
+          morph_offset_[track.mesh + 1] - morph_offset_[track.mesh] != static_cast<size_t>(track.targets))
+        continue;
+      for (size_t k = morph_offset_[track.mesh]; k < morph_offset_[track.mesh + 1]; ++k)
+        morph_weights_[k] += l.additive ? w * (l.track.morph[k] - morph_defaults_[k])
+                                        : w * (l.track.morph[k] - morph_weights_[k]);
+    }
+  }
+  // The game's expression layer.
+  for (size_t k = 0; k < morph_weights_.size(); ++k)
+    morph_weights_[k] =
+        (std::isnan(morph_override_[k]) ? morph_weights_[k] : morph_override_[k]) + morph_add_[k];
+}
+
 bool Animator::update(float dt) {
   FlushDenormalsScope flush;
   events_.clear();
@@ -293,6 +385,8 @@ bool Animator::update(float dt) {
     }
     std::copy(blended_.begin(), blended_.end(), locals_.begin());
   }
+
+  if (!morph_weights_.empty()) update_morph_weights(old, cur);
 
   LocalToModelJob{&asset_->skeleton, locals_, model_}.run();
   PaletteJob{model_, asset_->skeleton.inverse_binds(), {}, palette_, {}}.run();

@@ -407,6 +407,15 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
 }
 
 Result<bool> write_ossa(const OssaFile& file, const std::string& path) {
+  // The format has no morph sections yet: refuse rather than write a file that silently loses them.
+  for (const SkinnedMesh& m : file.meshes)
+    if (!m.morph_targets().empty())
+      return Result<bool>::failure(path + ": not written: mesh '" + m.name() +
+                                   "' has morph targets, which .ossa files cannot store yet");
+  for (const Clip& c : file.clips)
+    if (!c.morph_weights().empty())
+      return Result<bool>::failure(path + ": not written: clip '" + c.name() +
+                                   "' animates morph weights, which .ossa files cannot store yet");
   return write_file_atomically(path, encode_ossa(file));
 }
 

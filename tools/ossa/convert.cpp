@@ -53,6 +53,17 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     }
     scene->clips = std::move(kept);
   }
+  // .ossa files cannot store morph targets yet (write_ossa refuses them): converted without, said aloud.
+  size_t morph_meshes = 0, morph_clips = 0;
+  for (RawMesh& m : scene->meshes)
+    if (!m.morph_targets.empty()) ++morph_meshes, m.morph_targets.clear(), m.morph_default_weights.clear();
+  for (RawClip& c : scene->clips)
+    if (!c.morph_tracks.empty()) ++morph_clips, c.morph_tracks.clear();
+  if (morph_meshes || morph_clips)
+    print_error(
+        "ossa: %s: warning: morph targets of %zu meshes and morph weights of %zu clips dropped (.ossa files "
+        "cannot store them yet; evaluate the model file itself to see them)\n",
+        input.c_str(), morph_meshes, morph_clips);
   const bool fixed = args.compress || args.fps > 0 || args.root_motion;
   auto asset =
       CharacterAsset::build(*scene, {fixed ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, args.fps});

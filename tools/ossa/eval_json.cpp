@@ -128,12 +128,19 @@ ordered_json joints_json(const RawSkeleton& skeleton, const std::vector<Mat4>& m
   return j;
 }
 
-ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* model) {
+// `model` null: the bind-time vertices; else skinned with `model`, morph targets at `clip`'s weights for
+// `time`.
+ordered_json meshes_json(const ImportedScene& scene, const std::vector<Mat4>* model, const RawClip* clip,
+                         float time) {
   ordered_json j = ordered_json::object();
-  for (const RawMesh& mesh : scene.meshes) {
+  for (size_t m = 0; m < scene.meshes.size(); ++m) {
+    const RawMesh& mesh = scene.meshes[m];
     ordered_json verts = ordered_json::array();
     if (model) {
-      for (const Vec3& p : reference::skin_mesh(mesh, *model).positions) verts.push_back(vec_json(p));
+      const std::vector<float> weights =
+          reference::sample_morph_weights(mesh, static_cast<int>(m), clip, time);
+      for (const Vec3& p : reference::skin_mesh(mesh, *model, weights).positions)
+        verts.push_back(vec_json(p));
     } else {
       for (const Vec3& p : mesh.positions) verts.push_back(vec_json(p));
     }
@@ -189,7 +196,7 @@ int run_eval(const EvalArgs& args) {
 
   std::vector<Mat4> bind = reference::bind_pose_model(skeleton);
   out["rest"]["joints"] = joints_json(skeleton, bind);
-  if (args.vertices) out["rest"]["meshes"] = meshes_json(*scene, nullptr);
+  if (args.vertices) out["rest"]["meshes"] = meshes_json(*scene, nullptr, nullptr, 0);
 
   ordered_json samples = ordered_json::array();
   for (double t : times) {
@@ -199,7 +206,7 @@ int run_eval(const EvalArgs& args) {
     ordered_json s;
     s["time"] = t;
     s["joints"] = joints_json(skeleton, model);
-    if (args.vertices) s["meshes"] = meshes_json(*scene, &model);
+    if (args.vertices) s["meshes"] = meshes_json(*scene, &model, clip, static_cast<float>(t));
     samples.push_back(std::move(s));
   }
   out["samples"] = std::move(samples);

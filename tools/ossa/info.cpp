@@ -101,6 +101,12 @@ ordered_json build_info(const ImportedScene& scene) {
   ordered_json meshes = ordered_json::array();
   for (const RawMesh& m : scene.meshes) {
     const InfluenceStats& s = m.influence_stats;
+    ordered_json targets = ordered_json::array();
+    for (size_t t = 0; t < m.morph_targets.size(); ++t)
+      targets.push_back({{"name", m.morph_targets[t].name},
+                         {"vertices_moved", m.morph_targets[t].vertices.size()},
+                         {"has_normals", !m.morph_targets[t].normal_deltas.empty()},
+                         {"default_weight", m.morph_default_weights[t]}});
     meshes.push_back({{"name", m.name},
                       {"vertices", m.positions.size()},
                       {"triangles", m.indices.size() / 3},
@@ -114,7 +120,8 @@ ordered_json build_info(const ImportedScene& scene) {
                       {"material", m.material},
                       {"has_normals", !m.normals.empty()},
                       {"has_tangents", !m.tangents.empty()},
-                      {"has_uvs", !m.uvs.empty()}});
+                      {"has_uvs", !m.uvs.empty()},
+                      {"morph_targets", std::move(targets)}});
   }
   out["meshes"] = std::move(meshes);
   ordered_json clips = ordered_json::array();
@@ -125,13 +132,19 @@ ordered_json build_info(const ImportedScene& scene) {
       r += tr.rotations.size();
       s += tr.scales.size();
     }
+    ordered_json morph = ordered_json::array();
+    for (const RawMorphTrack& mt : c.morph_tracks)
+      morph.push_back({{"mesh", scene.meshes[mt.mesh].name},
+                       {"targets", scene.meshes[mt.mesh].morph_targets.size()},
+                       {"keys", mt.times.size()}});
     clips.push_back({{"name", c.name},
                      {"duration", c.duration},
                      {"ticks_per_second", c.ticks_per_second},
                      {"tracks", c.tracks.size()},
                      {"translation_keys", t},
                      {"rotation_keys", r},
-                     {"scale_keys", s}});
+                     {"scale_keys", s},
+                     {"morph_weight_tracks", std::move(morph)}});
   }
   out["clips"] = std::move(clips);
   auto texture_json = [&](int index) -> ordered_json {
@@ -180,6 +193,11 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
         m["influences_per_vertex"].get<int>(), m["max_influences_found"].get<int>(),
         m["vertices_cut"].get<int>(), m["largest_weight_dropped"].get<double>(),
         m["unweighted_vertices"].get<int>());
+    if (!m["morph_targets"].empty()) print("    morph targets: %zu\n", m["morph_targets"].size());
+    for (const auto& t : m["morph_targets"])
+      print("      %-24s moves %6zu vertices%s, default weight %.4g\n", t["name"].get<std::string>().c_str(),
+            t["vertices_moved"].get<size_t>(), t["has_normals"].get<bool>() ? " (and normals)" : "",
+            t["default_weight"].get<double>());
   }
   print("\nclips: %zu\n", scene.clips.size());
   for (const auto& c : info["clips"]) {
@@ -187,6 +205,9 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
           c["name"].get<std::string>().c_str(), c["duration"].get<double>(), c["tracks"].get<size_t>(),
           c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(),
           c["scale_keys"].get<size_t>(), c["ticks_per_second"].get<double>());
+    for (const auto& mt : c["morph_weight_tracks"])
+      print("    morph weights of %-20s %3zu targets %5zu keys\n", mt["mesh"].get<std::string>().c_str(),
+            mt["targets"].get<size_t>(), mt["keys"].get<size_t>());
   }
   print("\nmaterials: %zu\n", scene.materials.size());
   for (const auto& m : info["materials"]) {

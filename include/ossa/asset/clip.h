@@ -14,8 +14,9 @@
 //  * Keyed: each joint's translation/rotation/scale keys kept exactly as imported (slerp between them).
 //  Sampling
 //    searches, helped by a per-instance SamplingCache so forward playback only steps ahead.
-// Joints without keys hold their rest pose in both layouts. Built from a RawClip and the Skeleton it
-// animates; read-only afterwards, shareable between threads.
+// Joints without keys hold their rest pose in both layouts. Morph target weights, when the clip animates
+// some, are keyed tracks in every layout (morph_weights(), ossa/asset/morph.h). Built from a RawClip and the
+// Skeleton it animates; read-only afterwards, shareable between threads.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "ossa/asset/morph.h"
 #include "ossa/asset/skeleton.h"
 
 namespace ossa {
@@ -110,8 +112,13 @@ class Clip {
     uint8_t mode;  // 0 quantized, 1 floats, 2 four-float rotation
   };
 
+  // The same clip with `weights` as its morph weight tracks (the builders take them from RawClip; for clips
+  // made by from_frames, from_keys, from_quantized, compress_clip and make_additive_clip).
+  static Clip with_morph_weights(Clip clip, MorphWeightTracks weights);
+
   const std::string& name() const { return name_; }
   float duration() const { return duration_; }
+  const MorphWeightTracks& morph_weights() const { return morph_weights_; }  // empty for most clips
   int joint_count() const { return joint_count_; }
   Layout layout() const { return layout_; }
   size_t memory_bytes() const;
@@ -145,6 +152,7 @@ class Clip {
   std::string name_;
   float duration_ = 0;
   int joint_count_ = 0;
+  MorphWeightTracks morph_weights_;
   Layout layout_ = Layout::kFixedRate;
   float frame_rate_ = 0;
   int frame_count_ = 0;

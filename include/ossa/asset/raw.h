@@ -43,6 +43,18 @@ struct InfluenceStats {
   int unweighted_vertices = 0;  // skinned mesh vertices without weights (they follow the mesh's node)
 };
 
+// One morph target (blend shape) of a mesh, stored sparsely: only the vertices it moves. With weights w_t,
+//   morphed position(v) = position(v) + sum_t w_t * position_delta_t(v)   (likewise normals, not
+//   renormalised)
+// and skinning then applies to the morphed vertex (morph before skinning, as glTF, FBX and Blender do).
+// Deltas are in the same model space at bind time as RawMesh::positions.
+struct RawMorphTarget {
+  std::string name;                   // the file's name for it (glTF targetNames, FBX channel), may be empty
+  std::vector<uint32_t> vertices;     // ascending indices of the vertices the target moves
+  std::vector<Vec3> position_deltas;  // one per entry of `vertices`
+  std::vector<Vec3> normal_deltas;    // one per entry of `vertices`, or empty when the target has none
+};
+
 struct RawMesh {
   std::string name;      // the mesh node's name (unique across the scene)
   int node_joint = -1;   // joint of the node holding the mesh
@@ -65,6 +77,10 @@ struct RawMesh {
   std::vector<int> joint_remap;     // mesh palette slot -> skeleton joint
   std::vector<Mat4> inverse_binds;  // mesh palette slot -> inverse bind (model space -> joint space)
   InfluenceStats influence_stats;
+
+  // Morph targets (empty for most meshes) and the weights that hold when no clip animates them.
+  std::vector<RawMorphTarget> morph_targets;
+  std::vector<float> morph_default_weights;  // one per target
 };
 
 // Keys of one joint; each channel has its own times (seconds from the clip start, ascending).
@@ -78,11 +94,20 @@ struct RawTrack {
   std::vector<Vec3> scales;
 };
 
+// Keys of one mesh's morph target weights: at times[k], target t has weight weights[k * targets + t]
+// (targets = that mesh's morph target count). Sampled by linear interpolation, clamped outside the keys.
+struct RawMorphTrack {
+  int mesh = -1;               // index into the meshes beside the clip (ImportedScene::meshes)
+  std::vector<float> times;    // seconds from the clip start, ascending
+  std::vector<float> weights;  // times.size() x the mesh's target count, key-major
+};
+
 struct RawClip {
   std::string name;
-  float duration = 0;            // seconds
-  double ticks_per_second = 0;   // the file's tick rate after defaulting (informational)
-  std::vector<RawTrack> tracks;  // joints without a track keep their rest transform
+  float duration = 0;                       // seconds
+  double ticks_per_second = 0;              // the file's tick rate after defaulting (informational)
+  std::vector<RawTrack> tracks;             // joints without a track keep their rest transform
+  std::vector<RawMorphTrack> morph_tracks;  // meshes without one keep their default morph weights
 };
 
 struct Texture {

@@ -4,6 +4,7 @@
 // Influences: `influences()` (1-4) slots per vertex, strongest first, weights summing to 1. A vertex's joint
 // slot k indexes joint_remap()[k] (a skeleton joint) and inverse_binds()[k]: PaletteJob turns them into the
 // mesh's skinning palette. Raw meshes with more than 4 influences keep their strongest 4, renormalised.
+// Morph targets, when the mesh has them, are applied to the bind-time streams before skinning (MorphJob).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ossa/asset/morph.h"
 #include "ossa/asset/skeleton.h"
 
 namespace ossa {
@@ -32,6 +34,8 @@ class SkinnedMesh {
   std::span<const float> joint_weights() const { return joint_weights_; }
   std::span<const uint16_t> joint_remap() const { return joint_remap_; }
   std::span<const Mat4> inverse_binds() const { return inverse_binds_; }
+  // Morph targets (ossa/asset/morph.h); empty for most meshes. MorphJob::for_mesh applies them.
+  const MorphTargets& morph_targets() const { return morph_; }
 
  private:
   std::string name_;
@@ -43,6 +47,7 @@ class SkinnedMesh {
   std::vector<float> joint_weights_;
   std::vector<uint16_t> joint_remap_;
   std::vector<Mat4> inverse_binds_;
+  MorphTargets morph_;
 };
 
 }  // namespace ossa

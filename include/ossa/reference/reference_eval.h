@@ -5,6 +5,8 @@
 //   * sampling: translation/scale lerp, rotation slerp along the shortest arc, clamped outside the keys;
 //     joints without a track (or a channel without keys) keep their rest transform;
 //   * local -> model: model[j] = model[parent[j]] * (T * R * S)[j], parents first;
+//   * morph targets: weights lerped between their keys (clamped), else the mesh's defaults; each target's
+//     deltas added to the bind-time vertices before skinning;
 //   * skinning: linear blend, position' = sum w_i * model[remap[k_i]] * inverse_bind[k_i] * position,
 //     normals through the inverse-transpose of the blended matrix.
 #pragma once
@@ -26,7 +28,12 @@ struct SkinnedVertices {
   std::vector<Vec3> positions;
   std::vector<Vec3> normals;  // empty when the mesh has none
 };
-SkinnedVertices skin_mesh(const RawMesh& mesh, const std::vector<Mat4>& model);
+// `morph_weights`: one per morph target of the mesh (sample_morph_weights), or empty for none applied.
+SkinnedVertices skin_mesh(const RawMesh& mesh, const std::vector<Mat4>& model,
+                          const std::vector<float>& morph_weights = {});
+// Weights of meshes[mesh_index]'s morph targets in `clip` (may be null) at `time`: the clip's track for that
+// mesh, else the mesh's default weights.
+std::vector<float> sample_morph_weights(const RawMesh& mesh, int mesh_index, const RawClip* clip, float time);
 
 // Key interpolation used above, exposed for tests.
 Vec3 sample_vec3(const std::vector<float>& times, const std::vector<Vec3>& values, float time, Vec3 fallback);

@@ -24,6 +24,13 @@
 // Unreal's rule of a per-clip trigger threshold near zero), so a notify at its t = 0 ("WaveStart") fires on
 // the first update of the fade, and the clip blended out keeps firing until its weight falls under 0.5 (both
 // may fire during a fade). Set notify_blend_in_threshold = notify_weight_threshold for one rule for both.
+// Morph targets: each mesh's weights (mesh_morph_weights(m)) come from the clips like the joints: the base
+// clips' weights blended with the crossfade's weights (a mesh a clip does not animate counts at its default
+// weights), then each layer whose clip animates the mesh: override layers lerp towards theirs by the layer
+// weight (masks are per joint and do not apply), additive layers add weight x (theirs - default). Last, the
+// game's expression layer: set_morph_override() replaces a target's weight, set_morph_offset() adds to it
+// (both kept until changed; clear_morph_overrides() drops them). Apply the weights with
+// ossa::MorphJob::for_mesh(asset.meshes[m], hero.mesh_morph_weights(m)) before skinning.
 // Root motion: with root-motion tracks given (extract_root_motion), the base clip's travel is reported per
 // update by root_delta() instead of moving the pose. Buffers are sized at construction and on play();
 // update() does not allocate. Events carry pointers into the NotifySet, valid while it lives.
@@ -106,6 +113,13 @@ class Animator {
   // SkinningJob::for_mesh and a GPU skinning shader take. Empty for an m that is not a mesh.
   std::span<const Mat4> mesh_palette(int mesh) const;
   int mesh_count() const { return static_cast<int>(mesh_palette_offset_.size()) - 1; }
+  // Mesh m's morph target weights after this update (one per target; empty for a mesh without targets).
+  std::span<const float> mesh_morph_weights(int mesh) const;
+  // The expression layer, driven by code. False (nothing changes) for a mesh or target that does not exist.
+  // An override replaces the clips' weight (NaN removes it); an offset is added after it (0 removes it).
+  bool set_morph_override(int mesh, int target, float weight);
+  bool set_morph_offset(int mesh, int target, float offset);
+  void clear_morph_overrides();
   RootDelta root_delta() const { return root_delta_; }
 
   int clip() const { return base_[current_].clip; }
@@ -120,6 +134,7 @@ class Animator {
     Playhead playhead;
     SamplingCache cache;
     std::vector<JointPose> pose;
+    std::vector<float> morph;  // every mesh's morph weights sampled from the clip (morph_offset_ layout)
     float weight = 0;
     bool notify_active = false;  // weight at or above the threshold last update
   };
@@ -135,6 +150,9 @@ class Animator {
   void end_track_states(Track& t);
   void collect(const Track& t);
   bool sample_track(Track& t);
+  void sample_morph(Track& t, bool defaults_first);
+  void update_morph_weights(Track& old, Track& cur);
+  int morph_slot(int mesh, int target) const;  // index into morph_weights_, or -1
 
   const CharacterAsset* asset_;
   const NotifySet* notifies_;
@@ -154,6 +172,9 @@ class Animator {
   std::vector<Mat4> mesh_palettes_;          // every mesh's slots, one after the other
   std::vector<size_t> mesh_palette_offset_;  // mesh m: [offset[m], offset[m + 1])
   RootDelta root_delta_;
+  // Morph weights of all meshes, one after the other: mesh m's targets at [offset[m], offset[m + 1]).
+  std::vector<size_t> morph_offset_;
+  std::vector<float> morph_defaults_, morph_weights_, morph_override_, morph_add_;
 };
 
 }  // namespace ossa

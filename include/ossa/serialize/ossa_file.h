@@ -49,6 +49,8 @@ struct OssaFile {
   Result<CharacterAsset> character() &&;
 };
 
+// write_ossa refuses meshes with morph targets and clips with morph weights (the format cannot store them
+// yet); encode_ossa leaves them out, so check SkinnedMesh::morph_targets() / Clip::morph_weights() first.
 Result<bool> write_ossa(const OssaFile& file, const std::string& path);
 std::vector<uint8_t> encode_ossa(const OssaFile& file);
 Result<OssaFile> read_ossa(const std::string& path);
