@@ -286,6 +286,32 @@ TEST(BlendSpacePlayer, BetweenSamplesThePoseIsTheBlendOfTheClipsAtPhaseAlignedTi
   }
 }
 
+// A 2D space plays the same way: inside its triangle Idle (0, 0), Walk (0, 1), Run (1, 0), the pose at
+// (0.25, 0.25) is the blend 0.5 / 0.25 / 0.25 of the clips at one shared phase.
+TEST(BlendSpacePlayer, TwoDimensionalSpaceBlendsItsTriangleInPhase) {
+  Locomotion l;
+  auto space = BlendSpace::build_2d(std::vector<BlendPoint>{{0, 0}, {0, 1}, {1, 0}});
+  ASSERT_TRUE(space) << space.error();
+  auto player = BlendSpacePlayer::create(l.asset, *space, l.clips);
+  ASSERT_TRUE(player) << player.error();
+  player->set_parameter(0.25f, 0.25f);
+  const double lengths[] = {2.0, 1.0, 1.2}, blended_length = 0.5 * 2.0 + 0.25 * 1.0 + 0.25 * 1.2;
+  const float weights[] = {0.5f, 0.25f, 0.25f};
+  double phase = 0;
+  for (int step = 0; step < 60; ++step) {
+    player->update(1 / 30.f);
+    phase = std::fmod(phase + (1 / 30.f) / blended_length, 1.0);
+    double times[3];
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_NEAR(player->weights()[i], weights[i], 1e-6f);
+      double off = std::fabs(player->clip_time(i) - phase * lengths[i]);
+      ASSERT_LT(std::min(off, std::fabs(off - lengths[i])), 1e-4) << "clip " << i << ", step " << step;
+      times[i] = player->clip_time(i);
+    }
+    ASSERT_LE(pose_distance(player->locals(), reference_pose(l.asset, l.clips, times, weights)), 1e-6f);
+  }
+}
+
 // Walk (1.0 s: FootL at 0, FootR at 0.5) and a run (1.2 s: FootL at 0.1, FootR at 0.9; FootR at 0.67 of the
 // clip, not half way): with sync markers each foot lands on the same update in both clips.
 TEST(BlendSpacePlayer, SyncMarkersPutBothClipsFeetDownOnTheSameUpdate) {
