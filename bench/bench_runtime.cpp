@@ -11,6 +11,7 @@
 #include "ossa/asset/character.h"
 #include "ossa/baseline/naive_animator.h"
 #include "ossa/import/import.h"
+#include "ossa/runtime/blend_space.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
@@ -86,6 +87,34 @@ void BM_Sample(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Sample);
+
+// A blend space's update (weights, phase sync, events, sampling, blending: locals only) on the sample's
+// fixed-rate clips. "one_clip": a space of Walk alone (the cost of a single clip through the same path);
+// "three_clips_between": Idle:0, Walk:1.5, Turn:4 at 1.0 (two clips weigh, three advance in phase);
+// "three_clips_at_sample": the same space at 1.5 (Walk alone weighs, three advance).
+void BM_BlendSpaceUpdate(benchmark::State& state, int clip_count, float parameter) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model");
+  const ossa::CharacterAsset& asset = *f->fixed;
+  std::vector<int> clips = {asset.find_clip("Walk"), asset.find_clip("Idle"), asset.find_clip("Turn")};
+  std::vector<float> positions = {1.5f, 0.f, 4.f};
+  clips.resize(clip_count), positions.resize(clip_count);
+  for (int c : clips)
+    if (c < 0) return state.SkipWithError("the model has no Walk, Idle and Turn clips");
+  auto space = ossa::BlendSpace::build_1d(positions);
+  if (!space) return state.SkipWithError(space.error().c_str());
+  auto player = ossa::BlendSpacePlayer::create(asset, *space, clips);
+  if (!player) return state.SkipWithError(player.error().c_str());
+  player->set_parameter(parameter);
+  for (auto _ : state) {
+    player->update(1.f / 60);
+    benchmark::DoNotOptimize(player->locals().data());
+  }
+  state.counters["joints"] = asset.skeleton.joint_count();
+}
+BENCHMARK_CAPTURE(BM_BlendSpaceUpdate, one_clip, 1, 1.5f);
+BENCHMARK_CAPTURE(BM_BlendSpaceUpdate, three_clips_between, 3, 1.0f);
+BENCHMARK_CAPTURE(BM_BlendSpaceUpdate, three_clips_at_sample, 3, 1.5f);
 
 void BM_LocalToModel(benchmark::State& state) {
   const Fixture* f = fixture();

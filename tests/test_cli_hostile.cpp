@@ -228,6 +228,52 @@ TEST_F(CliHostile, StepFilesAreBounded) {
   EXPECT_NE(fine.out.find("after 2 steps"), std::string::npos) << fine.out;
 }
 
+// Blend-space parameter files follow the step files' rules: NaN, huge numbers, long lines, binary bytes and
+// a missing second coordinate are refused with FILE:LINE and exit code 1.
+TEST_F(CliHostile, BlendParameterFilesAreBounded) {
+  const std::vector<std::string> blend1d = {"play", "sample.glb", "--blend1d", "0:0,1:1", "--param-file"};
+  auto play = [&](std::vector<std::string> args, const std::string& file) {
+    args.push_back(file);
+    return ossa(args, 30);
+  };
+  const struct {
+    const char* file;
+    std::string text;
+    const char* where;
+  } cases[] = {{"nan.txt", "0\n\nnan\n", "nan.txt:3:"},
+               {"huge.txt", "0.5\n1e39\n", "huge.txt:2:"},
+               {"inf.txt", "-inf\n", "inf.txt:1:"},
+               {"long.txt", std::string(100000, '1') + "\n", "long.txt:1:"},
+               {"binary.txt",
+                std::string("\x7f"
+                            "ELF\x01\x02\x00\xff\xfe",
+                            9) +
+                    "\n",
+                "binary.txt:1:"},
+               {"junk.txt", "0.5 0.5\n", "junk.txt:1:"}};
+  for (const auto& c : cases) {
+    std::ofstream(path(c.file), std::ios::binary) << c.text;
+    CliRun r = play(blend1d, c.file);
+    EXPECT_TRUE(ends_with(r, kBadInput)) << c.file;
+    EXPECT_NE(r.err.find(c.where), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(ends_with(play(blend1d, "/dev/zero"), kBadInput));
+  std::ofstream(path("one.txt")) << "0.25\n";
+  CliRun missing_y =
+      play({"play", "sample.glb", "--blend2d", "0:0:0,1:1:0,0:0:1", "--param-file"}, "one.txt");
+  EXPECT_TRUE(ends_with(missing_y, kBadInput));
+  EXPECT_NE(missing_y.err.find("one.txt:1:"), std::string::npos) << missing_y.err;
+  CliRun fine = play(blend1d, "one.txt");
+  EXPECT_TRUE(ends_with(fine, kOk));
+  EXPECT_NE(fine.out.find("after 1 steps"), std::string::npos) << fine.out;
+  // The command line: a duplicate sample, a malformed entry, a blend space without a parameter file.
+  EXPECT_TRUE(
+      ends_with(ossa({"play", "sample.glb", "--blend1d", "0:1,1:1", "--param-file", "one.txt"}), kUsage));
+  EXPECT_TRUE(
+      ends_with(ossa({"play", "sample.glb", "--blend1d", "0:nan", "--param-file", "one.txt"}), kUsage));
+  EXPECT_TRUE(ends_with(ossa({"play", "sample.glb", "--blend1d", "0:0,1:1"}), kUsage));
+}
+
 // ---------------------------------------------------------------------- 6: invalid UTF-8 in JSON output
 
 TEST_F(CliHostile, JsonOutputStaysValidWithInvalidUtf8Names) {

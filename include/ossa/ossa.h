@@ -22,6 +22,7 @@
 #include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/blend_job.h"
+#include "ossa/runtime/blend_space.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/ik_job.h"
 #include "ossa/runtime/local_to_model_job.h"

@@ -53,7 +53,10 @@ constexpr int kMaxPlaySteps = 100000000;  // play --steps, and lines of a --dt-f
 
 struct PlayArgs {
   std::string file, clip, notifies, loop = "repeat", dt_file;
-  int passes = 0;  // 0 = forever (repeat / pingpong)
+  std::string blend1d, blend2d;  // "CLIP:X,..." / "CLIP:X:Y,...": play a blend space instead of --clip
+  std::string param_file;        // the blend space's parameter per step: "X" or "X Y" per line
+  std::string sync_markers;      // notify names that align the blend space's clips, comma-separated
+  int passes = 0;                // 0 = forever (repeat / pingpong)
   double speed = 1, start = 0, dt = 1.0 / 60;
   int steps = -1;
   bool events_json = false;

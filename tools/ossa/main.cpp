@@ -150,22 +150,37 @@ int main(int argc, char** argv) {
   ossa::cli::PlayArgs play;
   CLI::App* play_cmd = app.add_subcommand("play", "Play a clip step by step and print the events it fires");
   play_cmd->add_option("file", play.file, "Model file or .ossa")->required();
-  play_cmd->add_option("--clip", play.clip, "Clip name or index")->required();
+  auto* clip_opt = play_cmd->add_option("--clip", play.clip, "Clip name or index");
+  auto* blend1d_opt = play_cmd->add_option(
+      "--blend1d", play.blend1d, "Play a 1D blend space instead: CLIP:X,... (e.g. Idle:0,Walk:1.5,Run:4)");
+  auto* blend2d_opt = play_cmd->add_option("--blend2d", play.blend2d,
+                                           "Play a 2D blend space instead: CLIP:X:Y,... (at least 3 points)");
+  auto* param_file_opt = play_cmd->add_option(
+      "--param-file", play.param_file, "Blend space parameter per step, one 'X' (1D) or 'X Y' (2D) per line");
+  play_cmd->add_option("--sync-markers", play.sync_markers,
+                       "Notify names that keep the blend space's clips in step, e.g. FootL,FootR");
+  clip_opt->excludes(blend1d_opt)->excludes(blend2d_opt);
+  blend1d_opt->excludes(blend2d_opt);
   play_cmd->add_option("--notifies", play.notifies,
                        "Notify sidecar JSON (default: MODEL.notifies.json if present)");
-  play_cmd->add_option("--loop", play.loop, "once | repeat | pingpong")
-      ->check(CLI::IsMember({"once", "repeat", "pingpong"}));
-  play_cmd->add_option("--passes", play.passes, "Passes before finishing (repeat/pingpong; 0 = forever)")
-      ->check(CLI::Range(0, 1000000));
+  auto* loop_opt = play_cmd->add_option("--loop", play.loop, "once | repeat | pingpong")
+                       ->check(CLI::IsMember({"once", "repeat", "pingpong"}));
+  auto* passes_opt =
+      play_cmd->add_option("--passes", play.passes, "Passes before finishing (repeat/pingpong; 0 = forever)")
+          ->check(CLI::Range(0, 1000000));
   play_cmd->add_option("--speed", play.speed, "Playback rate; negative plays backwards")
       ->check(finite(-1000, 1000));
-  play_cmd->add_option("--start", play.start, "Start time in seconds")->check(finite(0, 1e7));
+  auto* start_opt =
+      play_cmd->add_option("--start", play.start, "Start time in seconds")->check(finite(0, 1e7));
   auto* dt_file =
       play_cmd->add_option("--dt-file", play.dt_file, "File with one step length (seconds) per line");
   auto* steps =
       play_cmd->add_option("--steps", play.steps, "Number of steps")->check(CLI::Range(0, kMaxPlaySteps));
   play_cmd->add_option("--dt", play.dt, "Step length in seconds (with --steps)")->check(finite(0, 3600));
   dt_file->excludes(steps);
+  param_file_opt->excludes(steps);
+  for (CLI::Option* clip_only : {loop_opt, passes_opt, start_opt})  // blend spaces loop from the start
+    clip_only->excludes(blend1d_opt)->excludes(blend2d_opt);
   play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
 
 #ifdef OSSA_HAS_IMPORT
@@ -273,7 +288,17 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
-  if (*play_cmd && play.dt_file.empty() && play.steps < 0) {
+  const bool blend = !play.blend1d.empty() || !play.blend2d.empty();
+  if (*play_cmd && play.clip.empty() == !blend) {
+    print_error("ossa play: give --clip NAME, --blend1d SPEC or --blend2d SPEC\n");
+    return kExitUsage;
+  }
+  if (*play_cmd && blend != !play.param_file.empty()) {
+    print_error(blend ? "ossa play: a blend space needs --param-file FILE (its parameter per step)\n"
+                      : "ossa play: --param-file drives a blend space: give --blend1d or --blend2d\n");
+    return kExitUsage;
+  }
+  if (*play_cmd && !blend && play.dt_file.empty() && play.steps < 0) {
     print_error("ossa play: give --dt-file FILE or --steps N [--dt S]\n");
     return kExitUsage;
   }
