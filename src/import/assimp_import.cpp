@@ -621,7 +621,7 @@ std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_glo
     return where + ": " + std::to_string(am->mNumAnimMeshes) + " morph targets, more than " +
            std::to_string(kMaxMorphTargets);
   const unsigned nv = am->mNumVertices;
-  const Mat4 node_normal = normal_matrix(node_global);
+  const Mat4 delta_normal_matrix = normal_matrix(node_global);
   // Positions go through the linear part of node and space transforms (deltas are differences of points).
   const Vec3 origin = mapper_->point({0, 0, 0});
   size_t entries = 0;
@@ -656,8 +656,8 @@ std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_glo
       raw.position_deltas.push_back(mapper_->point(transform_vector(node_global, to_vec3(dp))) - origin);
       if (normals) {
         // The base normal was normalised after the node transform: scale the delta by the same factor.
-        const float base_length = length(transform_vector(node_normal, to_vec3(am->mNormals[v])));
-        const Vec3 d = mapper_->direction(transform_vector(node_normal, to_vec3(dn)));
+        const float base_length = length(transform_vector(delta_normal_matrix, to_vec3(am->mNormals[v])));
+        const Vec3 d = mapper_->direction(transform_vector(delta_normal_matrix, to_vec3(dn)));
         raw.normal_deltas.push_back(base_length > 0 ? d * (1.f / base_length) : Vec3{0, 0, 0});
       }
     }

@@ -21,9 +21,9 @@
 //   aim.forward = {0, 0, 1}; aim.up = {0, 1, 0};       // the head's axes, local
 //   aim.offset = {0, 0.07f, 0.1f};                     // the eyes, local: they look along forward
 //   aim.pole_vector = {0, 1, 0};                       // model space: the head's up turns towards it
-//   Quat fix;
-//   aim.joint_correction = &fix;
-//   if (aim.run()) { multiply locals[head].rotation by fix, then LocalToModelJob{..., from = head}.run() }
+//   Quat fix[1];
+//   aim.joint_correction = fix;
+//   if (aim.run()) { multiply locals[head].rotation by fix[0], then LocalToModelJob{..., from = head}.run() }
 //
 // The joint turns so that the ray from `offset` along `forward` (both in its frame) passes through the
 // target: the forward line is rotated about the joint until it crosses the sphere through the target, and
