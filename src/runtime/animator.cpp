@@ -1,5 +1,7 @@
 #include "ossa/runtime/animator.h"
 
+#include "anim_events.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -187,29 +189,36 @@ void Animator::dispatch() const {
     if (e.name_id >= 0 && handlers_[e.name_id]) handlers_[e.name_id](e);
 }
 
-// Moves the playhead's events of this step into events_ (notify events only while the clip's weight counts).
-void Animator::collect(const Track& t) {
+namespace detail {
+void collect_events(int clip, const NotifySet* notifies, EventBuffer& scratch, std::vector<AnimEvent>& out,
+                    size_t& dropped) {
   const ClipNotifies* n =
-      notifies_ && t.clip < static_cast<int>(notifies_->clips.size()) ? &notifies_->clips[t.clip] : nullptr;
-  for (const PlaybackEvent& e : scratch_.events()) {
-    AnimEvent out;
-    out.clip = t.clip;
-    out.type = e.type;
-    out.time = e.time;
-    out.loop = e.loop;
+      notifies && clip < static_cast<int>(notifies->clips.size()) ? &notifies->clips[clip] : nullptr;
+  for (const PlaybackEvent& e : scratch.events()) {
+    AnimEvent event;
+    event.clip = clip;
+    event.type = e.type;
+    event.time = e.time;
+    event.loop = e.loop;
     if (n && e.notify >= 0) {
       const Notify& notify = e.type == EventType::kInstant ? n->instants[e.notify] : n->states[e.notify];
-      out.name_id = notify.name_id;
-      out.name = &notifies_->names[notify.name_id];
-      out.payload = &notify.payload;
+      event.name_id = notify.name_id;
+      event.name = &notifies->names[notify.name_id];
+      event.payload = &notify.payload;
     }
-    if (events_.size() < events_.capacity())
-      events_.push_back(out);
+    if (out.size() < out.capacity())
+      out.push_back(event);
     else
-      ++dropped_;
+      ++dropped;
   }
-  dropped_ += scratch_.dropped();
-  scratch_.clear();
+  dropped += scratch.dropped();
+  scratch.clear();
+}
+}  // namespace detail
+
+// Moves the playhead's events of this step into events_ (notify events only while the clip's weight counts).
+void Animator::collect(const Track& t) {
+  detail::collect_events(t.clip, notifies_, scratch_, events_, dropped_);
 }
 
 void Animator::advance_track(Track& t, double delta, float threshold) {

@@ -1,5 +1,7 @@
 #include "ossa/runtime/blend_space.h"
 
+#include "anim_events.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -340,27 +342,7 @@ double BlendSpacePlayer::synced_time(const Sample& leader, const Sample& followe
 }
 
 void BlendSpacePlayer::collect(const Sample& s) {
-  const ClipNotifies* n =
-      notifies_ && s.clip < static_cast<int>(notifies_->clips.size()) ? &notifies_->clips[s.clip] : nullptr;
-  for (const PlaybackEvent& e : scratch_.events()) {
-    AnimEvent out;
-    out.clip = s.clip;
-    out.type = e.type;
-    out.time = e.time;
-    out.loop = e.loop;
-    if (n && e.notify >= 0) {
-      const Notify& notify = e.type == EventType::kInstant ? n->instants[e.notify] : n->states[e.notify];
-      out.name_id = notify.name_id;
-      out.name = &notifies_->names[notify.name_id];
-      out.payload = &notify.payload;
-    }
-    if (events_.size() < events_.capacity())
-      events_.push_back(out);
-    else
-      ++dropped_;
-  }
-  dropped_ += scratch_.dropped();
-  scratch_.clear();
+  detail::collect_events(s.clip, notifies_, scratch_, events_, dropped_);
 }
 
 void BlendSpacePlayer::update(float dt) {
