@@ -104,7 +104,8 @@ std::array<int, 3> pixel(const Image& image, int x, int y) {
 TEST(ViewerWindow, TourMatchesItsGolden) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("tour");
-  const ViewerRun run = run_view(dir, "tour.txt");
+  // The model by a path relative to the viewer's working folder: File > Recent must still find it later.
+  const ViewerRun run = run_view(dir, "tour.txt", "", fs::relative(sample_fbx(), dir).string());
   ASSERT_EQ(run.status, 0) << run.err;
   auto image = read_png((dir / "tour.png").string());
   ASSERT_TRUE(image) << image.error();
@@ -113,6 +114,9 @@ TEST(ViewerWindow, TourMatchesItsGolden) {
   expect_matches_golden(*image, "tour.png");
   // Settings were written where asked (never next to the model).
   EXPECT_TRUE(fs::exists(dir / "settings.json"));
+  const auto settings = nlohmann::json::parse(read_text(dir / "settings.json"));
+  ASSERT_FALSE(settings["recent_files"].empty());
+  EXPECT_EQ(settings["recent_files"][0].get<std::string>(), fs::weakly_canonical(sample_fbx()).string());
   EXPECT_FALSE(fs::exists(test::source_dir() + "/assets/sample/settings.json"));
 }
 

@@ -346,7 +346,10 @@ void App::open(const std::string& path) {
   layer_on_ = false;
   crossfade_target_ = layer_clip_ = 0;
   camera_.frame(doc_->lo, doc_->hi, layout_.scene_w / std::max(layout_.scene_h, 1.f));
-  settings_.add_recent(path);
+  // Absolute, so that File > Recent finds it from any working folder.
+  std::error_code absolute_error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path_from_utf8(path), absolute_error);
+  settings_.add_recent(absolute_error ? path : utf8_from_path(absolute.lexically_normal()));
   status_message_ = "opened " + display_name(path);
 }
 
