@@ -24,6 +24,7 @@
 #include "ossa/runtime/blend_job.h"
 #include "ossa/runtime/blend_space.h"
 #include "ossa/runtime/crowd.h"
+#include "ossa/runtime/foot_placement.h"
 #include "ossa/runtime/ik_job.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"

@@ -70,8 +70,9 @@ RootDelta RootMotionTrack::delta(float from, float to) const {
 
 Result<InPlaceClip> extract_root_motion(const Clip& clip, const Skeleton& skeleton, int root) {
   if (clip.layout() != Clip::Layout::kFixedRate)
-    return Result<InPlaceClip>::failure("clip '" + clip.name() +
-                                        "': root motion is extracted from fixed-rate clips");
+    return Result<InPlaceClip>::failure(
+        "root motion is extracted from fixed-rate clips (a .ossa keeps the tracks of `ossa convert "
+        "--root-motion`)");
   const int joints = clip.joint_count(), frames = clip.frame_count();
   if (root < 0) root = default_root_joint(skeleton);
   if (root >= joints) return Result<InPlaceClip>::failure("root joint out of range");
@@ -127,6 +128,18 @@ Result<InPlaceClip> extract_root_motion(const Clip& clip, const Skeleton& skelet
   auto c = Clip::from_frames(clip.name(), clip.duration(), clip.frame_rate(), joints, std::move(in_place));
   if (!c) return Result<InPlaceClip>::failure(c.error());
   out.clip = std::move(c).value();
+  return out;
+}
+
+Result<InPlaceClips> extract_root_motion(std::span<const Clip> clips, const Skeleton& skeleton) {
+  InPlaceClips out;
+  for (const Clip& clip : clips) {
+    auto extracted = extract_root_motion(clip, skeleton);
+    if (!extracted)
+      return Result<InPlaceClips>::failure("root motion: clip '" + clip.name() + "': " + extracted.error());
+    out.clips.push_back(std::move(extracted->clip));
+    out.tracks.push_back(std::move(extracted->track));
+  }
   return out;
 }
 

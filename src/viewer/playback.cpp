@@ -97,17 +97,12 @@ void Playback::step_frames(int frames) {
 std::string Playback::set_root_motion(bool on) {
   if (on == root_motion_) return "";
   if (on && tracks_.empty()) {
-    CharacterAsset in_place;
-    in_place.skeleton = asset().skeleton;  // no meshes: the renderer skins from the model matrices
-    std::vector<RootMotionTrack> tracks;
-    for (const Clip& clip : asset().clips) {
-      auto extracted = extract_root_motion(clip, asset().skeleton);
-      if (!extracted) return "root motion: clip '" + clip.name() + "': " + extracted.error();
-      in_place.clips.push_back(std::move(extracted->clip));
-      tracks.push_back(std::move(extracted->track));
-    }
-    in_place_ = std::move(in_place);
-    tracks_ = std::move(tracks);
+    auto extracted = extract_root_motion(asset().clips, asset().skeleton);
+    if (!extracted) return extracted.error();
+    in_place_ = CharacterAsset{};
+    in_place_.skeleton = asset().skeleton;  // no meshes: the renderer skins from the model matrices
+    in_place_.clips = std::move(extracted->clips);
+    tracks_ = std::move(extracted->tracks);
   }
   root_motion_ = on;
   reset_travel();

@@ -60,6 +60,7 @@ struct PlayArgs {
   double speed = 1, start = 0, dt = 1.0 / 60;
   int steps = -1;
   bool events_json = false;
+  bool root_motion = false;  // clips in place; print each step's root delta and the travel so far
 };
 int run_play(const PlayArgs& args);
 

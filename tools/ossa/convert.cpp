@@ -78,7 +78,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     Clip clip = std::move(asset->clips[c]);
     if (args.root_motion) {
       auto in_place = extract_root_motion(clip, asset->skeleton);
-      if (!in_place) return R::failure(input + ": " + in_place.error());
+      if (!in_place) return R::failure(input + ": clip '" + clip.name() + "': " + in_place.error());
       clip = std::move(in_place->clip);
       file.root_motion[c] = std::move(in_place->track);
     }

@@ -182,6 +182,8 @@ int main(int argc, char** argv) {
   for (CLI::Option* clip_only : {loop_opt, passes_opt, start_opt})  // blend spaces loop from the start
     clip_only->excludes(blend1d_opt)->excludes(blend2d_opt);
   play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
+  play_cmd->add_flag("--root-motion", play.root_motion,
+                     "Play in place; print each step's root motion (x, z, yaw) and the travel so far");
 
 #ifdef OSSA_HAS_IMPORT
   ossa::cli::ConvertArgs convert;

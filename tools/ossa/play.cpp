@@ -109,6 +109,54 @@ void print_events(size_t step, const CharacterAsset& asset, std::span<const Anim
   }
 }
 
+// --root-motion: clips played in place and one track per clip. A .ossa converted with --root-motion has both;
+// otherwise they are extracted here. `asset` is what to play: the character's own, or `in_place`.
+struct RootMotionSource {
+  CharacterAsset in_place;
+  std::vector<RootMotionTrack> tracks;
+  const CharacterAsset* asset = nullptr;
+};
+
+bool prepare_root_motion(const PlayArgs& args, const LoadedCharacter& character, RootMotionSource& out) {
+  out.asset = &character.asset;
+  if (!args.root_motion) return true;
+  if (!character.root_motion.empty()) {
+    out.tracks = character.root_motion;
+    return true;
+  }
+  auto extracted = extract_root_motion(character.asset.clips, character.asset.skeleton);
+  if (!extracted)
+    return print_error("ossa play: %s: %s\n", args.file.c_str(), extracted.error().c_str()), false;
+  out.in_place.skeleton = character.asset.skeleton;  // no meshes: play poses only
+  out.in_place.clips = std::move(extracted->clips);
+  out.tracks = std::move(extracted->tracks);
+  out.asset = &out.in_place;
+  return true;
+}
+
+// With --root-motion, per step: the root's delta of the step and the travel so far (x, z in model units, yaw
+// in radians about +Y), a JSON object with --events-json.
+void print_root_motion(size_t step, RootDelta delta, RootDelta travel, bool json) {
+  if (json) {
+    auto triple = [](RootDelta d) {
+      return nlohmann::ordered_json::array(
+          {std::round(d.x * 1e6) / 1e6, std::round(d.z * 1e6) / 1e6, std::round(d.yaw * 1e6) / 1e6});
+    };
+    nlohmann::ordered_json j;
+    j["step"] = step;
+    j["root_delta"] = triple(delta);
+    j["travel"] = triple(travel);
+    print("%s\n", json_text(j).c_str());
+  } else {
+    print("step %4zu  root dx=%.4f dz=%.4f dyaw=%.4f  travel x=%.4f z=%.4f yaw=%.4f\n", step, delta.x,
+          delta.z, delta.yaw, travel.x, travel.z, travel.yaw);
+  }
+}
+
+void print_travel(RootDelta travel) {
+  print("travel x=%.4f z=%.4f yaw=%.4f rad\n", travel.x, travel.z, travel.yaw);
+}
+
 // --blend1d "Idle:0,Walk:1.5" / --blend2d "Idle:0:0,WalkF:0:1.5,...": clip names (or indices) and their
 // sample coordinates. Names may hold ':' (the coordinates are taken from the right). False (message printed)
 // for a malformed entry; `clips` gets -1 for a name that is no clip (reported by the caller).
@@ -148,7 +196,9 @@ bool parse_blend_spec(const std::string& spec, int dimensions, std::vector<std::
 // `ossa play --blend1d/--blend2d ... --param-file P`: a BlendSpacePlayer driven by one parameter (x, or x y)
 // per line of P; per step the weights and the leader, then the events.
 int run_play_blend(const PlayArgs& args, const LoadedCharacter& character) {
-  const CharacterAsset& asset = character.asset;
+  RootMotionSource root;
+  if (!prepare_root_motion(args, character, root)) return kExitBadInput;
+  const CharacterAsset& asset = *root.asset;
   const int dimensions = args.blend1d.empty() ? 2 : 1;
   std::vector<std::string> names;
   std::vector<BlendPoint> points;
@@ -170,7 +220,7 @@ int run_play_blend(const PlayArgs& args, const LoadedCharacter& character) {
     begin = comma + 1;
   }
   const NotifySet* notifies = character.has_notifies() ? &character.notifies : nullptr;
-  auto player = BlendSpacePlayer::create(asset, *space, clips, notifies, {}, markers);
+  auto player = BlendSpacePlayer::create(asset, *space, clips, notifies, root.tracks, markers);
   if (!player) return print_error("ossa play: %s\n", player.error().c_str()), kExitBadInput;
   player->set_speed(static_cast<float>(args.speed));
 
@@ -181,6 +231,7 @@ int run_play_blend(const PlayArgs& args, const LoadedCharacter& character) {
                                          : "two parameter values 'x y' (numbers within 1e6)";
   size_t i = 0;
   std::string line;
+  RootDelta travel;
   for (;; ++i) {
     const StepFile::Read r = param_in.next(line);
     if (r != StepFile::Read::kLine) {
@@ -213,13 +264,19 @@ int run_play_blend(const PlayArgs& args, const LoadedCharacter& character) {
       for (size_t s = 0; s < weights.size(); ++s) print(" %s=%.4f", names[s].c_str(), weights[s]);
       print("  leader %s\n", names[player->leader()].c_str());
     }
+    if (args.root_motion) {
+      travel = travel.then(player->root_delta());
+      print_root_motion(i, player->root_delta(), travel, args.events_json);
+    }
     print_events(i, asset, player->events(), args.events_json);
     if (player->events_dropped())
       print_error("ossa: step %zu fired more events than fit (%zu dropped)\n", i, player->events_dropped());
   }
   if (bad) return kExitBadInput;
-  if (!args.events_json)
+  if (!args.events_json) {
     print("%s: blend of %zu clips after %zu steps\n", args.file.c_str(), clips.size(), i);
+    if (args.root_motion) print_travel(travel);
+  }
   return kExitOk;
 }
 
@@ -255,13 +312,20 @@ int run_play(const PlayArgs& args) {
   LoopMode mode = args.loop == "once"       ? LoopMode::kOnce
                   : args.loop == "pingpong" ? LoopMode::kPingPong
                                             : LoopMode::kRepeat;
-  Animator animator(asset, character->has_notifies() ? &character->notifies : nullptr);
+  RootMotionSource root;
+  if (!prepare_root_motion(args, *character, root)) return kExitBadInput;
+  Animator animator(*root.asset, character->has_notifies() ? &character->notifies : nullptr, root.tracks);
   animator.play(clip, mode, args.passes, static_cast<float>(args.start));
   animator.set_speed(static_cast<float>(args.speed));
   const std::string& clip_name = asset.clips[clip].name();
   size_t i = 0;
+  RootDelta travel;
   for (double dt; next_step(i, dt); ++i) {
     animator.update(static_cast<float>(dt));
+    if (args.root_motion) {
+      travel = travel.then(animator.root_delta());
+      print_root_motion(i, animator.root_delta(), travel, args.events_json);
+    }
     print_events(i, asset, animator.events(), args.events_json);
     if (animator.events_dropped())
       print_error("ossa: step %zu fired more events than fit (%zu dropped)\n", i, animator.events_dropped());
@@ -270,6 +334,7 @@ int run_play(const PlayArgs& args) {
   if (!args.events_json)
     print("%s: '%s' at %.4f s after %zu steps, %d loops%s\n", args.file.c_str(), clip_name.c_str(),
           animator.time(), i, animator.loops(), animator.finished() ? ", finished" : "");
+  if (!args.events_json && args.root_motion) print_travel(travel);
   return kExitOk;
 }
 

@@ -38,6 +38,14 @@ struct InPlaceClip {
 
 // root_joint -1: default_root_joint().
 Result<InPlaceClip> extract_root_motion(const Clip& clip, const Skeleton& skeleton, int root_joint = -1);
+
+// Every clip of a character at once (default root joint), in clip order: what an Animator or a
+// BlendSpacePlayer takes as its clips and root-motion tracks. The error names the clip that failed.
+struct InPlaceClips {
+  std::vector<Clip> clips;
+  std::vector<RootMotionTrack> tracks;
+};
+Result<InPlaceClips> extract_root_motion(std::span<const Clip> clips, const Skeleton& skeleton);
 // The joint called "root" (any case, or "<namespace>:root"), else the first joint that has a parent.
 int default_root_joint(const Skeleton& skeleton);
 
