@@ -8,6 +8,7 @@
 
 #include "oracle_compare.h"
 #include "ossa/import/load_character.h"
+#include "ossa/runtime/local_to_model_job.h"
 #include "viewer/playback.h"
 
 using namespace ossa;
@@ -189,4 +190,94 @@ TEST(ViewerPlayback, TheLogKeepsTheNewestEvents) {
   EXPECT_EQ(p.step(), 0);  // steps count from the last play
   EXPECT_FALSE(p.play(-1));
   EXPECT_FALSE(p.play(static_cast<int>(p.asset().clips.size())));
+}
+
+// The blend space drives the pose: the same locals and events as a BlendSpacePlayer driven directly, and
+// model() is LocalToModelJob of those locals; turned off, the Animator's pose is back.
+TEST(ViewerPlayback, ABlendSpaceDrivesThePoseLikeItsPlayer) {
+  Playback p(sample());
+  const CharacterAsset& asset = p.asset();
+  const std::vector<int> clips = {asset.find_clip("Idle"), asset.find_clip("Walk")};
+  ASSERT_EQ(p.set_blend_space(clips, {{0, 0}, {1, 0}}, 1, {"FootL", "FootR"}), "");
+  auto space = BlendSpace::build_1d(std::vector<float>{0, 1});
+  ASSERT_TRUE(space);
+  const std::vector<std::string> markers = {"FootL", "FootR"};
+  auto player = BlendSpacePlayer::create(asset, *space, clips, &p.notifies(), {}, markers);
+  ASSERT_TRUE(player);
+  player->update(0);  // as Playback does when it makes the player
+  size_t events = 0;
+  for (int i = 0; i < 90; ++i) {
+    const float x = std::min(1.f, i / 60.f);
+    p.set_blend_parameter(x, 0);
+    player->set_parameter(x);
+    p.update(1.f / 30);
+    player->update(1.f / 30);
+    events += player->events().size();
+    ASSERT_EQ(p.locals().size(), player->locals().size());
+    for (size_t j = 0; j < p.locals().size(); ++j)
+      for (int k = 0; k < 4; ++k) ASSERT_FLOAT_EQ(p.locals()[j].rotation[k], player->locals()[j].rotation[k]);
+  }
+  EXPECT_GT(events, 0u);
+  EXPECT_EQ(p.events().size(), events);
+  std::vector<Mat4> model(asset.skeleton.joint_count());
+  LocalToModelJob{&asset.skeleton, player->locals(), model}.run();
+  for (size_t j = 0; j < model.size(); ++j)
+    for (int k = 0; k < 16; ++k) ASSERT_FLOAT_EQ(p.model()[j].m[k], model[j].m[k]);
+  ASSERT_EQ(p.set_blend_space({}, {}, 1), "");
+  EXPECT_EQ(p.model().data(), p.animator().model().data());
+  // A space the library refuses is refused with its message.
+  EXPECT_NE(p.set_blend_space(clips, {{0, 0}, {0, 0}}, 1), "");
+  EXPECT_FALSE(p.blend_space_on());
+}
+
+// Foot placement on the sample's legs (found by name) over the slope and step: each foot ends over where the
+// clip has it, as high above the ground as the clip has it above the floor (within 1e-5 of the 0.9 m leg),
+// the character stands on the ground under its origin, and flat ground at the floor moves only the knees.
+TEST(ViewerPlayback, FootPlacementPlantsTheSamplesFeetOnTheGround) {
+  Playback p(sample());
+  const Skeleton& skeleton = p.asset().skeleton;
+  int pelvis = -1;
+  const std::vector<LegJoints> legs = Playback::find_legs(skeleton, pelvis);
+  ASSERT_EQ(legs.size(), 2u);
+  EXPECT_EQ(pelvis, skeleton.find("pelvis"));
+  EXPECT_EQ(legs[0].foot, skeleton.find("foot_l"));
+  EXPECT_EQ(legs[0].calf, skeleton.find("calf_l"));
+  EXPECT_EQ(legs[0].thigh, skeleton.find("thigh_l"));
+  EXPECT_EQ(legs[0].toe, skeleton.find("ball_l"));
+  EXPECT_EQ(legs[1].foot, skeleton.find("foot_r"));
+
+  const int walk = p.asset().find_clip("Walk");
+  ASSERT_TRUE(p.play(walk));
+  ASSERT_EQ(p.set_root_motion(true), "");
+  ASSERT_EQ(p.set_foot_placement(true, Playback::Ground::kSlopeAndStep), "");
+  Animator animated(p.animated_asset());  // the same clip without feet placed: where the clip has them
+  animated.play(walk);
+  int checked = 0;
+  for (int i = 0; i < 45; ++i) {
+    p.update(1.f / 30);
+    animated.update(1.f / 30);
+    const Mat4 world = p.world();
+    EXPECT_NEAR(world.m[13], p.ground_height(world.m[12], world.m[14]), 1e-6f);
+    for (const LegJoints& leg : legs) {
+      const Vec3 clip_foot = transform_point(world, joint_position(animated.model(), leg.foot));
+      const Vec3 foot = transform_point(world, joint_position(p.model(), leg.foot));
+      const float authored = clip_foot.y - world.m[13];
+      const float reach = length(joint_position(p.model(), leg.calf) - joint_position(p.model(), leg.thigh)) +
+                          length(joint_position(p.model(), leg.foot) - joint_position(p.model(), leg.calf));
+      EXPECT_NEAR(foot.x, clip_foot.x, 1e-5f * reach);
+      EXPECT_NEAR(foot.z, clip_foot.z, 1e-5f * reach);
+      EXPECT_NEAR(foot.y, p.ground_height(clip_foot.x, clip_foot.z) + authored, 1e-5f * reach);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 90);
+  ASSERT_EQ(p.set_foot_placement(true, Playback::Ground::kFlat), "");
+  p.update(1.f / 30);
+  animated.update(1.f / 30);
+  // Flat ground at the floor: every foot target is where the clip has the foot, so nothing moves but the
+  // knees, which the IK turns into the plane of the pole (forward).
+  for (int j = 0; j < skeleton.joint_count(); ++j)
+    if (j != legs[0].calf && j != legs[1].calf)
+      EXPECT_LT(length(joint_position(p.model(), j) - joint_position(animated.model(), j)), 1e-5f)
+          << skeleton.name(j);
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ossa/asset/root_motion.h"
+#include "ossa/runtime/local_to_model_job.h"
 
 namespace ossa::viewer {
 
@@ -27,6 +28,8 @@ void Playback::rebuild_animator() {
   layer_slot_ = -1;
   if (layer_clip_ >= 0) layer_slot_ = animator_->add_layer(layer_clip_, layer_weight_, layer_mask_);
   if (paused_) animator_->pause();
+  rebuild_blend();
+  finish_pose();
 }
 
 void Playback::set_notifies(NotifySet notifies) {
@@ -62,6 +65,7 @@ void Playback::set_speed(float speed) {
   if (!std::isfinite(speed)) return;
   speed_ = std::clamp(speed, -100.f, 100.f);
   animator_->set_speed(speed_);
+  if (blend_) blend_->player->set_speed(speed_);
 }
 
 void Playback::set_loop_mode(LoopMode mode) {
@@ -75,6 +79,7 @@ void Playback::seek(float time) {
   if (!clip || !std::isfinite(time)) return;
   animator_->seek(std::clamp(time, 0.f, clip->duration()));
   animator_->update(0);  // the pose at the new time (a zero step fires nothing new)
+  finish_pose();
 }
 
 void Playback::step_frames(int frames) {
@@ -139,14 +144,19 @@ bool Playback::set_layer(int clip, float weight, int mask_joint) {
 
 void Playback::update(float dt) {
   const auto start = std::chrono::steady_clock::now();
-  animator_->update(paused_ ? 0 : dt);
+  const float step = paused_ ? 0 : dt;
+  if (blend_)
+    blend_->player->update(step);
+  else
+    animator_->update(step);
+  finish_pose();
   last_update_ms_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (paused_) return;
-  log_events();
+  log_events(blend_ ? blend_->player->events() : animator_->events());
   ++step_;
   if (root_motion_) {
-    const RootDelta d = animator_->root_delta();
+    const RootDelta d = blend_ ? blend_->player->root_delta() : animator_->root_delta();
     if (d.x != 0 || d.z != 0 || d.yaw != 0) {
       // The delta is in the character's frame: move, then turn (RootDelta::then's composition).
       world_ = world_ * translation_matrix({d.x, 0, d.z}) *
@@ -158,8 +168,170 @@ void Playback::update(float dt) {
   }
 }
 
-void Playback::log_events() {
-  for (const AnimEvent& e : animator_->events()) {
+std::string Playback::set_blend_space(std::vector<int> clips, std::vector<BlendPoint> points, int dimensions,
+                                      std::vector<std::string> sync_markers) {
+  if (clips.empty()) {
+    blend_.reset();
+    blend_clips_.clear();
+    finish_pose();
+    return "";
+  }
+  if (clips.size() != points.size() || (dimensions != 1 && dimensions != 2))
+    return "blend space: bad sample list";
+  for (int c : clips)
+    if (c < 0 || c >= static_cast<int>(asset().clips.size())) return "blend space: no such clip";
+  blend_clips_ = std::move(clips);
+  blend_points_ = std::move(points);
+  blend_dimensions_ = dimensions;
+  blend_markers_ = std::move(sync_markers);
+  rebuild_blend();
+  if (!blend_) return blend_error_;
+  finish_pose();
+  return "";
+}
+
+void Playback::rebuild_blend() {
+  blend_error_.clear();
+  if (blend_clips_.empty()) return;
+  std::vector<float> xs;
+  for (const BlendPoint& p : blend_points_) xs.push_back(p.x);
+  auto space = blend_dimensions_ == 1 ? BlendSpace::build_1d(xs) : BlendSpace::build_2d(blend_points_);
+  if (!space) {
+    blend_.reset(), blend_clips_.clear();
+    blend_error_ = "blend space: " + space.error();
+    return;
+  }
+  auto blend = std::make_unique<Blend>();
+  blend->space = std::move(space).value();
+  const NotifySet* notifies = notifies_.names.empty() ? nullptr : &notifies_;
+  auto player = BlendSpacePlayer::create(
+      animated_asset(), blend->space, blend_clips_, notifies,
+      root_motion_ ? std::span<const RootMotionTrack>(tracks_) : std::span<const RootMotionTrack>(),
+      blend_markers_);
+  if (!player) {
+    blend_.reset(), blend_clips_.clear();
+    blend_error_ = "blend space: " + player.error();
+    return;
+  }
+  blend->player.emplace(std::move(player).value());
+  blend->player->set_speed(speed_);
+  blend->player->set_parameter(blend_parameter_.x, blend_parameter_.y);
+  blend->player->update(0);
+  blend_ = std::move(blend);
+}
+
+std::span<const float> Playback::blend_weights() const {
+  return blend_ ? blend_->player->weights() : std::span<const float>();
+}
+
+void Playback::set_blend_parameter(float x, float y) {
+  if (!std::isfinite(x) || !std::isfinite(y)) return;
+  blend_parameter_ = {x, y};
+  if (blend_) blend_->player->set_parameter(x, y);
+}
+
+std::vector<LegJoints> Playback::find_legs(const Skeleton& skeleton, int& pelvis) {
+  const std::span<const int> parents = skeleton.parents();
+  std::vector<LegJoints> legs;
+  for (int j = 0; j < skeleton.joint_count() && legs.size() < FootPlacementJob::kMaxLegs; ++j) {
+    std::string name = skeleton.name(j);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name.find("foot") == std::string::npos) continue;
+    bool helper = false;
+    for (const char* word : {"toe", "ball", "end", "socket", "ik", "pole", "target", "roll"})
+      helper |= name.find(word) != std::string::npos;
+    const int calf = parents[j], thigh = calf >= 0 ? parents[calf] : -1;
+    if (helper || thigh < 0) continue;
+    LegJoints leg{thigh, calf, j, -1};
+    for (int k = j + 1; k < skeleton.joint_count() && leg.toe < 0; ++k)
+      if (parents[k] == j) leg.toe = k;
+    legs.push_back(leg);
+  }
+  // The pelvis: the lowest joint above every thigh.
+  pelvis = legs.empty() ? -1 : parents[legs[0].thigh];
+  auto above_all = [&](int candidate) {
+    for (const LegJoints& leg : legs) {
+      int j = parents[leg.thigh];
+      while (j >= 0 && j != candidate) j = parents[j];
+      if (j != candidate) return false;
+    }
+    return true;
+  };
+  while (pelvis >= 0 && !above_all(pelvis)) pelvis = parents[pelvis];
+  return legs;
+}
+
+std::string Playback::set_foot_placement(bool on, Ground ground) {
+  ground_ = ground;
+  if (on && !feet_on_) {
+    const Skeleton& skeleton = asset().skeleton;
+    legs_ = find_legs(skeleton, pelvis_);
+    if (legs_.empty())
+      return "foot placement: no legs found (joints named ...foot... under a two-joint chain)";
+    std::vector<Mat4> rest(skeleton.joint_count());
+    LocalToModelJob{&skeleton, skeleton.rest_pose(), rest}.run();
+    float lo = 0, hi = 0;
+    for (const Mat4& m : rest) lo = std::min(lo, m.m[13]), hi = std::max(hi, m.m[13]);
+    ground_scale_ = std::max(hi - lo, 1e-6f) / 1.8f;
+    forward_ = {0, 0, 1};
+    for (const LegJoints& leg : legs_) {
+      if (leg.toe < 0) continue;
+      const Vec3 d = rest[leg.toe].translation() - rest[leg.foot].translation();
+      if (std::hypot(d.x, d.z) > 1e-6f * ground_scale_) {
+        forward_ = normalize(Vec3{d.x, 0, d.z});
+        break;
+      }
+    }
+  }
+  feet_on_ = on;
+  finish_pose();
+  return "";
+}
+
+float Playback::ground_height(float x, float z) const {
+  if (ground_ == Ground::kFlat) return 0;
+  return 0.1f * z + 0.05f * x + (z > 1.5f * ground_scale_ ? 0.12f * ground_scale_ : 0.f);
+}
+
+float Playback::ground_for_job(const void* playback, float x, float z) {
+  return static_cast<const Playback*>(playback)->ground_height(x, z);
+}
+
+void Playback::finish_pose() {
+  own_pose_ = false;
+  if (!animator_ || (!blend_ && !feet_on_)) return;
+  const std::span<const JointPose> source = blend_ ? blend_->player->locals() : animator_->locals();
+  const Skeleton& skeleton = animated_asset().skeleton;
+  locals_.assign(source.begin(), source.end());
+  model_.resize(locals_.size());
+  if (!feet_on_) {
+    LocalToModelJob{&skeleton, locals_, model_}.run();
+    own_pose_ = true;
+    return;
+  }
+  const Vec3 at = world_.translation();
+  placed_world_ = translation_matrix({0, ground_height(at.x, at.z), 0}) * world_;
+  LocalToModelJob{&skeleton, locals_, model_, &placed_world_}.run();
+  FootPlacementJob feet;
+  feet.skeleton = &skeleton, feet.locals = locals_, feet.model = model_, feet.root = &placed_world_;
+  feet.pelvis = pelvis_, feet.legs = legs_, feet.ground = {ground_for_job, this};
+  feet.forward = transform_vector(placed_world_, forward_);
+  feet.run();  // validated by construction; a refusal leaves the animated pose
+  const Mat4 back = inverse(placed_world_);
+  for (Mat4& m : model_) m = back * m;
+  own_pose_ = true;
+}
+
+std::span<const Mat4> Playback::model() const {
+  return own_pose_ ? std::span<const Mat4>(model_) : animator_->model();
+}
+
+std::span<const JointPose> Playback::locals() const {
+  return own_pose_ ? std::span<const JointPose>(locals_) : animator_->locals();
+}
+
+void Playback::log_events(std::span<const AnimEvent> events) {
+  for (const AnimEvent& e : events) {
     LoggedEvent logged;
     logged.step = step_;
     logged.clip =

@@ -3,16 +3,23 @@
 // Playback owns the Animator and rebuilds it when what it was made with changes (notifies edited in the
 // viewer, root motion switched on or off), keeping the clip, time, speed, loop mode and layer. Root motion
 // on: the clips play in place (extract_root_motion) and the character travels by Animator::root_delta(), the
-// path it took kept for drawing; off: the clips play as authored. Plain C++ (no GL, no ImGui).
+// path it took kept for drawing; off: the clips play as authored. A blend space (BlendSpacePlayer) can drive
+// the pose instead of the base clip, its parameter set from the viewer's pad; foot placement
+// (FootPlacementJob) can plant the feet on a ground the viewer chooses (flat, or the example's slope and step
+// scaled to the character). model() is what to draw either way. Plain C++ (no GL, no ImGui).
 #pragma once
 
 #include <deque>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "ossa/asset/notifies.h"
 #include "ossa/runtime/animator.h"
+#include "ossa/runtime/blend_space.h"
+#include "ossa/runtime/foot_placement.h"
 #include "ossa/serialize/load.h"
 
 namespace ossa::viewer {
@@ -66,7 +73,8 @@ class Playback {
   // "" when done, else why not (a clip that cannot be played in place, e.g. keyed).
   std::string set_root_motion(bool on);
   bool root_motion() const { return root_motion_; }
-  const Mat4& world() const { return world_; }             // where root motion took the character
+  // Where root motion took the character (lifted onto the ground under it while feet are placed).
+  const Mat4& world() const { return feet_on_ ? placed_world_ : world_; }
   const std::vector<Vec3>& path() const { return path_; }  // ground positions it travelled (x, 0, z)
   void reset_travel();
 
@@ -76,6 +84,36 @@ class Playback {
   int layer_clip() const { return layer_clip_; }
   float layer_weight() const { return layer_weight_; }
   int layer_joint() const { return layer_joint_; }
+
+  // A blend space of `clips` at `points` (1 or 2 dimensions; 1D reads x) drives the pose instead of the base
+  // clip, aligned by `sync_markers`; its events are logged. "" when made, else why not (the space's own
+  // message). An empty `clips` turns it off.
+  std::string set_blend_space(std::vector<int> clips, std::vector<BlendPoint> points, int dimensions,
+                              std::vector<std::string> sync_markers = {});
+  bool blend_space_on() const { return blend_ != nullptr; }
+  const BlendSpace* blend_space() const { return blend_ ? &blend_->space : nullptr; }
+  std::span<const int> blend_clips() const { return blend_clips_; }
+  std::span<const float> blend_weights() const;
+  void set_blend_parameter(float x, float y);  // non-finite values are ignored
+  BlendPoint blend_parameter() const { return blend_parameter_; }
+
+  // Feet planted on the ground (FootPlacementJob) with the legs find_legs() finds. "" when on, else why not.
+  enum class Ground { kFlat, kSlopeAndStep };
+  std::string set_foot_placement(bool on, Ground ground = Ground::kSlopeAndStep);
+  bool foot_placement() const { return feet_on_; }
+  Ground ground() const { return ground_; }
+  // World height of the ground under (x, z): 0 when flat; the foot_placement example's slope and 12 cm step
+  // at z = 1.5, scaled by the character's height over 1.8 m.
+  float ground_height(float x, float z) const;
+  std::span<const LegJoints> legs() const { return legs_; }
+  // Legs by name: joints called "...foot..." (not toes, balls or ends) whose parent and grandparent make a
+  // chain; the toe is the foot's first child. pelvis: the lowest joint above every thigh (-1 when none).
+  static std::vector<LegJoints> find_legs(const Skeleton& skeleton, int& pelvis);
+
+  // The pose to draw (model space of the character, under world()): the Animator's, or the blend space's,
+  // after foot placement.
+  std::span<const Mat4> model() const;
+  std::span<const JointPose> locals() const;
 
   // Advances by dt (unless paused) and logs the events.
   void update(float dt);
@@ -89,7 +127,15 @@ class Playback {
 
  private:
   void rebuild_animator();  // a new Animator with the current settings, at the current clip and time
-  void log_events();
+  void rebuild_blend();     // the same for the blend space player
+  void log_events(std::span<const AnimEvent> events);
+  void finish_pose();  // model()/locals() of the current source, feet placed
+  static float ground_for_job(const void* playback, float x, float z);
+
+  struct Blend {
+    BlendSpace space;
+    std::optional<BlendSpacePlayer> player;  // made once `space` has its final address
+  };
 
   std::shared_ptr<const LoadedCharacter> character_;
   NotifySet notifies_;
@@ -106,6 +152,23 @@ class Playback {
   std::vector<Vec3> path_;
   long long step_ = 0;
   std::deque<LoggedEvent> events_;
+  std::unique_ptr<Blend> blend_;
+  std::vector<int> blend_clips_;
+  std::vector<BlendPoint> blend_points_;
+  std::vector<std::string> blend_markers_;
+  int blend_dimensions_ = 1;
+  std::string blend_error_;
+  BlendPoint blend_parameter_;
+  bool feet_on_ = false;
+  Ground ground_ = Ground::kSlopeAndStep;
+  std::vector<LegJoints> legs_;
+  int pelvis_ = -1;
+  Vec3 forward_{0, 0, 1};
+  float ground_scale_ = 1;
+  Mat4 placed_world_;
+  std::vector<JointPose> locals_;  // the pose of blend space or foot placement
+  std::vector<Mat4> model_;
+  bool own_pose_ = false;  // model_/locals_ hold the pose (else the Animator's)
   double last_update_ms_ = 0;
 };
 

@@ -649,9 +649,9 @@ void App::render_scene() {
     self.speed = 0;
     r.draw_baked({&self, 1}, 0);
   } else if (skinning_ == 1) {
-    r.draw_cpu(world, p.animator().model());
+    r.draw_cpu(world, p.model());
   } else {
-    r.draw_palette(world, p.animator().model());
+    r.draw_palette(world, p.model());
   }
   if (crowd_count_ > 0 && prepare_bake()) {
     const CharacterAsset& animated = p.animated_asset();
@@ -681,7 +681,7 @@ void App::scene_input() {
   hovered_joint_ = -1;
   if (inside && !over_ui && skeleton_) {
     float best = 64 * ui_scale_ * ui_scale_;
-    const auto model = doc_->playback->animator().model();
+    const auto model = doc_->playback->model();
     for (int j = 0; j < static_cast<int>(model.size()); ++j) {
       ImVec2 s;
       if (!project(transform_point(doc_->playback->world(), model[j].translation()), s)) continue;
@@ -730,7 +730,7 @@ void App::draw_scene_overlay() {
     }
   }
   if (skeleton_) {
-    const auto model = p.animator().model();
+    const auto model = p.model();
     const auto parents = p.animated_asset().skeleton.parents();
     const std::vector<float> selected =
         selected_joint_ >= 0 ? Playback::subtree_mask(p.animated_asset().skeleton, selected_joint_)
@@ -947,8 +947,8 @@ void App::draw_joint_tree() {
   }
   ImGui::EndChild();
   if (selected_joint_ >= 0 && selected_joint_ < joints) {
-    const JointPose& local = doc_->playback->animator().locals()[selected_joint_];
-    const Transform model = decompose(doc_->playback->animator().model()[selected_joint_]);
+    const JointPose& local = doc_->playback->locals()[selected_joint_];
+    const Transform model = decompose(doc_->playback->model()[selected_joint_]);
     ImGui::Text("%s", skeleton.name(selected_joint_).c_str());
     ImGui::Text("local  t %.4f %.4f %.4f", local.translation[0], local.translation[1], local.translation[2]);
     ImGui::Text("       r %.4f %.4f %.4f %.4f", local.rotation[0], local.rotation[1], local.rotation[2],
