@@ -277,7 +277,8 @@ TEST(ViewerPlayback, FootPlacementPlantsTheSamplesFeetOnTheGround) {
   // Flat ground at the floor: every foot target is where the clip has the foot, so nothing moves but the
   // knees, which the IK turns into the plane of the pole (forward).
   for (int j = 0; j < skeleton.joint_count(); ++j)
-    if (j != legs[0].calf && j != legs[1].calf)
+    if (j != legs[0].calf && j != legs[1].calf) {
       EXPECT_LT(length(joint_position(p.model(), j) - joint_position(animated.model(), j)), 1e-5f)
           << skeleton.name(j);
+    }
 }

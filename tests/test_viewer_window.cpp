@@ -163,6 +163,29 @@ TEST(ViewerWindow, SkinningPathsAgreeAndCrowdAndTravelMatchGoldens) {
   EXPECT_GT(compare_images(scenes["path_gpu"], scenes["crowd"], 8).fraction_over, 0.01);
 }
 
+// The blend space drives what the window draws: held at Walk's sample point (paused at time 0) the scene is
+// Walk's at 0 within the GPU-vs-CPU bound (0.04 % of pixels over 1/255), at Idle's point it is not; half way
+// with root motion and the feet planted on the slope and step, with its pad and the ground drawn, it matches
+// its golden.
+TEST(ViewerWindow, BlendSpaceAndFootPlacementDriveTheScene) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("blend_feet");
+  const ViewerRun run = run_view(dir, "blend_feet.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::map<std::string, Image> scenes;
+  for (const char* name : {"walk0", "blend_walk", "blend_idle"}) {
+    auto image = read_png((dir / (std::string(name) + ".png")).string());
+    ASSERT_TRUE(image) << image.error();
+    scenes[name] = crop(*image, kSceneX, kSceneY, kSceneW, kSceneH);
+  }
+  const ImageDifference same = compare_images(scenes["walk0"], scenes["blend_walk"], 1);
+  EXPECT_LE(same.fraction_over, 0.0004) << "max difference " << same.max_difference;
+  EXPECT_GT(compare_images(scenes["walk0"], scenes["blend_idle"], 8).fraction_over, 0.001);
+  auto whole = read_png((dir / "blend_feet.png").string());
+  ASSERT_TRUE(whole) << whole.error();
+  expect_matches_golden(*whole, "blend_feet.png");
+}
+
 // What the authoring script leaves in the Walk clip, by hand: the sample's three notifies and the two added.
 TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   REQUIRE_DISPLAY();

@@ -94,6 +94,7 @@ class Playback {
   const BlendSpace* blend_space() const { return blend_ ? &blend_->space : nullptr; }
   std::span<const int> blend_clips() const { return blend_clips_; }
   std::span<const float> blend_weights() const;
+  int blend_leader() const { return blend_ ? blend_->player->leader() : -1; }
   void set_blend_parameter(float x, float y);  // non-finite values are ignored
   BlendPoint blend_parameter() const { return blend_parameter_; }
 
@@ -106,6 +107,7 @@ class Playback {
   // at z = 1.5, scaled by the character's height over 1.8 m.
   float ground_height(float x, float z) const;
   std::span<const LegJoints> legs() const { return legs_; }
+  int pelvis() const { return pelvis_; }
   // Legs by name: joints called "...foot..." (not toes, balls or ends) whose parent and grandparent make a
   // chain; the toe is the foot's first child. pelvis: the lowest joint above every thigh (-1 when none).
   static std::vector<LegJoints> find_legs(const Skeleton& skeleton, int& pelvis);

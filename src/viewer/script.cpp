@@ -66,6 +66,10 @@ const std::vector<ActionSpec>& action_table() {
       {"root-motion", 1, {choice("switch", {"on", "off"})}},
       {"lighting", 1, {choice("mode", {"phong", "blinn-phong", "lambert", "unlit", "texture-only"})}},
       {"skinning", 1, {choice("path", {"gpu", "cpu", "baked"})}},
+      {"blend-sample", 2, {text("CLIP"), number("X", -1e6, 1e6), number("Y", -1e6, 1e6)}},
+      {"blend", 1, {choice("mode", {"1d", "2d", "off"}), text("MARKERS")}},
+      {"blend-param", 1, {number("X", -1e6, 1e6), number("Y", -1e6, 1e6)}},
+      {"feet", 1, {choice("switch", {"on", "off"}), choice("ground", {"flat", "slope"})}},
       {"crowd", 1, {integer("N", 0, kMaxCrowd)}},
       {"skeleton", 1, {choice("switch", {"on", "off"})}},
       // `layer off` is checked apart (its one word is not a clip).

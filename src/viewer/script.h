@@ -11,6 +11,8 @@
 //   root-motion on|off        lighting phong|blinn-phong|lambert|unlit|texture-only
 //   skinning gpu|cpu|baked    crowd N                   skeleton on|off
 //   layer CLIP WEIGHT [JOINT] (override layer, masked to JOINT's subtree; `layer off` removes it)
+//   blend-sample CLIP X [Y]   blend 1d|2d|off [MARKERS]  blend-param X [Y]   (a blend space drives the pose)
+//   feet on|off [flat|slope]  (foot placement on the ground named)
 //   select-joint NAME         add-notify NAME [DURATION] (at the playhead)
 //   move-notify NAME SECONDS  duration-notify NAME SECONDS   rename-notify NAME NEW
 //   payload-notify NAME JSON  delete-notify NAME        (NAME: the first notify of that name in the clip)
@@ -19,9 +21,10 @@
 //   expect-error [TEXT]       quit [STATUS]
 // Every line is checked when the script is read: an unknown action or a bad number is an error naming the
 // line. Numbers are finite decimals (no nan, inf, hex) within: SECONDS and DURATION 0 to 1e7, FACTOR -100 to
-// 100, WEIGHT 0 to 1, X and Y 0 to 1e5; whole numbers for FRAMES (wait 0 to 1e7, step -1e7 to 1e7), crowd
-// N 0 to 10000, expect-events N 0 to 1e9, quit STATUS 0 to 255. Lines are UTF-8 without control characters
-// (tab and a CRLF ending are fine), at most 64 KiB each. The first ten errors are reported, one a line.
+// 100, WEIGHT 0 to 1, X and Y 0 to 1e5 (blend X and Y: -1e6 to 1e6); whole numbers for FRAMES (wait 0 to 1e7,
+// step -1e7 to 1e7), crowd N 0 to 10000, expect-events N 0 to 1e9, quit STATUS 0 to 255. Lines are UTF-8
+// without control characters (tab and a CRLF ending are fine), at most 64 KiB each. The first ten errors are
+// reported, one a line.
 #pragma once
 
 #include <string>

@@ -75,6 +75,7 @@ class Average {
 const char* const kLightingNames[] = {"phong", "blinn-phong", "lambert", "unlit", "texture-only"};
 const char* const kSkinningNames[] = {"gpu", "cpu", "baked"};
 const char* const kLoopNames[] = {"once", "repeat", "pingpong"};
+const char* const kGroundNames[] = {"flat", "slope"};  // Playback::Ground
 
 // A file's name without its folder: what the window shows (the full path is in the recent-files menu).
 std::string display_name(const std::string& path) {
@@ -111,6 +112,14 @@ struct Document {
   Vec3 lo{-1, 0, -1}, hi{1, 2, 1};  // the character's bounds at rest (framing)
   std::vector<int> depth;           // joint tree: depth of each joint
   std::vector<char> expanded;       // joint tree: children shown
+  // Blend space being set up: per clip, whether it is a sample and where.
+  struct BlendRow {
+    bool use = false;
+    float x = 0, y = 0;
+  };
+  std::vector<BlendRow> blend_rows;
+  int blend_dimensions = 1;
+  std::string blend_markers = "FootL,FootR";
 };
 
 // Bounds of the skinned meshes in the first clip's first frame (or the joints when there are no meshes).
@@ -170,6 +179,9 @@ class App {
   void draw_event_log();
   void draw_notify_editor();
   void draw_joint_tree();
+  void draw_blend_space();
+  void draw_foot_placement();
+  std::string apply_blend_space();  // the Document's rows to the Playback; "" or why not
   void draw_error();
   void scene_input();
   void render_scene();
@@ -209,6 +221,7 @@ class App {
   int layer_clip_ = 0;
   float layer_weight_ = 1;
   bool layer_on_ = false;
+  int ground_ = 1;  // kGroundNames
   std::string open_path_;
   bool show_open_ = false;
   std::vector<int> visible_joints_;  // scratch: the joint tree's rows
@@ -338,6 +351,8 @@ void App::open(const std::string& path) {
   doc->expanded.assign(joints, 1);
   const auto parents = c.asset.skeleton.parents();
   for (int j = 0; j < joints; ++j) doc->depth[j] = parents[j] >= 0 ? doc->depth[parents[j]] + 1 : 0;
+  doc->blend_rows.resize(c.asset.clips.size());
+  for (size_t i = 0; i < doc->blend_rows.size(); ++i) doc->blend_rows[i].x = static_cast<float>(i);
   doc_ = std::move(doc);
   error_.clear();
   selected_joint_ = hovered_joint_ = -1;
@@ -502,6 +517,31 @@ bool App::run_action(const ScriptAction& a) {
   }
   if (verb == "root-motion") {
     const std::string refusal = p.set_root_motion(on(0));
+    return refusal.empty() || fail(a, refusal);
+  }
+  if (verb == "blend-sample") {
+    const int c = find_clip(w[0]);
+    if (c < 0) return false;
+    doc_->blend_rows[c] = {true, static_cast<float>(number(0)), static_cast<float>(number(1))};
+    return true;
+  }
+  if (verb == "blend") {
+    if (w[0] == "off") {
+      for (auto& row : doc_->blend_rows) row.use = false;
+      return p.set_blend_space({}, {}, 1), true;
+    }
+    doc_->blend_dimensions = w[0] == "2d" ? 2 : 1;
+    if (w.size() > 1) doc_->blend_markers = w[1];
+    const std::string refusal = apply_blend_space();
+    return refusal.empty() || fail(a, refusal);
+  }
+  if (verb == "blend-param") {
+    p.set_blend_parameter(static_cast<float>(number(0)), static_cast<float>(number(1)));
+    return true;
+  }
+  if (verb == "feet") {
+    if (w.size() > 1) ground_ = index_of(kGroundNames, w[1]);
+    const std::string refusal = p.set_foot_placement(on(0), static_cast<Playback::Ground>(ground_));
     return refusal.empty() || fail(a, refusal);
   }
   if (verb == "skinning") return skinning_ = index_of(kSkinningNames, w[0]), true;
@@ -729,6 +769,27 @@ void App::draw_scene_overlay() {
       have_previous = visible;
     }
   }
+  // The ground the feet are planted on (slope and step): a lattice around the character.
+  if (p.foot_placement() && p.ground() == Playback::Ground::kSlopeAndStep) {
+    const Vec3 c = p.world().translation();
+    const float extent = std::max(doc_->hi.y - doc_->lo.y, 1e-3f) * 1.2f;
+    const int lines = 13, pieces = 48;
+    for (int axis = 0; axis < 2; ++axis)
+      for (int i = 0; i < lines; ++i) {
+        const float across = -extent + 2 * extent * static_cast<float>(i) / (lines - 1);
+        ImVec2 previous;
+        bool have_previous = false;
+        for (int k = 0; k <= pieces; ++k) {
+          const float along = -extent + 2 * extent * static_cast<float>(k) / pieces;
+          const float x = c.x + (axis == 0 ? across : along), z = c.z + (axis == 0 ? along : across);
+          ImVec2 s;
+          const bool visible = project({x, p.ground_height(x, z), z}, s);
+          if (visible && have_previous) draw->AddLine(previous, s, IM_COL32(110, 170, 110, 160), ui_scale_);
+          previous = s;
+          have_previous = visible;
+        }
+      }
+  }
   if (skeleton_) {
     const auto model = p.model();
     const auto parents = p.animated_asset().skeleton.parents();
@@ -901,6 +962,9 @@ void App::draw_left_panel() {
   if (ImGui::Button("Mask from selected joint")) changed = true;
   if (changed && layer_on_) p.set_layer(layer_clip_, layer_weight_, selected_joint_);
 
+  draw_blend_space();
+  draw_foot_placement();
+
   section("Display");
   int lighting = static_cast<int>(lighting_);
   if (ImGui::Combo("lighting", &lighting, kLightingNames, 5)) lighting_ = static_cast<LightingMode>(lighting);
@@ -910,6 +974,150 @@ void App::draw_left_panel() {
   ImGui::Checkbox("skeleton", &skeleton_);
   ImGui::SliderInt("crowd", &crowd_count_, 0, kMaxCrowd);
   ImGui::End();
+}
+
+std::string App::apply_blend_space() {
+  std::vector<int> clips;
+  std::vector<BlendPoint> points;
+  for (size_t c = 0; c < doc_->blend_rows.size(); ++c) {
+    const Document::BlendRow& row = doc_->blend_rows[c];
+    if (!row.use) continue;
+    clips.push_back(static_cast<int>(c));
+    points.push_back({row.x, doc_->blend_dimensions == 2 ? row.y : 0.f});
+  }
+  if (clips.empty()) return "blend space: tick the clips to blend";
+  std::vector<std::string> markers;
+  for (size_t begin = 0; begin < doc_->blend_markers.size();) {
+    const size_t comma = std::min(doc_->blend_markers.find(',', begin), doc_->blend_markers.size());
+    if (comma > begin) markers.push_back(doc_->blend_markers.substr(begin, comma - begin));
+    begin = comma + 1;
+  }
+  return doc_->playback->set_blend_space(std::move(clips), std::move(points), doc_->blend_dimensions,
+                                         std::move(markers));
+}
+
+// The blend space: clips ticked as samples at (x, y), sync markers, and a pad that drives the parameter
+// (drag in it); each sample's dot grows with its weight.
+void App::draw_blend_space() {
+  Playback& p = *doc_->playback;
+  const CharacterAsset& asset = doc_->character->asset;
+  section("Blend space");
+  bool on = p.blend_space_on();
+  bool changed = false;
+  if (ImGui::Checkbox("drive the pose", &on)) {
+    if (on) {
+      if (std::string refusal = apply_blend_space(); !refusal.empty()) error_ = refusal;
+    } else {
+      p.set_blend_space({}, {}, 1);
+    }
+  }
+  ImGui::SameLine();
+  changed |= ImGui::RadioButton("1D", &doc_->blend_dimensions, 1);
+  ImGui::SameLine();
+  changed |= ImGui::RadioButton("2D", &doc_->blend_dimensions, 2);
+  if (ImGui::BeginTable("blend", doc_->blend_dimensions == 2 ? 3 : 2, ImGuiTableFlags_ScrollY,
+                        ImVec2(0, ImGui::GetFrameHeightWithSpacing() *
+                                          static_cast<float>(std::min<size_t>(asset.clips.size(), 4)) +
+                                      2 * ui_scale_))) {
+    ImGui::TableSetupColumn("clip", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("x", ImGuiTableColumnFlags_WidthFixed, 60 * ui_scale_);
+    if (doc_->blend_dimensions == 2)
+      ImGui::TableSetupColumn("y", ImGuiTableColumnFlags_WidthFixed, 60 * ui_scale_);
+    for (size_t c = 0; c < doc_->blend_rows.size(); ++c) {
+      Document::BlendRow& row = doc_->blend_rows[c];
+      ImGui::PushID(static_cast<int>(c));
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      changed |= ImGui::Checkbox(asset.clips[c].name().c_str(), &row.use);
+      ImGui::TableNextColumn();
+      ImGui::SetNextItemWidth(-FLT_MIN);
+      changed |= ImGui::DragFloat("##x", &row.x, 0.05f, -1e6f, 1e6f, "%.2f");
+      if (doc_->blend_dimensions == 2) {
+        ImGui::TableNextColumn();
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        changed |= ImGui::DragFloat("##y", &row.y, 0.05f, -1e6f, 1e6f, "%.2f");
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  char markers[128];
+  std::snprintf(markers, sizeof markers, "%s", doc_->blend_markers.c_str());
+  if (ImGui::InputText("sync markers", markers, sizeof markers)) {
+    doc_->blend_markers = markers;
+    changed = true;
+  }
+  if (changed && p.blend_space_on()) {
+    if (std::string refusal = apply_blend_space(); !refusal.empty())
+      error_ = refusal, p.set_blend_space({}, {}, 1);
+  }
+  const BlendSpace* space = p.blend_space();
+  if (!space) return;
+
+  // The pad: sample points mapped into a square (2D) or a strip (1D) with a margin; y up.
+  const float width = ImGui::GetContentRegionAvail().x;
+  const ImVec2 size(width, space->dimensions() == 2 ? std::min(width, 180 * ui_scale_) : 36 * ui_scale_);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("pad", size);
+  BlendPoint lo = space->sample_point(0), hi = lo;
+  for (int i = 1; i < space->sample_count(); ++i) {
+    const BlendPoint q = space->sample_point(i);
+    lo = {std::min(lo.x, q.x), std::min(lo.y, q.y)}, hi = {std::max(hi.x, q.x), std::max(hi.y, q.y)};
+  }
+  const float margin_x = std::max(hi.x - lo.x, 1e-3f) * 0.1f, margin_y = std::max(hi.y - lo.y, 1e-3f) * 0.1f;
+  lo = {lo.x - margin_x, lo.y - margin_y}, hi = {hi.x + margin_x, hi.y + margin_y};
+  auto to_screen = [&](BlendPoint q) {
+    const float y = space->dimensions() == 2 ? (q.y - lo.y) / (hi.y - lo.y) : 0.5f;
+    return ImVec2(origin.x + (q.x - lo.x) / (hi.x - lo.x) * size.x, origin.y + (1 - y) * size.y);
+  };
+  if (ImGui::IsItemActive()) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    p.set_blend_parameter(lo.x + std::clamp((m.x - origin.x) / size.x, 0.f, 1.f) * (hi.x - lo.x),
+                          lo.y + std::clamp(1 - (m.y - origin.y) / size.y, 0.f, 1.f) * (hi.y - lo.y));
+  }
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(30, 32, 38, 255));
+  draw->AddRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(90, 90, 100, 255));
+  const std::span<const float> weights = p.blend_weights();
+  const std::span<const int> clips = p.blend_clips();
+  for (int i = 0; i < space->sample_count(); ++i) {
+    const ImVec2 at = to_screen(space->sample_point(i));
+    const float w = i < static_cast<int>(weights.size()) ? weights[i] : 0.f;
+    draw->AddCircleFilled(at, (3 + 6 * w) * ui_scale_,
+                          i == p.blend_leader() ? IM_COL32(255, 170, 40, 255) : IM_COL32(200, 200, 210, 255));
+    const std::string& name = asset.clips[clips[i]].name();
+    const size_t bar = name.rfind('|');
+    draw->AddText(ImVec2(at.x + 6 * ui_scale_, at.y - 14 * ui_scale_), IM_COL32(200, 200, 210, 255),
+                  (bar == std::string::npos ? name : name.substr(bar + 1)).c_str());
+  }
+  const ImVec2 at = to_screen(p.blend_parameter());
+  draw->AddLine(ImVec2(at.x - 6 * ui_scale_, at.y), ImVec2(at.x + 6 * ui_scale_, at.y),
+                IM_COL32(80, 200, 255, 255), 2 * ui_scale_);
+  draw->AddLine(ImVec2(at.x, at.y - 6 * ui_scale_), ImVec2(at.x, at.y + 6 * ui_scale_),
+                IM_COL32(80, 200, 255, 255), 2 * ui_scale_);
+  const BlendPoint q = p.blend_parameter();
+  if (space->dimensions() == 2)
+    ImGui::Text("parameter %.2f, %.2f", q.x, q.y);
+  else
+    ImGui::Text("parameter %.2f", q.x);
+}
+
+// Foot placement: the feet planted on flat ground or on the example's slope and step (drawn in the scene).
+void App::draw_foot_placement() {
+  Playback& p = *doc_->playback;
+  section("Foot IK");
+  bool on = p.foot_placement();
+  bool changed = ImGui::Checkbox("plant feet", &on);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  changed |= ImGui::Combo("##ground", &ground_, "flat ground\0slope and step\0");
+  if (changed) {
+    const std::string refusal = p.set_foot_placement(on, static_cast<Playback::Ground>(ground_));
+    if (!refusal.empty()) error_ = refusal;
+  }
+  if (p.foot_placement())
+    ImGui::TextDisabled("%zu legs, pelvis %s", p.legs().size(),
+                        p.pelvis() >= 0 ? p.animated_asset().skeleton.name(p.pelvis()).c_str() : "none");
 }
 
 void App::draw_joint_tree() {
