@@ -50,6 +50,44 @@ TEST(SampleGolden, Humanoid70MatchesBlender) {
   check_against_golden("../bench/ossa_humanoid70.glb", "ossa_humanoid70.glb.blender.json");
 }
 
+// The shape-key face (make_sample.py --face): a head skinned to neck, head and jaw. "Talk" animates its three
+// shape keys (smile, blink, jaw_open_fix) with the bones; "Look" moves only bones (Blender's exporters still
+// write its weights, constant 0). Blender's evaluation includes the shape keys; it is compared at the
+// golden's key times and between keys (t = 0.05 s and 0.55 s: half-way between two frame keys) through the
+// reference evaluation and through the runtime (Animator, MorphJob, SkinningJob; keyed and fixed-rate clips).
+// Tolerances in metres: the face is 0.36 m across, its shape keys move vertices by up to 14 mm.
+void check_face_against_golden(const char* model, const char* oracle) {
+  struct Path {
+    const char* name;
+    OracleEvaluator evaluate;
+  };
+  const Path paths[] = {{"reference", {}},
+                        {"runtime, keyed", runtime_evaluator(Clip::Layout::kKeyed)},
+                        {"runtime, fixed rate", runtime_evaluator(Clip::Layout::kFixedRate)}};
+  for (const Path& path : paths) {
+    OracleReport r = compare_with_oracle(sample(model), golden(oracle), 4, {1e-5, 1e-5}, path.evaluate);
+    ASSERT_TRUE(r.ran) << r.error;
+    std::printf(
+        "  [%s] %d samples, %d vertices; worst vertex at keys %.3g m (%s), between keys %.3g m; joints %.3g "
+        "m, "
+        "%.3g m (size %.3g m)\n",
+        path.name, r.samples, r.vertices_compared, r.max_vertex_error * r.diagonal, r.worst.c_str(),
+        r.max_vertex_error_between * r.diagonal, r.max_joint_error * r.diagonal,
+        r.max_joint_error_between * r.diagonal, r.diagonal);
+    for (const std::string& p : r.problems) ADD_FAILURE() << path.name << ": " << p;
+    EXPECT_GT(r.vertices_compared, 2000) << path.name;
+    EXPECT_LE(r.max_vertex_error * r.diagonal, 1e-6) << path.name;
+    EXPECT_LE(r.max_vertex_error_between * r.diagonal, 1e-6) << path.name;
+  }
+}
+
+TEST(SampleGolden, FaceFbxMatchesBlenderWithItsShapeKeys) {
+  check_face_against_golden("ossa_face.fbx", "ossa_face.fbx.blender.json");
+}
+TEST(SampleGolden, FaceGlbMatchesBlenderWithItsShapeKeys) {
+  check_face_against_golden("ossa_face.glb", "ossa_face.glb.blender.json");
+}
+
 TEST(SampleContent, HasWhatTheSampleMustExercise) {
   auto scene = import_file(sample("ossa_sample.fbx"));
   ASSERT_TRUE(scene) << scene.error();

@@ -104,7 +104,12 @@ def parse_args():
     ap.add_argument("--detailed", action="store_true",
                     help="build the 70-bone benchmark humanoid instead and export only "
                          "OUT_DIR/ossa_humanoid70.glb (textures embedded)")
+    ap.add_argument("--face", action="store_true",
+                    help="build the shape-key face instead and export only OUT_DIR/ossa_face.fbx and "
+                         "OUT_DIR/ossa_face.glb")
     args = ap.parse_args(argv)
+    if args.face and (args.collada or args.detailed):
+        ap.error("--face cannot be combined with --collada or --detailed")
     if args.collada and args.detailed:
         ap.error("--collada and --detailed cannot be combined (--detailed writes only a GLB)")
     return args
@@ -944,7 +949,7 @@ def export_fbx(path):
         raise RuntimeError("FBX export failed: %r" % (res,))
 
 
-def export_glb(path):
+def export_glb(path, morph=False):
     res = bpy.ops.export_scene.gltf(
         filepath=path, check_existing=False, export_format="GLB", use_selection=False,
         export_yup=True, export_apply=False, export_texcoords=True, export_normals=True,
@@ -954,7 +959,7 @@ def export_glb(path):
         export_frame_step=1, export_force_sampling=True, export_nla_strips=True,
         export_anim_single_armature=True,                  # every armature action -> one animation
         export_reset_pose_bones=True, export_optimize_animation_size=False,
-        export_current_frame=False, export_morph=False)
+        export_current_frame=False, export_morph=morph, export_morph_normal=morph, export_morph_tangent=False)
     if "FINISHED" not in res:
         raise RuntimeError("glTF export failed: %r" % (res,))
 
@@ -992,6 +997,169 @@ def run_oracle(oracle, model, out_json, max_verts=ORACLE_MAX_VERTS):
     print("golden:", out_json)
 
 
+# --------------------------------------------------------------------------------------- --face
+# A small separate character for morph targets: a head on a neck, skinned to three bones, with three shape
+# keys driven by custom properties of the armature object ("smile", "blink", "jaw_open_fix") that the clips
+# key. Both exporters bake drivers into every armature action: the FBX exporter evaluates every shape key's
+# value on every frame of each take (DeformPercent curves), the glTF exporter samples shape-key drivers that
+# read the armature into each animation's `weights` channel. A plain shape-key action (id_root KEY) would
+# not follow the armature's actions in either exporter.
+FACE_NAME = "ossa_face"
+FACE_ORACLE_MAX_VERTS = "450"
+FACE_HEAD_CENTRE = Vector((0.0, 0.0, 0.21))
+FACE_HEAD_RADII = (0.075, 0.09, 0.11)          # x (width), y (depth), z (height)
+FACE_LAYOUT = [  # name, head, tail, parent, deform
+    ("neck", Vector((0, 0, 0.0)), Vector((0, 0, 0.11)), None, True),
+    ("head", Vector((0, 0, 0.11)), Vector((0, 0, 0.33)), "neck", True),
+    ("jaw", Vector((0, -0.01, 0.165)), Vector((0, -0.075, 0.125)), "head", True),
+]
+# Shape keys: (name, [(centre on the front of the head, radius, displacement)]); each displacement fades
+# as (1 - (d / r)^2)^2 with the distance d to its centre and is exactly zero beyond r (sparse targets).
+FACE_KEYS = [
+    ("smile", [((sx * 0.03, 0.155), 0.04, (sx * 0.008, 0.004, 0.012)) for sx in (-1.0, 1.0)]),
+    ("blink", [((sx * 0.03, 0.225), 0.03, (0.0, 0.003, -0.010)) for sx in (-1.0, 1.0)]),
+    ("jaw_open_fix", [((0.0, 0.135), 0.045, (0.0, -0.010, 0.005))]),
+]
+FACE_TALK_S, FACE_LOOK_S = 1.5, 1.0
+
+
+def face_front(x, z):
+    """Point of the head's ellipsoid at (x, z) on its front (-Y) side."""
+    (rx, ry, rz), c = FACE_HEAD_RADII, FACE_HEAD_CENTRE
+    s = max(0.0, 1.0 - (x / rx) ** 2 - ((z - c.z) / rz) ** 2)
+    return Vector((x, c.y - ry * math.sqrt(s), z))
+
+
+def face_key_offsets(co):
+    """Per shape key, the displacement of a rest vertex `co` (exact zero vectors outside every region)."""
+    out = []
+    for _name, regions in FACE_KEYS:
+        d = Vector()
+        for (x, z), r, disp in regions:
+            q = (co - face_front(x, z)).length / r
+            if q < 1.0:
+                d += Vector(disp) * (1.0 - q * q) ** 2
+        out.append(d)
+    return out
+
+
+def face_weights(co, part):
+    """neck / head / jaw weights: the neck tube blends into the head, the lower front of the head follows
+    the jaw (up to 3 influences where they meet)."""
+    if part == "neck":
+        h = smoothstep(0.07, 0.13, co.z)
+        return normalised({"neck": 1.0 - h, "head": h})
+    neck = 1.0 - smoothstep(0.10, 0.14, co.z)
+    jaw = (1.0 - smoothstep(0.15, 0.18, co.z)) * smoothstep(0.0, -0.05, co.y)
+    return normalised({"neck": neck, "jaw": jaw * (1.0 - neck), "head": (1.0 - jaw) * (1.0 - neck)})
+
+
+def face_talk(t):
+    """Talk: (jaw opening 0..1, smile, blink); every weight starts and ends at 0 (the clip loops)."""
+    jaw = math.sin(2.0 * math.pi * t / FACE_TALK_S) ** 2
+    smile = min(1.0, t / 0.5) if t < 1.0 else max(0.0, (FACE_TALK_S - t) / 0.5)
+    blink = max(0.0, 1.0 - abs(t - 0.7) / 0.1)    # one blink, closed at 0.7 s
+    return jaw, smile, blink
+
+
+def face_pose(p, t, duration):
+    ph = 2.0 * math.pi * t / duration
+    if duration == FACE_TALK_S:
+        jaw, _smile, _blink = face_talk(t)
+        p.turn("jaw", (1, 0, 0), 20.0 * jaw)
+        p.turn("head", (1, 0, 0), 6.0 * math.sin(ph))          # nods while talking
+        p.turn("neck", (0, 0, 1), 8.0 * math.sin(ph))
+    else:   # Look: turns left and right, the jaw still; no shape-key keys in this clip
+        p.turn("neck", (0, 0, 1), 25.0 * math.sin(ph))
+        p.turn("head", (0, 1, 0), 10.0 * math.sin(ph))
+        p.move("neck", (0.0, 0.01 * math.sin(ph), 0.0))
+
+
+def key_face_weights(armature, action, duration):
+    """Key the armature's shape-key properties in `action` on every frame (LINEAR)."""
+    n = int(round(duration * FPS))
+    for i, prop in enumerate(k[0] for k in FACE_KEYS):
+        keys = [(f, face_talk(f / FPS)[(1, 2, 0)[i]]) for f in range(n + 1)]
+        fc = action.fcurves.new('["%s"]' % prop, action_group="shape keys")
+        fc.keyframe_points.add(len(keys))
+        fc.keyframe_points.foreach_set("co", [x for k in keys for x in k])
+        for kp in fc.keyframe_points:
+            kp.interpolation = "LINEAR"
+        fc.update()
+
+
+def build_face(out_dir, golden_dir, oracle):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = FPS, 1.0
+    scene.unit_settings.system, scene.unit_settings.scale_length = "METRIC", 1.0
+
+    armature = build_armature(FACE_LAYOUT)
+    armature.name = armature.data.name = "FaceRig"
+    mat = bpy.data.materials.new("OssaFaceSkin")
+    mat.use_nodes = True
+    mat.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.8, 0.6, 0.5, 1.0)
+
+    mb = MeshBuilder()
+    mb.ellipsoid(FACE_HEAD_CENTRE, FACE_HEAD_RADII, 36, 24, "head", (0, 0.25, 1, 1))
+    mb.capsule([(0, 0, 0.0), (0, 0, 0.14)], [(0.045, 0.05), (0.045, 0.05)], 16, (1, 0, 0), "neck",
+               (0, 0, 1, 0.25), spacing=0.03, caps=(None, None))
+    face = mb.to_object("Face", mat)
+    apply_weights(face, [face_weights(co, part) for co, part in zip(mb.verts, mb.part)])
+    skin(face, armature)
+
+    face.shape_key_add(name="Basis", from_mix=False)
+    for k, (name, _regions) in enumerate(FACE_KEYS):
+        kb = face.shape_key_add(name=name, from_mix=False)
+        for v, co in zip(kb.data, mb.verts):
+            v.co = co + face_key_offsets(co)[k]
+        armature[name] = 0.0
+        fcurve = kb.driver_add("value")
+        # An identity mapping as two LINEAR keys instead of the default Generator modifier: Blender 3.4's
+        # glTF exporter writes a driver channel whose F-curve has fewer than 2 keys as STEP (which assimp
+        # 5.2.5 reads as linear); with keys, as LINEAR.
+        for mod in list(fcurve.modifiers):
+            fcurve.modifiers.remove(mod)
+        fcurve.keyframe_points.add(2)
+        fcurve.keyframe_points.foreach_set("co", [0.0, 0.0, 1.0, 1.0])
+        for kp in fcurve.keyframe_points:
+            kp.interpolation = "LINEAR"
+        fcurve.update()
+        drv = fcurve.driver
+        drv.type = "AVERAGE"
+        var = drv.variables.new()
+        var.type = "SINGLE_PROP"
+        var.targets[0].id_type = "OBJECT"
+        var.targets[0].id = armature
+        var.targets[0].data_path = '["%s"]' % name
+
+    armature.animation_data_create()
+    talk = bake_action(armature, "Talk", FACE_TALK_S, face_pose)
+    key_face_weights(armature, talk, FACE_TALK_S)
+    bake_action(armature, "Look", FACE_LOOK_S, face_pose)
+    armature.animation_data.action = None
+    for name, _r in FACE_KEYS:
+        armature[name] = 0.0
+    scene.frame_start, scene.frame_end = 0, int(round(FACE_TALK_S * FPS))
+    scene.frame_set(0)
+
+    fbx_path = os.path.join(out_dir, FACE_NAME + ".fbx")
+    glb_path = os.path.join(out_dir, FACE_NAME + ".glb")
+    export_fbx(fbx_path)
+    export_glb(glb_path, morph=True)
+    print("bones (%d): %s" % (len(armature.data.bones), ", ".join(b.name for b in armature.data.bones)))
+    moved = [sum(1 for co in mb.verts if face_key_offsets(co)[k].length > 0) for k in range(len(FACE_KEYS))]
+    print("mesh Face: %d vertices, %d faces; shape keys %s move %s vertices"
+          % (len(face.data.vertices), len(face.data.polygons), [k[0] for k in FACE_KEYS], moved))
+    for p in (fbx_path, glb_path):
+        print("wrote %s (%d bytes)" % (p, os.path.getsize(p)))
+    if golden_dir:
+        os.makedirs(golden_dir, exist_ok=True)
+        for p in (fbx_path, glb_path):
+            run_oracle(oracle, p, os.path.join(golden_dir, os.path.basename(p) + ".blender.json"),
+                       FACE_ORACLE_MAX_VERTS)
+
+
 # --------------------------------------------------------------------------------------- main
 def main():
     args = parse_args()
@@ -1001,6 +1169,9 @@ def main():
     if golden_dir and not os.path.isfile(oracle):
         raise SystemExit("make_sample: oracle script not found: %s (pass --oracle PATH)" % oracle)
     os.makedirs(out_dir, exist_ok=True)
+    if args.face:
+        build_face(out_dir, golden_dir, oracle)
+        return
     detailed = args.detailed
     name = DETAILED_NAME if detailed else NAME
     # --detailed writes only the GLB (textures embedded): the PNGs go to a scratch folder
