@@ -3,7 +3,7 @@
 Run (Blender 3.4, e.g. Debian's `blender` package):
 
     blender -b --factory-startup --python tools/assets/make_sample.py -- OUT_DIR \
-            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed]
+            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed | --face]
 
     # what the repository uses:
     cd <repo> && blender -b --factory-startup --python tools/assets/make_sample.py -- \
@@ -14,6 +14,12 @@ Run (Blender 3.4, e.g. Debian's `blender` package):
     # the 70-bone benchmark humanoid assets/bench/ossa_humanoid70.glb and its golden:
     blender -b --factory-startup --python tools/assets/make_sample.py -- \
         assets/bench --detailed --golden-dir tests/golden
+    # the shape-key face assets/sample/ossa_face.{fbx,glb} and its goldens (a fixed hash seed keeps the
+    # FBX exporter's object order, so that only its time stamp changes from one run to the next):
+    PYTHONHASHSEED=0 blender -b --factory-startup --python tools/assets/make_sample.py -- \
+        assets/sample --face --golden-dir tests/golden
+
+(Blender 3.4 on Debian runs the system Python: python3-numpy must be installed.)
 
 What it creates (no external assets; every vertex, weight, pixel and key comes from this file):
 
@@ -57,6 +63,25 @@ small eye meshes) and a left-hand socket. The extra bones are animated on top of
 (textures embedded; the PNGs go to a scratch folder), and with --golden-dir only its golden
 DIR/ossa_humanoid70.glb.blender.json (<= 250 sampled vertices). The default (non-detailed)
 character is unchanged by this option's code paths.
+
+--face builds a separate small character for morph targets instead ("ossa_face"; the default
+character's files are not touched) and writes OUT_DIR/ossa_face.fbx and OUT_DIR/ossa_face.glb (no
+textures), with --golden-dir DIR/ossa_face.{fbx,glb}.blender.json (<= 450 sampled vertices):
+  * "FaceRig": 3 bones, neck > head > jaw (the jaw hinges at the back of the mouth, pointing forward).
+  * "Face"   : a 0.4 m head (ellipsoid, 36 x 24) on an open neck tube, 926 vertices, skinned with up to 3
+               influences (neck into head, the lower front of the head to the jaw); shape keys "smile"
+               (mouth corners up and out), "blink" (eyelids down) and "jaw_open_fix" (chin forward, a
+               corrective), each a smooth bump that is exactly zero outside its radius (sparse targets).
+  * Actions: Talk 1.5 s (the jaw opens twice, the head nods and turns; smile rises to 1 by 0.5 s and
+    falls back from 1.0 s; one blink closed at 0.7 s; jaw_open_fix follows the jaw; every weight starts
+    and ends at 0) and Look 1.0 s (neck and head turn; no shape-key keys).
+  The shape keys are driven by custom properties of the armature object that the actions key: both
+  exporters bake drivers into each armature action (FBX: DeformPercent curves per take, written for
+  every take, so Look's are constant 0; glTF: a `weights` channel per animation), while a shape-key
+  action of its own would follow no armature action. The driver F-curves carry two LINEAR keys
+  (identity) because Blender 3.4's glTF exporter writes a driver channel without keys as STEP.
+  Rebuilds give the same GLB and goldens byte for byte, and the same FBX but for its time stamp when
+  run with PYTHONHASHSEED=0 (without it, Python's string hashing reorders the FBX exporter's objects).
 
 Licence of the generated files: CC0 1.0 (public domain dedication).
 """
@@ -1170,6 +1195,8 @@ def main():
         raise SystemExit("make_sample: oracle script not found: %s (pass --oracle PATH)" % oracle)
     os.makedirs(out_dir, exist_ok=True)
     if args.face:
+        if os.environ.get("PYTHONHASHSEED") != "0":
+            print("make_sample: PYTHONHASHSEED is not 0: the FBX's object order will differ from the committed one")
         build_face(out_dir, golden_dir, oracle)
         return
     detailed = args.detailed
