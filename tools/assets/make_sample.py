@@ -1087,24 +1087,28 @@ def face_talk(t):
     return jaw, smile, blink
 
 
-def face_pose(p, t, duration):
+def face_pose_talk(p, t, duration):
     ph = 2.0 * math.pi * t / duration
-    if duration == FACE_TALK_S:
-        jaw, _smile, _blink = face_talk(t)
-        p.turn("jaw", (1, 0, 0), 20.0 * jaw)
-        p.turn("head", (1, 0, 0), 6.0 * math.sin(ph))          # nods while talking
-        p.turn("neck", (0, 0, 1), 8.0 * math.sin(ph))
-    else:   # Look: turns left and right, the jaw still; no shape-key keys in this clip
-        p.turn("neck", (0, 0, 1), 25.0 * math.sin(ph))
-        p.turn("head", (0, 1, 0), 10.0 * math.sin(ph))
-        p.move("neck", (0.0, 0.01 * math.sin(ph), 0.0))
+    jaw, _smile, _blink = face_talk(t)
+    p.turn("jaw", (1, 0, 0), 20.0 * jaw)
+    p.turn("head", (1, 0, 0), 6.0 * math.sin(ph))          # nods while talking
+    p.turn("neck", (0, 0, 1), 8.0 * math.sin(ph))
 
 
-def key_face_weights(armature, action, duration):
-    """Key the armature's shape-key properties in `action` on every frame (LINEAR)."""
+def face_pose_look(p, t, duration):
+    """Turns left and right, the jaw still; no shape-key keys in this clip."""
+    ph = 2.0 * math.pi * t / duration
+    p.turn("neck", (0, 0, 1), 25.0 * math.sin(ph))
+    p.turn("head", (0, 1, 0), 10.0 * math.sin(ph))
+    p.move("neck", (0.0, 0.01 * math.sin(ph), 0.0))
+
+
+def key_face_weights(action, duration):
+    """Key the armature's shape-key properties (Talk's weights) in `action` on every frame (LINEAR)."""
     n = int(round(duration * FPS))
-    for i, prop in enumerate(k[0] for k in FACE_KEYS):
-        keys = [(f, face_talk(f / FPS)[(1, 2, 0)[i]]) for f in range(n + 1)]
+    talk_index = {"jaw_open_fix": 0, "smile": 1, "blink": 2}   # face_talk() returns (jaw, smile, blink)
+    for prop, _regions in FACE_KEYS:
+        keys = [(f, face_talk(f / FPS)[talk_index[prop]]) for f in range(n + 1)]
         fc = action.fcurves.new('["%s"]' % prop, action_group="shape keys")
         fc.keyframe_points.add(len(keys))
         fc.keyframe_points.foreach_set("co", [x for k in keys for x in k])
@@ -1159,9 +1163,9 @@ def build_face(out_dir, golden_dir, oracle):
         var.targets[0].data_path = '["%s"]' % name
 
     armature.animation_data_create()
-    talk = bake_action(armature, "Talk", FACE_TALK_S, face_pose)
-    key_face_weights(armature, talk, FACE_TALK_S)
-    bake_action(armature, "Look", FACE_LOOK_S, face_pose)
+    talk = bake_action(armature, "Talk", FACE_TALK_S, face_pose_talk)
+    key_face_weights(talk, FACE_TALK_S)
+    bake_action(armature, "Look", FACE_LOOK_S, face_pose_look)
     armature.animation_data.action = None
     for name, _r in FACE_KEYS:
         armature[name] = 0.0
