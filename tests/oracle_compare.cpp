@@ -6,11 +6,17 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
+#include "ossa/asset/character.h"
 #include "ossa/import/import.h"
 #include "ossa/reference/reference_eval.h"
+#include "ossa/runtime/animator.h"
+#include "ossa/runtime/morph_job.h"
+#include "ossa/runtime/skinning_job.h"
 
 namespace ossa::test {
 namespace {
@@ -76,8 +82,65 @@ std::vector<std::string> animated_models() {
   return files;
 }
 
+OraclePose reference_pose(const ImportedScene& scene, int clip, float t) {
+  const RawClip& raw = scene.clips[clip];
+  OraclePose pose;
+  pose.model = reference::local_to_model(scene.skeleton, reference::sample_clip(scene.skeleton, raw, t));
+  for (size_t m = 0; m < scene.meshes.size(); ++m) {
+    const RawMesh& mesh = scene.meshes[m];
+    const auto weights = reference::sample_morph_weights(mesh, static_cast<int>(m), &raw, t);
+    pose.meshes.push_back(reference::skin_mesh(mesh, pose.model, weights).positions);
+  }
+  return pose;
+}
+
+OracleEvaluator runtime_evaluator(Clip::Layout layout) {
+  struct Built {
+    const ImportedScene* scene = nullptr;
+    std::optional<CharacterAsset> asset;
+  };
+  auto built = std::make_shared<Built>();
+  return [built, layout](const ImportedScene& scene, int clip, float t) {
+    OraclePose pose;
+    if (built->scene != &scene) {
+      auto asset = CharacterAsset::build(scene, {layout, 0});
+      if (!asset) {
+        pose.error = asset.error();
+        return pose;
+      }
+      built->asset.emplace(std::move(asset).value());
+      built->scene = &scene;
+    }
+    const CharacterAsset& asset = *built->asset;
+    Animator animator(asset);
+    if (!animator.play(clip)) return OraclePose{{}, {}, "no clip " + std::to_string(clip)};
+    animator.seek(t);
+    animator.update(0);
+    pose.model.assign(animator.model().begin(), animator.model().end());
+    for (int m = 0; m < static_cast<int>(asset.meshes.size()); ++m) {
+      const SkinnedMesh& mesh = asset.meshes[m];
+      std::vector<float> morphed(mesh.positions().begin(), mesh.positions().end());
+      if (!animator.mesh_morph_weights(m).empty()) {
+        MorphJob morph = MorphJob::for_mesh(mesh, animator.mesh_morph_weights(m));
+        morph.out_positions = morphed;
+        if (!morph.run()) return OraclePose{{}, {}, "MorphJob refused mesh " + std::to_string(m)};
+      }
+      std::vector<float> skinned(morphed.size());
+      SkinningJob skin = SkinningJob::for_mesh(mesh, animator.mesh_palette(m));
+      skin.in_positions = morphed.data();
+      skin.out_positions = skinned.data();
+      if (!skin.run()) return OraclePose{{}, {}, "SkinningJob refused mesh " + std::to_string(m)};
+      std::vector<Vec3>& out = pose.meshes.emplace_back(mesh.vertex_count());
+      for (int v = 0; v < mesh.vertex_count(); ++v)
+        out[v] = {skinned[3 * v], skinned[3 * v + 1], skinned[3 * v + 2]};
+    }
+    return pose;
+  };
+}
+
 OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path,
-                                 int max_influences, const OracleTolerance& tolerance) {
+                                 int max_influences, const OracleTolerance& tolerance,
+                                 const OracleEvaluator& evaluate) {
   OracleReport report;
   std::ifstream in(oracle_path);
   if (!in) {
@@ -203,7 +266,12 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
       ++report.samples;
       const std::string where = "clip '" + clip.name + "' t=" + fmt(t);
 
-      auto model = reference::local_to_model(skeleton, reference::sample_clip(skeleton, clip, t));
+      const OraclePose pose = evaluate ? evaluate(scene, ci, t) : reference_pose(scene, ci, t);
+      if (pose.model.size() != skeleton.joints.size() || pose.meshes.size() != scene.meshes.size()) {
+        report.problems.push_back(where + ": no evaluation (" + pose.error + ")");
+        continue;
+      }
+      const std::vector<Mat4>& model = pose.model;
       for (auto& [name, p] : sample["joints"].items()) {
         int j = skeleton.find(name);
         if (j < 0) {
@@ -219,20 +287,13 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
         if (err > limit && report.problems.size() < 40)
           report.problems.push_back(where + " joint '" + name + "' off by " + fmt(err) + " of the size");
       }
-      std::map<int, std::vector<Vec3>> skinned;
       for (auto& [mesh_name, m] : sample["meshes"].items()) {
         if (!m.contains("co")) continue;
         const std::vector<VertexRef>& refs = pairs[mesh_name];
         const json& co = m["co"];
         for (size_t i = 0; i < co.size() && i < refs.size(); ++i) {
           if (refs[i].mesh < 0) continue;
-          auto it = skinned.find(refs[i].mesh);
-          if (it == skinned.end()) {
-            const RawMesh& mesh = scene.meshes[refs[i].mesh];
-            const auto weights = reference::sample_morph_weights(mesh, refs[i].mesh, &clip, t);
-            it = skinned.emplace(refs[i].mesh, reference::skin_mesh(mesh, model, weights).positions).first;
-          }
-          double err = distance(it->second[refs[i].vertex], from_blender(co[i])) / diag;
+          double err = distance(pose.meshes[refs[i].mesh][refs[i].vertex], from_blender(co[i])) / diag;
           ++report.vertices_compared;
           if (err > vertex_worst) {
             vertex_worst = err;

@@ -6,8 +6,12 @@
 // (FBX) or nearest position in the first posed sample (glTF, whose Blender rest is a guessed bind pose).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "ossa/asset/clip.h"
+#include "ossa/import/import.h"
 
 namespace ossa::test {
 
@@ -28,9 +32,28 @@ struct OracleReport {
   std::vector<std::string> problems;  // mismatches beyond tolerance, missing joints/clips, ...
 };
 
-// model_path: the file to import; oracle_path: its Blender evaluation.
+// One evaluation of a clip at a time: model-space matrices (one per skeleton joint) and every mesh's posed
+// vertices (morphed, then skinned), one list per scene mesh, in Ossa's canonical space.
+struct OraclePose {
+  std::vector<Mat4> model;
+  std::vector<std::vector<Vec3>> meshes;
+  std::string error;  // why there is no evaluation (then model and meshes are empty)
+};
+// Evaluates `scene`'s clip `clip` at time t (seconds). Called with the scene compare_with_oracle imported.
+using OracleEvaluator = std::function<OraclePose(const ImportedScene& scene, int clip, float t)>;
+
+// Ossa's reference evaluation (ossa/reference/reference_eval.h): what compare_with_oracle uses by default.
+OraclePose reference_pose(const ImportedScene& scene, int clip, float t);
+// Ossa's runtime path: CharacterAsset::build(scene) in `layout` (built on the first call), an Animator
+// playing the clip seeked to t, then per mesh MorphJob (the Animator's weights) and SkinningJob (its
+// palette).
+OracleEvaluator runtime_evaluator(Clip::Layout layout);
+
+// model_path: the file to import; oracle_path: its Blender evaluation; evaluate: what is compared (the
+// reference evaluation when empty).
 OracleReport compare_with_oracle(const std::string& model_path, const std::string& oracle_path,
-                                 int max_influences, const OracleTolerance& tolerance = {});
+                                 int max_influences, const OracleTolerance& tolerance = {},
+                                 const OracleEvaluator& evaluate = {});
 
 // Folder of ../shared (env OSSA_SHARED_DIR overrides); empty when absent.
 std::string shared_dir();

@@ -2,7 +2,10 @@
 // evaluation committed in tests/golden: runs everywhere, no ../shared needed.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
@@ -48,6 +51,131 @@ TEST(SampleGolden, GlbMatchesBlender) {
 }
 TEST(SampleGolden, Humanoid70MatchesBlender) {
   check_against_golden("../bench/ossa_humanoid70.glb", "ossa_humanoid70.glb.blender.json");
+}
+
+// The shape-key face (make_sample.py --face): a head skinned to neck, head and jaw. "Talk" animates its three
+// shape keys (smile, blink, jaw_open_fix) with the bones; "Look" moves only bones (Blender's exporters still
+// write its weights, constant 0). Blender's evaluation includes the shape keys; it is compared at the
+// golden's key times and between keys (t = 0.05 s and 0.55 s: half-way between two frame keys) through the
+// reference evaluation and through the runtime (Animator, MorphJob, SkinningJob; keyed and fixed-rate clips).
+// Tolerance: 1e-6 m on the 0.4 m face (measured: 2.2e-7 m), whose shape keys move vertices by up to 14 mm.
+constexpr double kFaceTolerance = 1e-6;  // metres
+constexpr double kFaceSize = 0.4;        // metres, roughly: for the report's relative limits
+
+void check_face_against_golden(const char* model, const char* oracle) {
+  struct Path {
+    const char* name;
+    OracleEvaluator evaluate;
+  };
+  const Path paths[] = {{"reference", {}},
+                        {"runtime, keyed", runtime_evaluator(Clip::Layout::kKeyed)},
+                        {"runtime, fixed rate", runtime_evaluator(Clip::Layout::kFixedRate)}};
+  const OracleTolerance relative{kFaceTolerance / kFaceSize, kFaceTolerance / kFaceSize};
+  for (const Path& path : paths) {
+    OracleReport r = compare_with_oracle(sample(model), golden(oracle), 4, relative, path.evaluate);
+    ASSERT_TRUE(r.ran) << r.error;
+    std::printf(
+        "  [%s] %d samples, %d vertices; worst vertex at keys %.3g m, between keys %.3g m; joints %.3g m, "
+        "%.3g m (size %.3g m)\n",
+        path.name, r.samples, r.vertices_compared, r.max_vertex_error * r.diagonal,
+        r.max_vertex_error_between * r.diagonal, r.max_joint_error * r.diagonal,
+        r.max_joint_error_between * r.diagonal, r.diagonal);
+    for (const std::string& p : r.problems) ADD_FAILURE() << path.name << ": " << p;
+    EXPECT_GT(r.vertices_compared, 2000) << path.name;
+    EXPECT_LE(r.max_vertex_error * r.diagonal, kFaceTolerance) << path.name;
+    EXPECT_LE(r.max_vertex_error_between * r.diagonal, kFaceTolerance) << path.name;
+  }
+  // The same bones with every target left at its default weight: the golden is far off, so the comparison
+  // above sees the shape keys (at keys and between them).
+  OracleEvaluator no_weights = [](const ImportedScene& scene, int clip, float t) {
+    OraclePose pose;
+    pose.model = reference::local_to_model(scene.skeleton,
+                                           reference::sample_clip(scene.skeleton, scene.clips[clip], t));
+    for (const RawMesh& mesh : scene.meshes)
+      pose.meshes.push_back(reference::skin_mesh(mesh, pose.model, mesh.morph_default_weights).positions);
+    return pose;
+  };
+  OracleReport off = compare_with_oracle(sample(model), golden(oracle), 4, {1.0, 1.0}, no_weights);
+  ASSERT_TRUE(off.ran) << off.error;
+  std::printf("  [weights ignored] worst vertex at keys %.3g m, between keys %.3g m\n",
+              off.max_vertex_error * off.diagonal, off.max_vertex_error_between * off.diagonal);
+  EXPECT_GT(off.max_vertex_error * off.diagonal, 5e-3);
+  EXPECT_GT(off.max_vertex_error_between * off.diagonal, 5e-3);
+}
+
+TEST(SampleGolden, FaceFbxMatchesBlenderWithItsShapeKeys) {
+  check_face_against_golden("ossa_face.fbx", "ossa_face.fbx.blender.json");
+}
+TEST(SampleGolden, FaceGlbMatchesBlenderWithItsShapeKeys) {
+  check_face_against_golden("ossa_face.glb", "ossa_face.glb.blender.json");
+}
+
+// What the face must exercise, in both formats: three sparse targets by name, Talk's weights moving them
+// (all three above 0.9 at some key), Look's weights all 0, normal deltas only in the glTF; and the runtime
+// keeps every seam closed: vertices that share a rest position (split by the importers at UV seams; the
+// golden pairs only one of each) share it posed, morphs included.
+TEST(SampleContent, FaceHasSparseTargetsAndTheirTracks) {
+  for (const char* file : {"ossa_face.fbx", "ossa_face.glb"}) {
+    SCOPED_TRACE(file);
+    auto scene = import_file(sample(file));
+    ASSERT_TRUE(scene) << scene.error();
+    ASSERT_EQ(scene->meshes.size(), 1u);
+    const RawMesh& face = scene->meshes[0];
+    EXPECT_TRUE(face.skinned);
+    ASSERT_EQ(face.morph_targets.size(), 3u);
+    const char* names[] = {"smile", "blink", "jaw_open_fix"};
+    const bool fbx = std::string(file).ends_with(".fbx");
+    for (int t = 0; t < 3; ++t) {
+      const RawMorphTarget& target = face.morph_targets[t];
+      EXPECT_EQ(target.name, names[t]);
+      EXPECT_GT(target.vertices.size(), 20u);
+      EXPECT_LT(target.vertices.size(), face.positions.size() / 5);  // sparse
+      EXPECT_EQ(face.morph_default_weights[t], 0.f);
+      // Blender's FBX exporter writes zero shape normals (assimp adds them to the base normals); the glTF
+      // exporter writes the real normal deltas.
+      float largest_normal_delta = 0;
+      for (const Vec3& d : target.normal_deltas)
+        largest_normal_delta = std::max(largest_normal_delta, length(d));
+      if (fbx)
+        EXPECT_LT(largest_normal_delta, 1e-6f) << names[t];
+      else
+        EXPECT_GT(largest_normal_delta, 0.05f) << names[t];
+    }
+    for (const char* clip : {"Talk", "Look"}) {
+      const int c = scene->find_clip(clip);
+      ASSERT_GE(c, 0) << clip;
+      ASSERT_EQ(scene->clips[c].morph_tracks.size(), 1u) << clip;
+      const RawMorphTrack& track = scene->clips[c].morph_tracks[0];
+      std::vector<float> highest(3, 0.f);
+      for (size_t k = 0; k < track.weights.size(); ++k)
+        highest[k % 3] = std::max(highest[k % 3], std::fabs(track.weights[k]));
+      for (int t = 0; t < 3; ++t)
+        if (std::string(clip) == "Talk")
+          EXPECT_GT(highest[t], 0.9f) << names[t];
+        else
+          EXPECT_EQ(highest[t], 0.f) << names[t];
+    }
+
+    // Seams: group vertices by exact rest position, evaluate the runtime along Talk.
+    std::map<std::tuple<float, float, float>, std::vector<int>> at;
+    for (size_t v = 0; v < face.positions.size(); ++v)
+      at[{face.positions[v].x, face.positions[v].y, face.positions[v].z}].push_back(static_cast<int>(v));
+    int seams = 0;
+    OracleEvaluator runtime = runtime_evaluator(Clip::Layout::kKeyed);
+    const int talk = scene->find_clip("Talk");
+    double worst = 0;
+    for (float t = 0; t <= scene->clips[talk].duration; t += 0.05f) {
+      OraclePose pose = runtime(*scene, talk, t);
+      ASSERT_EQ(pose.meshes.size(), 1u) << pose.error;
+      for (const auto& [p, group] : at) {
+        seams += group.size() > 1 && t == 0;
+        for (int v : group)
+          worst = std::max<double>(worst, length(pose.meshes[0][v] - pose.meshes[0][group[0]]));
+      }
+    }
+    EXPECT_GT(seams, 10);
+    EXPECT_LE(worst, 1e-7) << "a seam opens";
+  }
 }
 
 TEST(SampleContent, HasWhatTheSampleMustExercise) {

@@ -3,7 +3,7 @@
 Run (Blender 3.4, e.g. Debian's `blender` package):
 
     blender -b --factory-startup --python tools/assets/make_sample.py -- OUT_DIR \
-            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed]
+            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed | --face]
 
     # what the repository uses:
     cd <repo> && blender -b --factory-startup --python tools/assets/make_sample.py -- \
@@ -14,6 +14,12 @@ Run (Blender 3.4, e.g. Debian's `blender` package):
     # the 70-bone benchmark humanoid assets/bench/ossa_humanoid70.glb and its golden:
     blender -b --factory-startup --python tools/assets/make_sample.py -- \
         assets/bench --detailed --golden-dir tests/golden
+    # the shape-key face assets/sample/ossa_face.{fbx,glb} and its goldens (a fixed hash seed keeps the
+    # FBX exporter's object order, so that only its time stamp changes from one run to the next):
+    PYTHONHASHSEED=0 blender -b --factory-startup --python tools/assets/make_sample.py -- \
+        assets/sample --face --golden-dir tests/golden
+
+(Blender 3.4 on Debian runs the system Python: python3-numpy must be installed.)
 
 What it creates (no external assets; every vertex, weight, pixel and key comes from this file):
 
@@ -57,6 +63,25 @@ small eye meshes) and a left-hand socket. The extra bones are animated on top of
 (textures embedded; the PNGs go to a scratch folder), and with --golden-dir only its golden
 DIR/ossa_humanoid70.glb.blender.json (<= 250 sampled vertices). The default (non-detailed)
 character is unchanged by this option's code paths.
+
+--face builds a separate small character for morph targets instead ("ossa_face"; the default
+character's files are not touched) and writes OUT_DIR/ossa_face.fbx and OUT_DIR/ossa_face.glb (no
+textures), with --golden-dir DIR/ossa_face.{fbx,glb}.blender.json (<= 450 sampled vertices):
+  * "FaceRig": 3 bones, neck > head > jaw (the jaw hinges at the back of the mouth, pointing forward).
+  * "Face"   : a 0.4 m head (ellipsoid, 36 x 24) on an open neck tube, 926 vertices, skinned with up to 3
+               influences (neck into head, the lower front of the head to the jaw); shape keys "smile"
+               (mouth corners up and out), "blink" (eyelids down) and "jaw_open_fix" (chin forward, a
+               corrective), each a smooth bump that is exactly zero outside its radius (sparse targets).
+  * Actions: Talk 1.5 s (the jaw opens twice, the head nods and turns; smile rises to 1 by 0.5 s and
+    falls back from 1.0 s; one blink closed at 0.7 s; jaw_open_fix follows the jaw; every weight starts
+    and ends at 0) and Look 1.0 s (neck and head turn; no shape-key keys).
+  The shape keys are driven by custom properties of the armature object that the actions key: both
+  exporters bake drivers into each armature action (FBX: DeformPercent curves per take, written for
+  every take, so Look's are constant 0; glTF: a `weights` channel per animation), while a shape-key
+  action of its own would follow no armature action. The driver F-curves carry two LINEAR keys
+  (identity) because Blender 3.4's glTF exporter writes a driver channel without keys as STEP.
+  Rebuilds give the same GLB and goldens byte for byte, and the same FBX but for its time stamp when
+  run with PYTHONHASHSEED=0 (without it, Python's string hashing reorders the FBX exporter's objects).
 
 Licence of the generated files: CC0 1.0 (public domain dedication).
 """
@@ -104,7 +129,12 @@ def parse_args():
     ap.add_argument("--detailed", action="store_true",
                     help="build the 70-bone benchmark humanoid instead and export only "
                          "OUT_DIR/ossa_humanoid70.glb (textures embedded)")
+    ap.add_argument("--face", action="store_true",
+                    help="build the shape-key face instead and export only OUT_DIR/ossa_face.fbx and "
+                         "OUT_DIR/ossa_face.glb")
     args = ap.parse_args(argv)
+    if args.face and (args.collada or args.detailed):
+        ap.error("--face cannot be combined with --collada or --detailed")
     if args.collada and args.detailed:
         ap.error("--collada and --detailed cannot be combined (--detailed writes only a GLB)")
     return args
@@ -944,7 +974,7 @@ def export_fbx(path):
         raise RuntimeError("FBX export failed: %r" % (res,))
 
 
-def export_glb(path):
+def export_glb(path, morph=False):
     res = bpy.ops.export_scene.gltf(
         filepath=path, check_existing=False, export_format="GLB", use_selection=False,
         export_yup=True, export_apply=False, export_texcoords=True, export_normals=True,
@@ -954,7 +984,7 @@ def export_glb(path):
         export_frame_step=1, export_force_sampling=True, export_nla_strips=True,
         export_anim_single_armature=True,                  # every armature action -> one animation
         export_reset_pose_bones=True, export_optimize_animation_size=False,
-        export_current_frame=False, export_morph=False)
+        export_current_frame=False, export_morph=morph, export_morph_normal=morph, export_morph_tangent=False)
     if "FINISHED" not in res:
         raise RuntimeError("glTF export failed: %r" % (res,))
 
@@ -992,6 +1022,173 @@ def run_oracle(oracle, model, out_json, max_verts=ORACLE_MAX_VERTS):
     print("golden:", out_json)
 
 
+# --------------------------------------------------------------------------------------- --face
+# A small separate character for morph targets: a head on a neck, skinned to three bones, with three shape
+# keys driven by custom properties of the armature object ("smile", "blink", "jaw_open_fix") that the clips
+# key. Both exporters bake drivers into every armature action: the FBX exporter evaluates every shape key's
+# value on every frame of each take (DeformPercent curves), the glTF exporter samples shape-key drivers that
+# read the armature into each animation's `weights` channel. A plain shape-key action (id_root KEY) would
+# not follow the armature's actions in either exporter.
+FACE_NAME = "ossa_face"
+FACE_ORACLE_MAX_VERTS = "450"
+FACE_HEAD_CENTRE = Vector((0.0, 0.0, 0.21))
+FACE_HEAD_RADII = (0.075, 0.09, 0.11)          # x (width), y (depth), z (height)
+FACE_LAYOUT = [  # name, head, tail, parent, deform
+    ("neck", Vector((0, 0, 0.0)), Vector((0, 0, 0.11)), None, True),
+    ("head", Vector((0, 0, 0.11)), Vector((0, 0, 0.33)), "neck", True),
+    ("jaw", Vector((0, -0.01, 0.165)), Vector((0, -0.075, 0.125)), "head", True),
+]
+# Shape keys: (name, [(centre on the front of the head, radius, displacement)]); each displacement fades
+# as (1 - (d / r)^2)^2 with the distance d to its centre and is exactly zero beyond r (sparse targets).
+FACE_KEYS = [
+    ("smile", [((sx * 0.03, 0.155), 0.04, (sx * 0.008, 0.004, 0.012)) for sx in (-1.0, 1.0)]),
+    ("blink", [((sx * 0.03, 0.225), 0.03, (0.0, 0.003, -0.010)) for sx in (-1.0, 1.0)]),
+    ("jaw_open_fix", [((0.0, 0.135), 0.045, (0.0, -0.010, 0.005))]),
+]
+FACE_TALK_S, FACE_LOOK_S = 1.5, 1.0
+
+
+def face_front(x, z):
+    """Point of the head's ellipsoid at (x, z) on its front (-Y) side."""
+    (rx, ry, rz), c = FACE_HEAD_RADII, FACE_HEAD_CENTRE
+    s = max(0.0, 1.0 - (x / rx) ** 2 - ((z - c.z) / rz) ** 2)
+    return Vector((x, c.y - ry * math.sqrt(s), z))
+
+
+def face_key_offsets(co):
+    """Per shape key, the displacement of a rest vertex `co` (exact zero vectors outside every region)."""
+    out = []
+    for _name, regions in FACE_KEYS:
+        d = Vector()
+        for (x, z), r, disp in regions:
+            q = (co - face_front(x, z)).length / r
+            if q < 1.0:
+                d += Vector(disp) * (1.0 - q * q) ** 2
+        out.append(d)
+    return out
+
+
+def face_weights(co, part):
+    """neck / head / jaw weights: the neck tube blends into the head, the lower front of the head follows
+    the jaw (up to 3 influences where they meet)."""
+    if part == "neck":
+        h = smoothstep(0.07, 0.13, co.z)
+        return normalised({"neck": 1.0 - h, "head": h})
+    neck = 1.0 - smoothstep(0.10, 0.14, co.z)
+    jaw = (1.0 - smoothstep(0.15, 0.18, co.z)) * smoothstep(0.0, -0.05, co.y)
+    return normalised({"neck": neck, "jaw": jaw * (1.0 - neck), "head": (1.0 - jaw) * (1.0 - neck)})
+
+
+def face_talk(t):
+    """Talk: (jaw opening 0..1, smile, blink); every weight starts and ends at 0 (the clip loops)."""
+    jaw = math.sin(2.0 * math.pi * t / FACE_TALK_S) ** 2
+    smile = min(1.0, t / 0.5) if t < 1.0 else max(0.0, (FACE_TALK_S - t) / 0.5)
+    blink = max(0.0, 1.0 - abs(t - 0.7) / 0.1)    # one blink, closed at 0.7 s
+    return jaw, smile, blink
+
+
+def face_pose_talk(p, t, duration):
+    ph = 2.0 * math.pi * t / duration
+    jaw, _smile, _blink = face_talk(t)
+    p.turn("jaw", (1, 0, 0), 20.0 * jaw)
+    p.turn("head", (1, 0, 0), 6.0 * math.sin(ph))          # nods while talking
+    p.turn("neck", (0, 0, 1), 8.0 * math.sin(ph))
+
+
+def face_pose_look(p, t, duration):
+    """Turns left and right, the jaw still; no shape-key keys in this clip."""
+    ph = 2.0 * math.pi * t / duration
+    p.turn("neck", (0, 0, 1), 25.0 * math.sin(ph))
+    p.turn("head", (0, 1, 0), 10.0 * math.sin(ph))
+    p.move("neck", (0.0, 0.01 * math.sin(ph), 0.0))
+
+
+def key_face_weights(action, duration):
+    """Key the armature's shape-key properties (Talk's weights) in `action` on every frame (LINEAR)."""
+    n = int(round(duration * FPS))
+    talk_index = {"jaw_open_fix": 0, "smile": 1, "blink": 2}   # face_talk() returns (jaw, smile, blink)
+    for prop, _regions in FACE_KEYS:
+        keys = [(f, face_talk(f / FPS)[talk_index[prop]]) for f in range(n + 1)]
+        fc = action.fcurves.new('["%s"]' % prop, action_group="shape keys")
+        fc.keyframe_points.add(len(keys))
+        fc.keyframe_points.foreach_set("co", [x for k in keys for x in k])
+        for kp in fc.keyframe_points:
+            kp.interpolation = "LINEAR"
+        fc.update()
+
+
+def build_face(out_dir, golden_dir, oracle):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = FPS, 1.0
+    scene.unit_settings.system, scene.unit_settings.scale_length = "METRIC", 1.0
+
+    armature = build_armature(FACE_LAYOUT)
+    armature.name = armature.data.name = "FaceRig"
+    mat = bpy.data.materials.new("OssaFaceSkin")
+    mat.use_nodes = True
+    mat.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.8, 0.6, 0.5, 1.0)
+
+    mb = MeshBuilder()
+    mb.ellipsoid(FACE_HEAD_CENTRE, FACE_HEAD_RADII, 36, 24, "head", (0, 0.25, 1, 1))
+    mb.capsule([(0, 0, 0.0), (0, 0, 0.14)], [(0.045, 0.05), (0.045, 0.05)], 16, (1, 0, 0), "neck",
+               (0, 0, 1, 0.25), spacing=0.03, caps=(None, None))
+    face = mb.to_object("Face", mat)
+    apply_weights(face, [face_weights(co, part) for co, part in zip(mb.verts, mb.part)])
+    skin(face, armature)
+
+    face.shape_key_add(name="Basis", from_mix=False)
+    for k, (name, _regions) in enumerate(FACE_KEYS):
+        kb = face.shape_key_add(name=name, from_mix=False)
+        for v, co in zip(kb.data, mb.verts):
+            v.co = co + face_key_offsets(co)[k]
+        armature[name] = 0.0
+        fcurve = kb.driver_add("value")
+        # An identity mapping as two LINEAR keys instead of the default Generator modifier: Blender 3.4's
+        # glTF exporter writes a driver channel whose F-curve has fewer than 2 keys as STEP (which assimp
+        # 5.2.5 reads as linear); with keys, as LINEAR.
+        for mod in list(fcurve.modifiers):
+            fcurve.modifiers.remove(mod)
+        fcurve.keyframe_points.add(2)
+        fcurve.keyframe_points.foreach_set("co", [0.0, 0.0, 1.0, 1.0])
+        for kp in fcurve.keyframe_points:
+            kp.interpolation = "LINEAR"
+        fcurve.update()
+        drv = fcurve.driver
+        drv.type = "AVERAGE"
+        var = drv.variables.new()
+        var.type = "SINGLE_PROP"
+        var.targets[0].id_type = "OBJECT"
+        var.targets[0].id = armature
+        var.targets[0].data_path = '["%s"]' % name
+
+    armature.animation_data_create()
+    talk = bake_action(armature, "Talk", FACE_TALK_S, face_pose_talk)
+    key_face_weights(talk, FACE_TALK_S)
+    bake_action(armature, "Look", FACE_LOOK_S, face_pose_look)
+    armature.animation_data.action = None
+    for name, _r in FACE_KEYS:
+        armature[name] = 0.0
+    scene.frame_start, scene.frame_end = 0, int(round(FACE_TALK_S * FPS))
+    scene.frame_set(0)
+
+    fbx_path = os.path.join(out_dir, FACE_NAME + ".fbx")
+    glb_path = os.path.join(out_dir, FACE_NAME + ".glb")
+    export_fbx(fbx_path)
+    export_glb(glb_path, morph=True)
+    print("bones (%d): %s" % (len(armature.data.bones), ", ".join(b.name for b in armature.data.bones)))
+    moved = [sum(1 for co in mb.verts if face_key_offsets(co)[k].length > 0) for k in range(len(FACE_KEYS))]
+    print("mesh Face: %d vertices, %d faces; shape keys %s move %s vertices"
+          % (len(face.data.vertices), len(face.data.polygons), [k[0] for k in FACE_KEYS], moved))
+    for p in (fbx_path, glb_path):
+        print("wrote %s (%d bytes)" % (p, os.path.getsize(p)))
+    if golden_dir:
+        os.makedirs(golden_dir, exist_ok=True)
+        for p in (fbx_path, glb_path):
+            run_oracle(oracle, p, os.path.join(golden_dir, os.path.basename(p) + ".blender.json"),
+                       FACE_ORACLE_MAX_VERTS)
+
+
 # --------------------------------------------------------------------------------------- main
 def main():
     args = parse_args()
@@ -1001,6 +1198,11 @@ def main():
     if golden_dir and not os.path.isfile(oracle):
         raise SystemExit("make_sample: oracle script not found: %s (pass --oracle PATH)" % oracle)
     os.makedirs(out_dir, exist_ok=True)
+    if args.face:
+        if os.environ.get("PYTHONHASHSEED") != "0":
+            print("make_sample: PYTHONHASHSEED is not 0: the FBX's object order will differ from the committed one")
+        build_face(out_dir, golden_dir, oracle)
+        return
     detailed = args.detailed
     name = DETAILED_NAME if detailed else NAME
     # --detailed writes only the GLB (textures embedded): the PNGs go to a scratch folder
