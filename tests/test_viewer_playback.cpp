@@ -282,3 +282,43 @@ TEST(ViewerPlayback, FootPlacementPlantsTheSamplesFeetOnTheGround) {
           << skeleton.name(j);
     }
 }
+
+// Morph overrides (the expression layer) on the face sample: the override is the weight shown, it survives
+// the Animator being rebuilt (notify edits, root motion on: the in-place clips keep the meshes' weights), and
+// removing it gives what a plain Animator gives at the same time.
+TEST(ViewerPlayback, MorphOverridesReplaceTheClipsWeightsAndSurviveRebuilds) {
+  ModelLoadOptions options;
+  options.import.isolate = false;
+  auto face = load_character(test::source_dir() + "/assets/sample/ossa_face.glb", options);
+  ASSERT_TRUE(face) << face.error();
+  Playback p(*face);
+  const CharacterAsset& asset = p.asset();
+  int mesh = -1;
+  for (int m = 0; m < static_cast<int>(asset.meshes.size()) && mesh < 0; ++m)
+    if (!asset.meshes[m].morph_targets().empty()) mesh = m;
+  ASSERT_GE(mesh, 0);
+  const int talk = asset.find_clip("Talk");
+  ASSERT_TRUE(p.play(talk));
+  EXPECT_FALSE(p.set_morph_override(mesh, asset.meshes[mesh].morph_targets().count(), 0.5f));
+  EXPECT_FALSE(p.set_morph_override(-1, 0, 0.5f));
+  ASSERT_TRUE(p.set_morph_override(mesh, 0, 0.7f));
+  p.update(0.4f);
+  ASSERT_FALSE(p.morph_weights(mesh).empty());
+  EXPECT_FLOAT_EQ(p.morph_weights(mesh)[0], 0.7f);
+  p.set_notifies(NotifySet{});
+  ASSERT_EQ(p.set_root_motion(true), "");
+  p.update(0.1f);
+  ASSERT_FALSE(p.morph_weights(mesh).empty());
+  EXPECT_FLOAT_EQ(p.morph_weights(mesh)[0], 0.7f);
+  ASSERT_EQ(p.set_root_motion(false), "");
+  ASSERT_TRUE(p.set_morph_override(mesh, 0, NAN));
+  EXPECT_TRUE(std::isnan(p.morph_override(mesh, 0)));
+  p.update(0);
+  Animator plain(asset);
+  plain.play(talk, LoopMode::kRepeat, 0, p.time());
+  plain.update(0);
+  const auto expected = plain.mesh_morph_weights(mesh), got = p.morph_weights(mesh);
+  ASSERT_EQ(expected.size(), got.size());
+  for (size_t t = 0; t < got.size(); ++t) EXPECT_NEAR(got[t], expected[t], 1e-6f) << t;
+  EXPECT_GT(expected[0], 0.f);  // Talk animates the first target here: the comparison is not 0 == 0
+}

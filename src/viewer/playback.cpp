@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "ossa/asset/root_motion.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -28,6 +29,10 @@ void Playback::rebuild_animator() {
   layer_slot_ = -1;
   if (layer_clip_ >= 0) layer_slot_ = animator_->add_layer(layer_clip_, layer_weight_, layer_mask_);
   if (paused_) animator_->pause();
+  for (size_t m = 0; m < morph_overrides_.size(); ++m)
+    for (size_t t = 0; t < morph_overrides_[m].size(); ++t)
+      if (!std::isnan(morph_overrides_[m][t]))
+        animator_->set_morph_override(static_cast<int>(m), static_cast<int>(t), morph_overrides_[m][t]);
   rebuild_blend();
   finish_pose();
 }
@@ -105,7 +110,8 @@ std::string Playback::set_root_motion(bool on) {
     auto extracted = extract_root_motion(asset().clips, asset().skeleton);
     if (!extracted) return extracted.error();
     in_place_ = CharacterAsset{};
-    in_place_.skeleton = asset().skeleton;  // no meshes: the renderer skins from the model matrices
+    in_place_.skeleton = asset().skeleton;
+    in_place_.meshes = asset().meshes;  // the Animator's morph weights are per mesh
     in_place_.clips = std::move(extracted->clips);
     tracks_ = std::move(extracted->tracks);
   }
@@ -228,6 +234,27 @@ void Playback::set_blend_parameter(float x, float y) {
   if (!std::isfinite(x) || !std::isfinite(y)) return;
   blend_parameter_ = {x, y};
   if (blend_) blend_->player->set_parameter(x, y);
+}
+
+bool Playback::set_morph_override(int mesh, int target, float weight) {
+  const auto& meshes = asset().meshes;
+  if (mesh < 0 || mesh >= static_cast<int>(meshes.size()) || target < 0 ||
+      target >= meshes[mesh].morph_targets().count() || std::isinf(weight))
+    return false;
+  if (morph_overrides_.size() != meshes.size()) {
+    morph_overrides_.resize(meshes.size());
+    for (size_t m = 0; m < meshes.size(); ++m)
+      morph_overrides_[m].assign(meshes[m].morph_targets().count(), std::numeric_limits<float>::quiet_NaN());
+  }
+  morph_overrides_[mesh][target] = weight;
+  return animator_->set_morph_override(mesh, target, weight);
+}
+
+float Playback::morph_override(int mesh, int target) const {
+  if (mesh < 0 || mesh >= static_cast<int>(morph_overrides_.size()) || target < 0 ||
+      target >= static_cast<int>(morph_overrides_[mesh].size()))
+    return std::numeric_limits<float>::quiet_NaN();
+  return morph_overrides_[mesh][target];
 }
 
 std::vector<LegJoints> Playback::find_legs(const Skeleton& skeleton, int& pelvis) {

@@ -117,6 +117,14 @@ class Playback {
   std::span<const Mat4> model() const;
   std::span<const JointPose> locals() const;
 
+  // The expression layer (Animator::set_morph_override): `weight` replaces the clips' weight of `target` of
+  // mesh `mesh`; NaN removes it. Kept across Animator rebuilds. False for a mesh or target that does not
+  // exist.
+  bool set_morph_override(int mesh, int target, float weight);
+  float morph_override(int mesh, int target) const;  // NaN when none
+  // Mesh `mesh`'s morph weights after the last update (the base clip's and layers', overrides applied).
+  std::span<const float> morph_weights(int mesh) const { return animator_->mesh_morph_weights(mesh); }
+
   // Advances by dt (unless paused) and logs the events.
   void update(float dt);
   long long step() const { return step_; }
@@ -168,7 +176,8 @@ class Playback {
   Vec3 forward_{0, 0, 1};
   float ground_scale_ = 1;
   Mat4 placed_world_;
-  std::vector<JointPose> locals_;  // the pose of blend space or foot placement
+  std::vector<std::vector<float>> morph_overrides_;  // per mesh, per target; NaN: none
+  std::vector<JointPose> locals_;                    // the pose of blend space or foot placement
   std::vector<Mat4> model_;
   bool own_pose_ = false;  // model_/locals_ hold the pose (else the Animator's)
   double last_update_ms_ = 0;

@@ -69,6 +69,8 @@ const std::vector<ActionSpec>& action_table() {
       {"blend-sample", 2, {text("CLIP"), number("X", -1e6, 1e6), number("Y", -1e6, 1e6)}},
       {"blend", 1, {choice("mode", {"1d", "2d", "off"}), text("MARKERS")}},
       {"blend-param", 1, {number("X", -1e6, 1e6), number("Y", -1e6, 1e6)}},
+      {"morph", 2, {text("TARGET"), number("WEIGHT", 0, 1)}},
+      {"morph-off", 1, {text("TARGET")}},
       {"feet", 1, {choice("switch", {"on", "off"}), choice("ground", {"flat", "slope"})}},
       {"crowd", 1, {integer("N", 0, kMaxCrowd)}},
       {"skeleton", 1, {choice("switch", {"on", "off"})}},

@@ -13,6 +13,7 @@
 //   layer CLIP WEIGHT [JOINT] (override layer, masked to JOINT's subtree; `layer off` removes it)
 //   blend-sample CLIP X [Y]   blend 1d|2d|off [MARKERS]  blend-param X [Y]   (a blend space drives the pose)
 //   feet on|off [flat|slope]  (foot placement on the ground named)
+//   morph TARGET WEIGHT / morph-off TARGET  (override a morph target's weight, the first of that name)
 //   select-joint NAME         add-notify NAME [DURATION] (at the playhead)
 //   move-notify NAME SECONDS  duration-notify NAME SECONDS   rename-notify NAME NEW
 //   payload-notify NAME JSON  delete-notify NAME        (NAME: the first notify of that name in the clip)

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <optional>
 
 #include "ossa/core/file_io.h"
@@ -181,6 +182,7 @@ class App {
   void draw_joint_tree();
   void draw_blend_space();
   void draw_foot_placement();
+  void draw_morphs();
   std::string apply_blend_space();  // the Document's rows to the Playback; "" or why not
   void draw_error();
   void scene_input();
@@ -538,6 +540,18 @@ bool App::run_action(const ScriptAction& a) {
   if (verb == "blend-param") {
     p.set_blend_parameter(static_cast<float>(number(0)), static_cast<float>(number(1)));
     return true;
+  }
+  if (verb == "morph" || verb == "morph-off") {
+    for (int m = 0; m < static_cast<int>(asset.meshes.size()); ++m) {
+      const auto names = asset.meshes[m].morph_targets().names();
+      for (int t = 0; t < static_cast<int>(names.size()); ++t)
+        if (names[t] == w[0])
+          return p.set_morph_override(m, t,
+                                      verb == "morph-off" ? std::numeric_limits<float>::quiet_NaN()
+                                                          : static_cast<float>(number(0))),
+                 true;
+    }
+    return fail(a, "no morph target '" + w[0] + "'");
   }
   if (verb == "feet") {
     if (w.size() > 1) ground_ = index_of(kGroundNames, w[1]);
@@ -1120,6 +1134,42 @@ void App::draw_foot_placement() {
                         p.pelvis() >= 0 ? p.animated_asset().skeleton.name(p.pelvis()).c_str() : "none");
 }
 
+// Morph targets per mesh: each weight as the clip drives it, and an override slider (the expression layer).
+void App::draw_morphs() {
+  Playback& p = *doc_->playback;
+  const CharacterAsset& asset = doc_->character->asset;
+  bool any = false;
+  for (int m = 0; m < static_cast<int>(asset.meshes.size()); ++m) {
+    const MorphTargets& targets = asset.meshes[m].morph_targets();
+    if (targets.empty()) continue;
+    any = true;
+    ImGui::PushID(m);
+    ImGui::TextUnformatted(asset.meshes[m].name().c_str());
+    const std::span<const float> weights = p.morph_weights(m);
+    for (int t = 0; t < targets.count(); ++t) {
+      ImGui::PushID(t);
+      const float current = t < static_cast<int>(weights.size()) ? weights[t] : 0.f;
+      float value = p.morph_override(m, t);
+      bool overridden = !std::isnan(value);
+      if (ImGui::Checkbox("##override", &overridden))
+        p.set_morph_override(m, t, overridden ? current : std::numeric_limits<float>::quiet_NaN());
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+      if (overridden) {
+        if (ImGui::SliderFloat("##weight", &value, 0, 1, "%.3f")) p.set_morph_override(m, t, value);
+      } else {
+        ImGui::ProgressBar(std::clamp(current, 0.f, 1.f), ImVec2(ImGui::GetContentRegionAvail().x * 0.55f, 0),
+                           std::to_string(current).substr(0, 5).c_str());
+      }
+      ImGui::SameLine();
+      ImGui::TextUnformatted(targets.names()[t].c_str());
+      ImGui::PopID();
+    }
+    ImGui::PopID();
+  }
+  if (!any) ImGui::TextDisabled("No morph targets.");
+}
+
 void App::draw_joint_tree() {
   const Skeleton& skeleton = doc_->playback->animated_asset().skeleton;
   const int joints = skeleton.joint_count();
@@ -1253,6 +1303,10 @@ void App::draw_right_panel() {
                           mesh.influences(), mesh.joint_remap().size(),
                           m >= 0 && m < static_cast<int>(materials.size()) ? materials[m].name.c_str() : "-");
       }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Morphs")) {
+      draw_morphs();
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Clip")) {
