@@ -65,7 +65,8 @@ ScaledRigResult compress_and_measure(float root_scale, const CompressionSettings
     }
   std::mt19937 rng(3);
   std::normal_distribution<float> n;
-  for (int i = 0; i < 24; ++i) offsets.push_back(normalize(Vec3{n(rng), n(rng), n(rng)}) * (r / std::sqrt(3.f)));
+  for (int i = 0; i < 24; ++i)
+    offsets.push_back(normalize(Vec3{n(rng), n(rng), n(rng)}) * (r / std::sqrt(3.f)));
 
   const int joints = asset->skeleton.joint_count();
   std::vector<JointPose> decoded(joints);
