@@ -109,6 +109,7 @@ const std::map<std::string, double> kMeasuredRatios = {
     {"ossa_humanoid70.glb/Turn", 18.28},
     {"ossa_humanoid70.glb/Walk", 16.79},
     {"ossa_humanoid70.glb/Wave", 36.03},
+    {"ossa_humanoid70_cm.fbx/Walk", 17.0},
     {"CesiumMan.glb/Anim_0", 10.34},
     {"Fox.glb/Survey", 11.09},
     {"Fox.glb/Walk", 8.49},
@@ -125,9 +126,17 @@ const std::map<std::string, double> kMeasuredRatios = {
 };
 constexpr double kRatioFloor = 0.97;
 
+// The animated models, and the benchmark humanoid's Walk as a centimetre rig under a 0.01 root (Mixamo's
+// usual export; tools/assets/make_sample.py --detailed --centimetres).
+std::vector<std::string> compression_models() {
+  std::vector<std::string> models = test::animated_models();
+  models.push_back(test::source_dir() + "/assets/bench/ossa_humanoid70_cm.fbx");
+  return models;
+}
+
 TEST(OssaFile, CompressedRoundTripStaysWithinTheBound) {
   const CompressionSettings settings;  // 0.01 cm at 3 cm
-  for (const std::string& path : test::animated_models()) {
+  for (const std::string& path : compression_models()) {
     if (!fs::exists(path)) continue;
     auto scene = import_file(path);
     ASSERT_TRUE(scene);
@@ -168,6 +177,29 @@ TEST(OssaFile, CompressedRoundTripStaysWithinTheBound) {
       }
     }
   }
+}
+
+// The bound is in model units, so the compressed size does not depend on the rig's units: the humanoid's Walk
+// exported in centimetres under a 0.01 root compresses to the size of the metre version (exported as glTF
+// from the same Blender scene), within 3 %.
+TEST(OssaFile, CentimetreRigCompressesLikeTheMetreRig) {
+  auto compressed_walk = [](const std::string& path) {
+    auto scene = import_file(path);
+    EXPECT_TRUE(scene) << scene.error();
+    CompressionStats stats;
+    if (!scene) return stats;
+    OssaFile file = make_file(*scene, Clip::Layout::kFixedRate);
+    for (const Clip& c : file.clips) {
+      if (c.name() == "Walk") EXPECT_TRUE(compress_clip(c, *file.skeleton, {}, &stats));
+    }
+    EXPECT_GT(stats.compressed_bytes, 0u) << path << ": no Walk";
+    return stats;
+  };
+  const CompressionStats metres = compressed_walk(test::source_dir() + "/assets/bench/ossa_humanoid70.glb");
+  const CompressionStats centimetres =
+      compressed_walk(test::source_dir() + "/assets/bench/ossa_humanoid70_cm.fbx");
+  EXPECT_NEAR(centimetres.ratio(), metres.ratio(), 0.03 * metres.ratio());
+  EXPECT_EQ(centimetres.animated_channels, metres.animated_channels);
 }
 
 #endif  // OSSA_HAS_IMPORT
