@@ -189,9 +189,10 @@ TEST(OssaFile, CentimetreRigCompressesLikeTheMetreRig) {
     CompressionStats stats;
     if (!scene) return stats;
     OssaFile file = make_file(*scene, Clip::Layout::kFixedRate);
-    for (const Clip& c : file.clips) {
-      if (c.name() == "Walk") EXPECT_TRUE(compress_clip(c, *file.skeleton, {}, &stats));
-    }
+    for (const Clip& c : file.clips)
+      if (c.name() == "Walk") {
+        EXPECT_TRUE(compress_clip(c, *file.skeleton, {}, &stats));
+      }
     EXPECT_GT(stats.compressed_bytes, 0u) << path << ": no Walk";
     return stats;
   };

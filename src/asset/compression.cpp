@@ -149,21 +149,29 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
   struct Reach {
     std::vector<float> lever, parent_scale;
   };
+  // Per frame first (a joint's descendants walked once per clip), then the largest over each frame range.
+  std::vector<float> frame_lever(reference.size(), 0.f), frame_parent_scale(reference.size(), 1.f);
+  for (int f = 0; f < frames; ++f)
+    for (int d = 0; d < joints; ++d) {
+      const Vec3 here = model_at(f, d).translation();
+      float* lever = frame_lever.data() + static_cast<size_t>(f) * joints;
+      for (int a = d; a >= 0; a = parents[a])
+        lever[a] = std::max(lever[a], length(here - model_at(f, a).translation()));
+      if (parents[d] >= 0) {
+        const Mat4& m = model_at(f, parents[d]);
+        float widest = 0.f;
+        for (int k = 0; k < 3; ++k)
+          widest = std::max(widest, length(Vec3{m.m[4 * k], m.m[4 * k + 1], m.m[4 * k + 2]}));
+        frame_parent_scale[static_cast<size_t>(f) * joints + d] = widest;
+      }
+    }
   auto reach_over = [&](int first, int count) {
     Reach r{std::vector<float>(joints, 0.f), std::vector<float>(joints, 0.f)};
     for (int f = first; f < first + count; ++f)
       for (int d = 0; d < joints; ++d) {
-        const Vec3 here = model_at(f, d).translation();
-        for (int a = d; a >= 0; a = parents[a])
-          r.lever[a] = std::max(r.lever[a], length(here - model_at(f, a).translation()));
-        float widest = 1.f;
-        if (parents[d] >= 0) {
-          const Mat4& m = model_at(f, parents[d]);
-          widest = 0.f;
-          for (int k = 0; k < 3; ++k)
-            widest = std::max(widest, length(Vec3{m.m[4 * k], m.m[4 * k + 1], m.m[4 * k + 2]}));
-        }
-        r.parent_scale[d] = std::max(r.parent_scale[d], widest);
+        const size_t at = static_cast<size_t>(f) * joints + d;
+        r.lever[d] = std::max(r.lever[d], frame_lever[at]);
+        r.parent_scale[d] = std::max(r.parent_scale[d], frame_parent_scale[at]);
       }
     for (float& l : r.lever) l += settings.shell_distance;
     return r;
