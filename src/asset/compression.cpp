@@ -485,9 +485,13 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
         std::vector<size_t> order(channel_count);
         for (size_t c = 0; c < channel_count; ++c) order[c] = c;
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return q[a].bits > q[b].bits; });
-        for (size_t c : order)
-          while (q[c].bits > 0 && try_bits(c, coarser_bits(q[c].bits))) {
-          }
+        // Round-robin, one step per channel and round: the error budget is shared out instead of going to
+        // the first channels tried.
+        for (bool lowered = true; lowered;) {
+          lowered = false;
+          for (size_t c : order)
+            if (q[c].bits > 0 && try_bits(c, coarser_bits(q[c].bits))) lowered = true;
+        }
       }
     }
     // 3. Pack: segment after segment, frame after frame (each from a byte boundary), channel after channel.
