@@ -3,7 +3,7 @@
 Run (Blender 3.4, e.g. Debian's `blender` package):
 
     blender -b --factory-startup --python tools/assets/make_sample.py -- OUT_DIR \
-            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed]
+            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed [--centimetres]]
 
     # what the repository uses:
     cd <repo> && blender -b --factory-startup --python tools/assets/make_sample.py -- \
@@ -57,6 +57,11 @@ small eye meshes) and a left-hand socket. The extra bones are animated on top of
 (textures embedded; the PNGs go to a scratch folder), and with --golden-dir only its golden
 DIR/ossa_humanoid70.glb.blender.json (<= 250 sampled vertices). The default (non-detailed)
 character is unchanged by this option's code paths.
+
+--detailed --centimetres writes only OUT_DIR/ossa_humanoid70_cm.fbx: the humanoid's Walk as a
+Mixamo-like centimetre rig (binary FBX, lengths x100, UnitScaleFactor 1: importers scale the
+armature's root by 0.01), armature only, no textures, no golden. The compression tests compare it
+with the metre GLB.
 
 Licence of the generated files: CC0 1.0 (public domain dedication).
 """
