@@ -8,20 +8,20 @@
 // ACL's defaults). What that bounds: the error is affine in the point, so every point of the octahedron
 // spanned by the six vertices moves by at most the tolerance, and with it every point within
 // shell_distance / sqrt(3) (1.7 cm by default) of the joint; a vertex skinned (linear blend) to joints that
-// are all that close moves by at most the tolerance too (a weighted mean of such moves). A point at a distance
-// d >= that radius moves by at most (2 sqrt(3) d / shell_distance - 1) x tolerance.
-// ACL places the virtual vertices along each joint's own axes in the joint's own units: under a 0.01 root
-// (centimetre data, Mixamo's export) its 3 cm shell is 0.3 mm in the model, under a 100x root 3 m. Here a
-// rig's units change neither the bound nor the compressed size. (Where a joint's model matrix cannot be
-// inverted, a zero scale, its vertices are taken along its own axes, in its own units.)
+// are all that close moves by at most the tolerance too (a weighted mean of such moves). A point at a
+// distance d >= that radius moves by at most (2 sqrt(3) d / shell_distance - 1) x tolerance. ACL places the
+// virtual vertices along each joint's own axes in the joint's own units: under a 0.01 root (centimetre data,
+// Mixamo's export) its 3 cm shell is 0.3 mm in the model, under a 100x root 3 m. Here a rig's units change
+// neither the bound nor the compressed size. (Where a joint's model matrix cannot be inverted, a zero scale,
+// its vertices are taken along its own axes, in its own units.)
 //
 // Technique (ACL's, in short): channels that do not change are stored once, or not at all when they are the
 // identity; the others are range-reduced over the clip and again per segment (16, 32 or 64 frames or the
 // whole clip, whichever is smallest), and bit-packed at 0-24 bits per component (or floats) chosen per
 // channel and segment: rates start from an estimate of each channel's reach in model space (its farthest
 // descendant plus the shell; for translations the parent's scale), rise on the channels that carry the
-// worst joints' error until the bound holds, then fall channel by channel as far as the measured error
-// allows (each trial measures only the joints below the channel, and stops at the first frame over the
+// worst joints' error until the bound holds, then fall one step per channel and round as far as the measured
+// error allows (each trial measures only the joints below the channel, and stops at the first frame over the
 // bound). Between frames the decoded frames are interpolated like the uncompressed ones, so the bound carries
 // over up to interpolation rounding.
 #pragma once
