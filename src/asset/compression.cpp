@@ -25,38 +25,71 @@ std::vector<Mat4> model_frames(const Clip& clip, const Skeleton& skeleton) {
   return out;
 }
 
-float vertex_error(const Mat4& a, const Mat4& b, float d) {
-  float worst = 0;
-  for (int axis = 0; axis < 3; ++axis) {
-    Vec3 v{axis == 0 ? d : 0, axis == 1 ? d : 0, axis == 2 ? d : 0};
-    worst = std::max(worst, length(transform_point(a, v) - transform_point(b, v)));
+// A joint's virtual vertices at one frame, in the joint's own units: the points `shell_distance` along the
+// three model-space axes from the joint's reference position, carried back through the inverse of its
+// reference model matrix. Their negations are the other three vertices (the matrix is affine: -u lands as
+// far on the other side). Where the matrix cannot be inverted (a zero scale) the shell is taken along the
+// joint's own axes, in its own units.
+struct ShellPoints {
+  Vec3 axis[3];
+};
+
+std::vector<ShellPoints> shell_points(const std::vector<Mat4>& reference, float shell_distance) {
+  std::vector<ShellPoints> out(reference.size());
+  for (size_t i = 0; i < reference.size(); ++i) {
+    Mat4 inverse_model;
+    const bool invertible = invert(reference[i], inverse_model);
+    for (int k = 0; k < 3; ++k) {
+      Vec3 u{inverse_model.m[4 * k], inverse_model.m[4 * k + 1], inverse_model.m[4 * k + 2]};
+      u = u * shell_distance;
+      if (!invertible || !std::isfinite(u.x) || !std::isfinite(u.y) || !std::isfinite(u.z))
+        u = Vec3{k == 0 ? shell_distance : 0, k == 1 ? shell_distance : 0, k == 2 ? shell_distance : 0};
+      out[i].axis[k] = u;
+    }
   }
-  return worst;
+  return out;
 }
 
-}  // namespace
+// Largest displacement, from `reference` to `lossy`, of the six virtual vertices of `shell` carried rigidly
+// by the joint. A vertex at u moves by dt + D u (dt: the translation's change, D: the 3x3 part's), the one at
+// -u by dt - D u; the larger of the two has |dt|^2 + |D u|^2 + 2 |dt . D u| as its square.
+float vertex_error(const Mat4& reference, const ShellPoints& shell, const Mat4& lossy) {
+  const Vec3 dt = lossy.translation() - reference.translation();
+  float d[12];
+  for (int i = 0; i < 12; ++i) d[i] = lossy.m[i] - reference.m[i];
+  const float moved = dot(dt, dt);
+  float worst = moved;
+  for (const Vec3& u : shell.axis) {
+    const Vec3 a{d[0] * u.x + d[4] * u.y + d[8] * u.z, d[1] * u.x + d[5] * u.y + d[9] * u.z,
+                 d[2] * u.x + d[6] * u.y + d[10] * u.z};
+    worst = std::max(worst, moved + dot(a, a) + 2.f * std::fabs(dot(dt, a)));
+  }
+  return std::sqrt(worst);
+}
 
-namespace {
-std::vector<float> vertex_errors(const std::vector<Mat4>& a, const std::vector<Mat4>& b,
-                                 float shell_distance) {
-  std::vector<float> errors(std::min(a.size(), b.size()));
-  for (size_t i = 0; i < errors.size(); ++i) errors[i] = vertex_error(a[i], b[i], shell_distance);
+std::vector<float> vertex_errors(const std::vector<Mat4>& reference, const std::vector<ShellPoints>& shell,
+                                 const std::vector<Mat4>& lossy) {
+  std::vector<float> errors(std::min(reference.size(), lossy.size()));
+  for (size_t i = 0; i < errors.size(); ++i) errors[i] = vertex_error(reference[i], shell[i], lossy[i]);
   return errors;
 }
+
 }  // namespace
 
 std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& candidate,
                                          const Skeleton& skeleton, float shell_distance) {
-  return vertex_errors(model_frames(reference, skeleton), model_frames(candidate, skeleton), shell_distance);
+  const std::vector<Mat4> model = model_frames(reference, skeleton);
+  return vertex_errors(model, shell_points(model, shell_distance), model_frames(candidate, skeleton));
 }
 
 namespace {
 
 // Estimated largest displacement (model units) that quantizing one channel with `bits` over a segment range
-// of `span` (its widest component) causes `lever` away from the joint. Per component the rounding error is
-// half a step (half the span at 0 bits); three components add up to sqrt(3) of that. A rotation error of
-// |dq| turns by 2 |dq| radians, and rebuilding w from x, y, z multiplies |dq| by 1 / w.
-float estimated_error(int kind, int bits, float span, float lever, float min_w) {
+// of `span` (its widest component) causes, `reach` being the model-space displacement per unit of the
+// channel's components (see `reach` in compress_clip). Per component the rounding error is half a step (half
+// the span at 0 bits); three components add up to sqrt(3) of that. A rotation error of |dq| turns by 2 |dq|
+// radians, and rebuilding w from x, y, z multiplies |dq| by 1 / w.
+float estimated_error(int kind, int bits, float span, float reach, float min_w) {
   float component;
   if (bits == Clip::kBitsFullRotation)
     component = 6e-8f;
@@ -65,7 +98,7 @@ float estimated_error(int kind, int bits, float span, float lever, float min_w) 
   else
     component = bits == 0 ? 0.5f * span : 0.5f * span * detail::inverse_levels(bits);
   const float d = 1.7320508f * component;
-  return kind == 0 ? d : kind == 1 ? 2.f * d * lever / std::max(min_w, 0.05f) : d * lever;
+  return kind == 1 ? 2.f * d * reach / std::max(min_w, 0.05f) : d * reach;
 }
 
 // The next finer bit rate of a channel, or 0 when there is none.
@@ -98,7 +131,9 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
       if (!(std::fabs(p.translation[i]) <= 1e15f) || !(std::fabs(p.scale[i]) <= 1e15f))
         return Result<Clip>::failure("clip '" + clip.name() + "': values too large to compress (over 1e15)");
   const std::vector<Mat4> reference = model_frames(clip, skeleton);
+  const std::vector<ShellPoints> shell = shell_points(reference, settings.shell_distance);
   const auto parents = skeleton.parents();
+  auto model_at = [&](int f, int j) -> const Mat4& { return reference[static_cast<size_t>(f) * joints + j]; };
 
   // A channel's value at a frame: rotations on the w >= 0 hemisphere, as the decoder rebuilds them.
   auto value = [&](int f, int j, int kind, float* v) {  // v has room for 4
@@ -108,47 +143,82 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
     for (int i = 0; i < (kind == 1 ? 4 : 3); ++i) v[i] = src[i] * sign;
   };
 
-  // Lever of each joint over frames [first, first + count): how far its error reaches (its farthest
-  // descendant, plus the shell).
-  auto levers = [&](int first, int count) {
-    std::vector<float> lever(joints, 0.f);
+  // How far a joint's errors reach over frames [first, first + count), in model units: `lever`, the distance
+  // to its farthest descendant plus the shell (what a rotation error turns), and `parent_scale`, the
+  // largest length a unit of its local translation takes in model space (its parent's widest axis).
+  struct Reach {
+    std::vector<float> lever, parent_scale;
+  };
+  // Per frame first (a joint's descendants walked once per clip), then the largest over each frame range.
+  std::vector<float> frame_lever(reference.size(), 0.f), frame_parent_scale(reference.size(), 1.f);
+  for (int f = 0; f < frames; ++f)
+    for (int d = 0; d < joints; ++d) {
+      const Vec3 here = model_at(f, d).translation();
+      float* lever = frame_lever.data() + static_cast<size_t>(f) * joints;
+      for (int a = d; a >= 0; a = parents[a])
+        lever[a] = std::max(lever[a], length(here - model_at(f, a).translation()));
+      if (parents[d] >= 0) {
+        const Mat4& m = model_at(f, parents[d]);
+        float widest = 0.f;
+        for (int k = 0; k < 3; ++k)
+          widest = std::max(widest, length(Vec3{m.m[4 * k], m.m[4 * k + 1], m.m[4 * k + 2]}));
+        frame_parent_scale[static_cast<size_t>(f) * joints + d] = widest;
+      }
+    }
+  auto reach_over = [&](int first, int count) {
+    Reach r{std::vector<float>(joints, 0.f), std::vector<float>(joints, 0.f)};
     for (int f = first; f < first + count; ++f)
       for (int d = 0; d < joints; ++d) {
-        const Vec3 here = reference[static_cast<size_t>(f) * joints + d].translation();
-        for (int a = d; a >= 0; a = parents[a])
-          lever[a] =
-              std::max(lever[a], length(here - reference[static_cast<size_t>(f) * joints + a].translation()));
+        const size_t at = static_cast<size_t>(f) * joints + d;
+        r.lever[d] = std::max(r.lever[d], frame_lever[at]);
+        r.parent_scale[d] = std::max(r.parent_scale[d], frame_parent_scale[at]);
       }
-    for (float& l : lever) l += settings.shell_distance;
-    return lever;
+    for (float& l : r.lever) l += settings.shell_distance;
+    return r;
+  };
+  // Model-space displacement per unit of a channel's components: a translation moves by the parent's scale,
+  // a rotation turns the lever, a relative change of scale stretches it (a scale of `smallest_scale`
+  // changing by ds changes by ds / smallest_scale).
+  auto reach = [](const Reach& r, int j, int kind, float smallest_scale) {
+    return kind == 0   ? r.parent_scale[j]
+           : kind == 1 ? r.lever[j]
+                       : r.lever[j] / std::max(smallest_scale, 1e-6f);
   };
 
   // 1. Channels that barely move become constants: those within a sliver of the tolerance of one value, and
   // those whose estimated error as a constant is under a tenth of the tolerance (confirmed on every frame
   // below). Constants at the skeleton's rest pose are not stored at all; the other channels get their clip
-  // range.
+  // range. A sliver is a thousandth of the tolerance in model space (1e-7 of a rotation's components).
   const auto rest = skeleton.rest_pose();
-  const std::vector<float> clip_lever = levers(0, frames);
+  const Reach clip_reach = reach_over(0, frames);
   enum class Storage : uint8_t { kRest, kConstant, kAnimated };
   struct ChannelPlan {
     Storage storage = Storage::kAnimated;
     bool approximated = false;  // constant by estimate: it still moves a little
     float value[4] = {0, 0, 0, 1};
     float lo[3], hi[3];
+    float min_w = 1.f;           // rotations: the smallest w over the clip
+    float smallest_scale = 1.f;  // scales: the smallest magnitude over the clip
+    float slack = 0;             // a sliver of the tolerance in the channel's units
   };
   std::vector<ChannelPlan> plan(static_cast<size_t>(joints) * 3);
   for (int j = 0; j < joints; ++j)
     for (int kind = 0; kind < 3; ++kind) {
       ChannelPlan& cp = plan[j * 3u + kind];
-      float min_w = 1.f;
       std::fill_n(cp.lo, 3, 1e30f);
       std::fill_n(cp.hi, 3, -1e30f);
+      cp.smallest_scale = 1e30f;
       for (int f = 0; f < frames; ++f) {
         float v[4];
         value(f, j, kind, v);
-        for (int i = 0; i < 3; ++i) cp.lo[i] = std::min(cp.lo[i], v[i]), cp.hi[i] = std::max(cp.hi[i], v[i]);
-        if (kind == 1) min_w = std::min(min_w, v[3]);
+        for (int i = 0; i < 3; ++i) {
+          cp.lo[i] = std::min(cp.lo[i], v[i]), cp.hi[i] = std::max(cp.hi[i], v[i]);
+          cp.smallest_scale = std::min(cp.smallest_scale, std::fabs(v[i]));
+        }
+        if (kind == 1) cp.min_w = std::min(cp.min_w, v[3]);
       }
+      const float clip_reach_here = reach(clip_reach, j, kind, cp.smallest_scale);
+      cp.slack = kind == 1 ? 1e-7f : 1e-3f * settings.tolerance / std::max(clip_reach_here, 1e-30f);
       const float* at_rest = kind == 0 ? rest[j].translation : kind == 1 ? rest[j].rotation : rest[j].scale;
       const float sign = kind == 1 && at_rest[3] < 0 ? -1.f : 1.f;  // the same hemisphere as `value`
       float from_rest = 0, from_middle = 0;
@@ -157,17 +227,17 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
             {from_rest, std::fabs(cp.hi[i] - sign * at_rest[i]), std::fabs(cp.lo[i] - sign * at_rest[i])});
         from_middle = std::max(from_middle, 0.5f * (cp.hi[i] - cp.lo[i]));
       }
-      const float slack = kind == 1 ? 1e-7f : settings.tolerance * 1e-3f;
       auto close_enough = [&](float deviation) {
-        return estimated_error(kind, 0, 2.f * deviation, clip_lever[j], min_w) <= 0.1f * settings.tolerance;
+        return estimated_error(kind, 0, 2.f * deviation, clip_reach_here, cp.min_w) <=
+               0.1f * settings.tolerance;
       };
-      if (from_rest <= slack || close_enough(from_rest)) {
+      if (from_rest <= cp.slack || close_enough(from_rest)) {
         cp.storage = Storage::kRest;
-        cp.approximated = from_rest > slack;
+        cp.approximated = from_rest > cp.slack;
         for (int i = 0; i < 4; ++i) cp.value[i] = sign * at_rest[i];
-      } else if (2.f * from_middle <= slack || close_enough(from_middle)) {
+      } else if (2.f * from_middle <= cp.slack || close_enough(from_middle)) {
         cp.storage = Storage::kConstant;
-        cp.approximated = 2.f * from_middle > slack;
+        cp.approximated = 2.f * from_middle > cp.slack;
         if (cp.approximated) {
           float middle[3];
           for (int i = 0; i < 3; ++i) middle[i] = 0.5f * (cp.lo[i] + cp.hi[i]);
@@ -201,10 +271,10 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
                                     : p.scale);
           }
         LocalToModelJob{&skeleton, pose, model}.run();
-        for (int j = 0; j < joints; ++j)
-          if (vertex_error(reference[static_cast<size_t>(f) * joints + j], model[j],
-                           settings.shell_distance) > 0.25f * settings.tolerance)
-            over[j] = 1;
+        for (int j = 0; j < joints; ++j) {
+          const size_t at = static_cast<size_t>(f) * joints + j;
+          if (!(vertex_error(reference[at], shell[at], model[j]) <= 0.25f * settings.tolerance)) over[j] = 1;
+        }
       }
       for (int j = 0; j < joints; ++j)
         if (over[j])
@@ -218,6 +288,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
   }
   std::vector<Clip::ConstantChannel> constants;
   std::vector<Clip::QuantizedChannel> channels;
+  std::vector<float> channel_smallest_scale;
   for (int j = 0; j < joints; ++j)
     for (int kind = 0; kind < 3; ++kind) {
       const ChannelPlan& cp = plan[j * 3u + kind];
@@ -232,16 +303,19 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
         ch.joint = static_cast<uint16_t>(j);
         ch.kind = static_cast<uint8_t>(kind);
         // A component that stays within a sliver of one value gets extent 0: it takes no bits.
-        const float slack = kind == 1 ? 1e-7f : settings.tolerance * 1e-3f;
         for (int i = 0; i < 3; ++i) {
-          const bool still = cp.hi[i] - cp.lo[i] <= slack;
+          const bool still = cp.hi[i] - cp.lo[i] <= cp.slack;
           ch.min[i] = still ? 0.5f * (cp.lo[i] + cp.hi[i]) : cp.lo[i];
           ch.extent[i] = still ? 0.f : cp.hi[i] - cp.lo[i];
         }
         channels.push_back(ch);
+        channel_smallest_scale.push_back(cp.smallest_scale);
       }
     }
   const size_t channel_count = channels.size();
+  std::vector<std::vector<int>> channels_of_joint(joints);
+  for (size_t c = 0; c < channel_count; ++c)
+    channels_of_joint[channels[c].joint].push_back(static_cast<int>(c));
   std::vector<JointPose> base_pose(rest.begin(), rest.end());  // rest pose and constant channels
   for (const auto& ch : constants) {
     JointPose& p = base_pose[ch.joint];
@@ -250,17 +324,45 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
                 : ch.kind == 1 ? p.rotation
                                : p.scale);
   }
-  std::vector<std::vector<int>> channels_of_joint(joints);
-  for (size_t c = 0; c < channel_count; ++c)
-    channels_of_joint[channels[c].joint].push_back(static_cast<int>(c));
+
+  // Channel c of frame f decoded at the segment's bit rate q into its joint's pose, exactly as
+  // Clip::decode_frame does.
+  auto decode_channel = [&](size_t c, int f, const Clip::SegmentChannel& q, JointPose& p) {
+    const auto& ch = channels[c];
+    float v[4];
+    value(f, ch.joint, ch.kind, v);
+    if (q.bits == Clip::kBitsFullRotation) {
+      std::copy_n(v, 4, p.rotation);
+      return;
+    }
+    if (q.bits == Clip::kBitsFloat) {
+      for (int i = 0; i < 3; ++i)
+        if (!(ch.extent[i] > 0)) v[i] = ch.min[i];
+    } else {
+      for (int i = 0; i < 3; ++i) {
+        float lo, sp;
+        detail::segment_range(ch.min[i], ch.extent[i], q.range_min[i], q.range_extent[i], lo, sp);
+        float base, step;
+        detail::dequantizer(lo, sp, q.bits, base, step);
+        v[i] = detail::dequantize(base, step, detail::quantize(v[i], lo, sp, q.bits));
+      }
+    }
+    if (ch.kind == 1)
+      detail::rebuild_rotation(v, p.rotation);
+    else
+      std::copy_n(v, 3, ch.kind == 0 ? p.translation : p.scale);
+  };
 
   // 2. Per segment of `segment_frames` frames: its ranges, then the bit rates (each segment's error depends
   // on its own frames only); 3. the packed frames.
   auto encode = [&](int segment_frames) -> Result<Clip> {
     const int segment_count = (frames + segment_frames - 1) / segment_frames;
     std::vector<Clip::SegmentChannel> table(static_cast<size_t>(segment_count) * channel_count);
-    std::vector<JointPose> poses;
-    std::vector<Mat4> model(joints);
+    // The segment as decoded with the current bit rates: local poses and model matrices per frame, and the
+    // worst error per joint.
+    std::vector<JointPose> poses(static_cast<size_t>(segment_frames) * joints), saved_poses(segment_frames);
+    std::vector<Mat4> model(static_cast<size_t>(segment_frames) * joints), saved_model(model.size());
+    std::vector<float> joint_error(joints), subtree_error(joints);
     for (int s = 0; s < segment_count; ++s) {
       const int first = s * segment_frames, count = std::min(segment_frames, frames - first);
       Clip::SegmentChannel* q = table.data() + static_cast<size_t>(s) * channel_count;
@@ -288,52 +390,66 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
           span[c] = std::max(span[c], seg_span);
         }
       }
-      const std::vector<float> lever = levers(first, count);
+      const Reach segment_reach = reach_over(first, count);
       auto estimate = [&](size_t c, int bits) {
-        return estimated_error(channels[c].kind, bits, span[c], lever[channels[c].joint], min_w[c]);
+        const auto& ch = channels[c];
+        return estimated_error(ch.kind, bits, span[c],
+                               reach(segment_reach, ch.joint, ch.kind, channel_smallest_scale[c]), min_w[c]);
       };
 
-      // The segment decoded with the current bit rates (exactly as Clip::decode_frame does), and its worst
-      // error per joint.
-      std::vector<float> joint_error(joints);
+      // Every channel decoded anew, the model matrices and the errors of every joint.
       auto evaluate = [&]() {
         std::fill(joint_error.begin(), joint_error.end(), 0.f);
-        for (int f = first; f < first + count; ++f) {
-          poses = base_pose;
-          for (size_t c = 0; c < channel_count; ++c) {
-            const auto& ch = channels[c];
-            float v[4];
-            value(f, ch.joint, ch.kind, v);
-            JointPose& p = poses[ch.joint];
-            if (q[c].bits == Clip::kBitsFullRotation) {
-              std::copy_n(v, 4, p.rotation);
-              continue;
-            }
-            if (q[c].bits == Clip::kBitsFloat) {
-              for (int i = 0; i < 3; ++i)
-                if (!(ch.extent[i] > 0)) v[i] = ch.min[i];
-            } else {
-              for (int i = 0; i < 3; ++i) {
-                float lo, sp;
-                detail::segment_range(ch.min[i], ch.extent[i], q[c].range_min[i], q[c].range_extent[i], lo,
-                                      sp);
-                float base, step;
-                detail::dequantizer(lo, sp, q[c].bits, base, step);
-                v[i] = detail::dequantize(base, step, detail::quantize(v[i], lo, sp, q[c].bits));
-              }
-            }
-            if (ch.kind == 1)
-              detail::rebuild_rotation(v, p.rotation);
-            else
-              std::copy_n(v, 3, ch.kind == 0 ? p.translation : p.scale);
+        for (int f = 0; f < count; ++f) {
+          const std::span<JointPose> pose(poses.data() + static_cast<size_t>(f) * joints, joints);
+          const std::span<Mat4> matrices(model.data() + static_cast<size_t>(f) * joints, joints);
+          std::copy(base_pose.begin(), base_pose.end(), pose.begin());
+          for (size_t c = 0; c < channel_count; ++c)
+            decode_channel(c, first + f, q[c], pose[channels[c].joint]);
+          LocalToModelJob{&skeleton, pose, matrices}.run();
+          for (int j = 0; j < joints; ++j) {
+            const size_t at = static_cast<size_t>(first + f) * joints + j;
+            joint_error[j] = std::max(joint_error[j], vertex_error(reference[at], shell[at], matrices[j]));
           }
-          LocalToModelJob{&skeleton, poses, model}.run();
-          for (int j = 0; j < joints; ++j)
-            joint_error[j] =
-                std::max(joint_error[j], vertex_error(reference[static_cast<size_t>(f) * joints + j],
-                                                      model[j], settings.shell_distance));
         }
         return *std::max_element(joint_error.begin(), joint_error.end());
+      };
+      // Channel c at `bits`, kept when every joint its change reaches (the joint's subtree) stays within the
+      // tolerance on every frame; only that subtree is decoded and measured again, and the first frame over
+      // the tolerance ends the trial.
+      auto try_bits = [&](size_t c, int bits) {
+        const int j = channels[c].joint, end = skeleton.subtree_end(j);
+        const uint8_t before = q[c].bits;
+        q[c].bits = static_cast<uint8_t>(bits);
+        std::fill(subtree_error.begin() + j, subtree_error.begin() + end, 0.f);
+        int done = 0;
+        bool within = true;
+        for (int f = 0; f < count && within; ++f, done = f) {
+          const size_t row = static_cast<size_t>(f) * joints;
+          const std::span<JointPose> pose(poses.data() + row, joints);
+          const std::span<Mat4> matrices(model.data() + row, joints);
+          saved_poses[f] = pose[j];
+          std::copy(matrices.begin() + j, matrices.begin() + end, saved_model.begin() + row + j);
+          decode_channel(c, first + f, q[c], pose[j]);
+          LocalToModelJob{&skeleton, pose, matrices, nullptr, j}.run();
+          for (int k = j; k < end; ++k) {
+            const size_t at = static_cast<size_t>(first + f) * joints + k;
+            const float e = vertex_error(reference[at], shell[at], matrices[k]);
+            if (!(e <= settings.tolerance)) within = false;
+            subtree_error[k] = std::max(subtree_error[k], e);
+          }
+        }
+        if (within) {
+          std::copy(subtree_error.begin() + j, subtree_error.begin() + end, joint_error.begin() + j);
+          return true;
+        }
+        for (int f = 0; f < done; ++f) {
+          const size_t row = static_cast<size_t>(f) * joints;
+          poses[row + j] = saved_poses[f];
+          std::copy(saved_model.begin() + row + j, saved_model.begin() + row + end, model.begin() + row + j);
+        }
+        q[c].bits = before;
+        return false;
       };
 
       // Start from the estimate (half the tolerance per channel), raise the culprits of joints still over the
@@ -345,7 +461,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
         q[c].bits = static_cast<uint8_t>(bits);
       }
       float worst = evaluate();
-      for (size_t round = 0; worst > settings.tolerance && round < 20 * channel_count + 8; ++round) {
+      for (size_t round = 0; !(worst <= settings.tolerance) && round < 20 * channel_count + 8; ++round) {
         std::vector<char> raised(channel_count, 0);
         bool any = false;
         for (int j = 0; j < joints; ++j) {
@@ -369,17 +485,15 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
         std::vector<size_t> order(channel_count);
         for (size_t c = 0; c < channel_count; ++c) order[c] = c;
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return q[a].bits > q[b].bits; });
-        for (size_t c : order)
-          while (q[c].bits > 0) {
-            const uint8_t before = q[c].bits;
-            q[c].bits = static_cast<uint8_t>(coarser_bits(before));
-            if (evaluate() <= settings.tolerance) continue;
-            q[c].bits = before;
-            break;
-          }
+        // Round-robin, one step per channel and round: the error budget is shared out instead of going to
+        // the first channels tried.
+        for (bool lowered = true; lowered;) {
+          lowered = false;
+          for (size_t c : order)
+            if (q[c].bits > 0 && try_bits(c, coarser_bits(q[c].bits))) lowered = true;
+        }
       }
     }
-
     // 3. Pack: segment after segment, frame after frame (each from a byte boundary), channel after channel.
     std::vector<uint8_t> packed;
     uint64_t bit = 0;
@@ -438,8 +552,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
             segment_count = (frames + segment_frames - 1) / segment_frames;
 
   // 4. The bound, checked on the clip as the runtime decodes it.
-  std::vector<float> errors =
-      vertex_errors(reference, model_frames(result, skeleton), settings.shell_distance);
+  std::vector<float> errors = vertex_errors(reference, shell, model_frames(result, skeleton));
   if (stats) {
     *stats = {};
     stats->raw_bytes = static_cast<size_t>(frames) * joints * 40;
@@ -462,7 +575,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
     stats->average_bits = channel_count ? bits / (static_cast<double>(frames) * channel_count) : 0;
   }
   for (float e : errors)
-    if (e > settings.tolerance)
+    if (!(e <= settings.tolerance))
       return Result<Clip>::failure("clip '" + clip.name() + "': the error bound could not be met");
   // Morph weights stay keyed (ossa/asset/morph.h): carried over unchanged.
   return Clip::with_morph_weights(std::move(built).value(), clip.morph_weights());

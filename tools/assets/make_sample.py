@@ -3,7 +3,7 @@
 Run (Blender 3.4, e.g. Debian's `blender` package):
 
     blender -b --factory-startup --python tools/assets/make_sample.py -- OUT_DIR \
-            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed | --face]
+            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed [--centimetres] | --face]
 
     # what the repository uses:
     cd <repo> && blender -b --factory-startup --python tools/assets/make_sample.py -- \
@@ -83,6 +83,11 @@ textures), with --golden-dir DIR/ossa_face.{fbx,glb}.blender.json (<= 450 sample
   Rebuilds give the same GLB and goldens byte for byte, and the same FBX but for its time stamp when
   run with PYTHONHASHSEED=0 (without it, Python's string hashing reorders the FBX exporter's objects).
 
+--detailed --centimetres writes only OUT_DIR/ossa_humanoid70_cm.fbx: the humanoid's Walk as a
+Mixamo-like centimetre rig (binary FBX, lengths x100, UnitScaleFactor 1: importers scale the
+armature's root by 0.01), armature only, no textures, no golden. The compression tests compare it
+with the metre GLB.
+
 Licence of the generated files: CC0 1.0 (public domain dedication).
 """
 import argparse
@@ -110,6 +115,10 @@ ORACLE_MAX_VERTS = "450"
 # make each snapshot bigger, 250 keeps the JSON under 300 KB)
 DETAILED_NAME = "ossa_humanoid70"
 DETAILED_ORACLE_MAX_VERTS = "250"
+# --detailed --centimetres: the same humanoid as a centimetre rig (what Mixamo exports): an FBX in
+# centimetres, which importers bring back to metres with a 0.01 scale on the armature's root
+CENTIMETRE_SUFFIX = "_cm"
+CENTIMETRE_CLIP = "Walk"
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -132,9 +141,14 @@ def parse_args():
     ap.add_argument("--face", action="store_true",
                     help="build the shape-key face instead and export only OUT_DIR/ossa_face.fbx and "
                          "OUT_DIR/ossa_face.glb")
+    ap.add_argument("--centimetres", action="store_true",
+                    help="with --detailed: export the humanoid as a Mixamo-like centimetre FBX instead, "
+                         "OUT_DIR/ossa_humanoid70_cm.fbx (no textures, no golden)")
     args = ap.parse_args(argv)
     if args.face and (args.collada or args.detailed):
         ap.error("--face cannot be combined with --collada or --detailed")
+    if args.centimetres and (not args.detailed or args.golden_dir):
+        ap.error("--centimetres needs --detailed and writes no golden")
     if args.collada and args.detailed:
         ap.error("--collada and --detailed cannot be combined (--detailed writes only a GLB)")
     return args
@@ -957,19 +971,19 @@ def bake_action(armature, name, duration, pose_fn, extra_fn=None):
 
 
 # --------------------------------------------------------------------------------------- export
-def export_fbx(path):
+def export_fbx(path, textures=True, object_types=("ARMATURE", "MESH"), all_actions=True):
     res = bpy.ops.export_scene.fbx(
         filepath=path, check_existing=False, use_selection=False,
-        object_types={"ARMATURE", "MESH"},
+        object_types=set(object_types),
         global_scale=1.0, apply_unit_scale=True, apply_scale_options="FBX_SCALE_NONE",
         axis_forward="-Z", axis_up="Y", bake_space_transform=False,
         use_mesh_modifiers=False, mesh_smooth_type="FACE", use_tspace=False,
         add_leaf_bones=False, primary_bone_axis="Y", secondary_bone_axis="X",
         use_armature_deform_only=False, armature_nodetype="NULL",
         bake_anim=True, bake_anim_use_all_bones=True, bake_anim_use_nla_strips=False,
-        bake_anim_use_all_actions=True, bake_anim_force_startend_keying=True,
+        bake_anim_use_all_actions=all_actions, bake_anim_force_startend_keying=True,
         bake_anim_step=1.0, bake_anim_simplify_factor=0.0,   # every frame: the 360 degree turn stays exact
-        path_mode="RELATIVE", embed_textures=False, batch_mode="OFF")
+        path_mode="RELATIVE" if textures else "STRIP", embed_textures=False, batch_mode="OFF")
     if "FINISHED" not in res:
         raise RuntimeError("FBX export failed: %r" % (res,))
 
@@ -1204,7 +1218,7 @@ def main():
         build_face(out_dir, golden_dir, oracle)
         return
     detailed = args.detailed
-    name = DETAILED_NAME if detailed else NAME
+    name = (DETAILED_NAME + CENTIMETRE_SUFFIX if args.centimetres else DETAILED_NAME) if detailed else NAME
     # --detailed writes only the GLB (textures embedded): the PNGs go to a scratch folder
     png_dir = tempfile.mkdtemp(prefix=name + "_") if detailed else out_dir
     try:
@@ -1260,6 +1274,18 @@ def build_and_export(args, out_dir, golden_dir, oracle, name, png_dir):
     glb_path = os.path.join(out_dir, name + ".glb")
     dae_path = os.path.join(out_dir, name + ".dae")
     written = [glb_path]
+    if args.centimetres:
+        # Blender's unit (the metre) written in the FBX's default unit, the centimetre: every length of the
+        # skeleton, the clips and the meshes x100, UnitScaleFactor 1. Textures are left out (the file stays
+        # small; the PNGs are in a scratch folder).
+        # One clip, as Mixamo exports them (all four would make the file 2.3 MB: FBX spends ~1 KB per
+        # curve); the take is named after the scene.
+        armature.animation_data.action = bpy.data.actions[CENTIMETRE_CLIP]
+        scene.name = CENTIMETRE_CLIP
+        scene.frame_start, scene.frame_end = [int(f) for f in bpy.data.actions[CENTIMETRE_CLIP].frame_range]
+        export_fbx(fbx_path, textures=False, object_types=("ARMATURE",), all_actions=False)
+        print("wrote %s (%d bytes)" % (fbx_path, os.path.getsize(fbx_path)))
+        return
     if not detailed:
         export_fbx(fbx_path)
         written = [fbx_path, glb_path, os.path.join(out_dir, DIFFUSE_PNG), os.path.join(out_dir, NORMAL_PNG)]

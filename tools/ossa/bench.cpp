@@ -21,6 +21,7 @@
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
+#include "ossa/runtime/thread_pool.h"
 #include "text_output.h"
 #ifdef OSSA_HAS_IMPORT
 #include "ossa/baseline/naive_animator.h"
@@ -363,6 +364,47 @@ std::pair<double, double> measure_compressed_vs_fixed(const CharacterAsset& fixe
 }
 }  // namespace
 
+// Compression of every clip of `asset` (fixed-rate) within the default bound: each clip alone on one thread
+// (the best of 3 runs), then all clips at once on a thread pool (clips are independent; the best of 3).
+struct CompressionTimes {
+  std::vector<Clip> clips;  // compressed
+  std::vector<CompressionStats> stats;
+  std::vector<double> clip_ms;  // single-thread, per clip
+  double single_thread_ms = 0, threaded_ms = 0;
+  int threads = 1;
+};
+Result<CompressionTimes> measure_compression(const CharacterAsset& asset) {
+  CompressionTimes t;
+  const int count = static_cast<int>(asset.clips.size());
+  t.stats.resize(count);
+  for (int c = 0; c < count; ++c) {
+    double best = 1e300;
+    for (int round = 0; round < 3; ++round) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto q = compress_clip(asset.clips[c], asset.skeleton, {}, &t.stats[c]);
+      best = std::min(
+          best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      if (!q) return Result<CompressionTimes>::failure(q.error());
+      if (round == 0) t.clips.push_back(std::move(q).value());
+    }
+    t.clip_ms.push_back(best);
+    t.single_thread_ms += best;
+  }
+  ThreadPool pool(std::max(1, std::min(count, ThreadPool::default_thread_count())));
+  t.threads = pool.thread_count();
+  t.threaded_ms = 1e300;
+  for (int round = 0; round < 3; ++round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.parallel_for(count, 1, [&](int begin, int end) {
+      for (int c = begin; c < end; ++c) (void)compress_clip(asset.clips[c], asset.skeleton);
+    });
+    t.threaded_ms =
+        std::min(t.threaded_ms,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return t;
+}
+
 int run_bench(const BenchArgs& args) {
   if (is_ossa_file(args.file)) return run_bench_ossa(args);
   auto scene = load_model(args.file, 4, false);
@@ -380,13 +422,13 @@ int run_bench(const BenchArgs& args) {
     return kExitBadInput;
   }
   std::optional<CharacterAsset> compressed;
+  CompressionTimes compression;
   if (args.compress) {  // the fixed-rate clips compressed within the default bound (0.01 cm at 3 cm)
     auto copy = CharacterAsset::build(*scene, {Clip::Layout::kFixedRate, args.frame_rate});
-    for (Clip& c : copy->clips) {
-      auto q = compress_clip(c, copy->skeleton);
-      if (!q) return print_error("ossa: %s\n", q.error().c_str()), kExitBadInput;
-      c = std::move(q).value();
-    }
+    auto timed = measure_compression(*copy);
+    if (!timed) return print_error("ossa: %s\n", timed.error().c_str()), kExitBadInput;
+    compression = std::move(timed).value();
+    copy->clips = std::move(compression.clips);
     compressed = std::move(copy).value();
   }
   const CharacterAsset& asset = compressed ? *compressed : args.keyed ? *keyed : *fixed;
@@ -450,10 +492,21 @@ int run_bench(const BenchArgs& args) {
   out["animator_update_ns"] = animator_ns;
   out["blend2_update_ns"] = blend2_ns;
   out["simd"] = to_string(simd_level());
-  if (compressed)
+  if (compressed) {
     out["compressed_vs_fixed_rate"] = {{"fixed_rate_ns", versus_fixed.first},
                                        {"compressed_ns", versus_fixed.second},
                                        {"ratio", versus_fixed.second / versus_fixed.first}};
+    nlohmann::ordered_json clips = nlohmann::ordered_json::array();
+    for (size_t c = 0; c < compression.stats.size(); ++c)
+      clips.push_back({{"name", compressed->clips[c].name()},
+                       {"ratio", compression.stats[c].ratio()},
+                       {"max_error_mm", compression.stats[c].max_error * 1000},
+                       {"single_thread_ms", compression.clip_ms[c]}});
+    out["compression"] = {{"clips", clips},
+                          {"single_thread_ms", compression.single_thread_ms},
+                          {"threaded_ms", compression.threaded_ms},
+                          {"threads", compression.threads}};
+  }
   if (args.json) {
     print("%s\n", json_text(out).c_str());
     return 0;
@@ -465,6 +518,14 @@ int run_bench(const BenchArgs& args) {
         "  clips compressed within 0.01 cm; interleaved with fixed-rate playback: %.1f ns vs %.1f ns "
         "(%.2fx)\n",
         versus_fixed.second, versus_fixed.first, versus_fixed.second / versus_fixed.first);
+  if (args.compress) {
+    print("  compression: %zu clips in %.1f ms on one thread, %.1f ms on %d threads (%.2fx)\n",
+          compression.stats.size(), compression.single_thread_ms, compression.threaded_ms,
+          compression.threads, compression.single_thread_ms / compression.threaded_ms);
+    for (size_t c = 0; c < compression.stats.size(); ++c)
+      print("    %-24s %6.1f:1, error max %.4f mm, %.1f ms\n", compressed->clips[c].name().c_str(),
+            compression.stats[c].ratio(), compression.stats[c].max_error * 1000, compression.clip_ms[c]);
+  }
   print("  character update (sample + model + palette, 60 Hz forward): %8.1f ns  (%.1f ns/joint)\n",
         stages.update, stages.update / joints);
   print("    sample %8.1f ns   local-to-model %8.1f ns   palette %8.1f ns\n", stages.sample, stages.model,

@@ -1,15 +1,29 @@
-// ossa/asset/compression.h — lossy clip compression within an error bound measured the way ACL measures it.
+// ossa/asset/compression.h — lossy clip compression within an error bound in model units.
 //
-// The error of a compressed clip is the displacement of virtual vertices: points at `shell_distance` along
-// each joint's three local axes, carried to model space through the whole hierarchy, compared with the
-// uncompressed clip at every frame. compress_clip() guarantees max error <= tolerance (defaults: 3 cm shell,
-// 0.01 cm tolerance, ACL's defaults). Technique (ACL's, in short): channels that do not change are stored
-// once, or not at all when they are the identity; the others are range-reduced over the clip and again per
-// segment (16, 32 or 64 frames or the whole clip, whichever is smallest), and bit-packed at 0-24 bits per
-// component (or floats) chosen per channel and segment: rates start from an estimate of each channel's reach
-// (its farthest descendant plus the shell), rise on the channels that carry the worst joints' error until the
-// bound holds, then fall channel by channel as far as the measured error allows. Between frames the decoded
-// frames are interpolated like the uncompressed ones, so the bound carries over up to interpolation rounding.
+// The error of a compressed clip is the displacement of virtual vertices, measured in model space (the
+// skeleton's space, metres for imported models) whatever the rig's own units: around each joint, at every
+// frame, the six points `shell_distance` away along the model's +-x, +-y and +-z axes from where the
+// uncompressed clip puts the joint, carried rigidly by the joint, compared with where the compressed clip
+// carries them. compress_clip() guarantees max error <= tolerance (defaults: 3 cm shell, 0.01 cm tolerance,
+// ACL's defaults). What that bounds: the error is affine in the point, so every point of the octahedron
+// spanned by the six vertices moves by at most the tolerance, and with it every point within
+// shell_distance / sqrt(3) (1.7 cm by default) of the joint; a vertex skinned (linear blend) to joints that
+// are all that close moves by at most the tolerance too (a weighted mean of such moves). A point at a
+// distance d >= that radius moves by at most (2 sqrt(3) d / shell_distance - 1) x tolerance. ACL places the
+// virtual vertices along each joint's own axes in the joint's own units: under a 0.01 root (centimetre data,
+// Mixamo's export) its 3 cm shell is 0.3 mm in the model, under a 100x root 3 m. Here a rig's units change
+// neither the bound nor the compressed size. (Where a joint's model matrix cannot be inverted, a zero scale,
+// its vertices are taken along its own axes, in its own units.)
+//
+// Technique (ACL's, in short): channels that do not change are stored once, or not at all when they are the
+// identity; the others are range-reduced over the clip and again per segment (16, 32 or 64 frames or the
+// whole clip, whichever is smallest), and bit-packed at 0-24 bits per component (or floats) chosen per
+// channel and segment: rates start from an estimate of each channel's reach in model space (its farthest
+// descendant plus the shell; for translations the parent's scale), rise on the channels that carry the
+// worst joints' error until the bound holds, then fall one step per channel and round as far as the measured
+// error allows (each trial measures only the joints below the channel, and stops at the first frame over the
+// bound). Between frames the decoded frames are interpolated like the uncompressed ones, so the bound carries
+// over up to interpolation rounding.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +33,8 @@
 namespace ossa {
 
 struct CompressionSettings {
-  float tolerance = 1e-4f;       // metres (model units): 0.01 cm
-  float shell_distance = 0.03f;  // metres: 3 cm
+  float tolerance = 1e-4f;       // model units (metres): 0.01 cm
+  float shell_distance = 0.03f;  // model units (metres): 3 cm
 };
 
 struct CompressionStats {
@@ -37,8 +51,8 @@ struct CompressionStats {
 Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton,
                            const CompressionSettings& settings = {}, CompressionStats* stats = nullptr);
 
-// Virtual-vertex error of `candidate` against `reference` (same skeleton and frame grid), per joint and
-// frame.
+// Virtual-vertex error (model units, as above) of `candidate` against `reference` (same skeleton and frame
+// grid), per joint and frame (frame-major).
 std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& candidate,
                                          const Skeleton& skeleton, float shell_distance);
 
