@@ -200,6 +200,12 @@ void MorphWeightTracks::sample(int track, float time, std::span<float> out) cons
   for (size_t i = 0; i < n; ++i) out[i] = wa[i] + (wb[i] - wa[i]) * f;
 }
 
+void MorphWeightTracks::sample_mesh(int mesh, float time, std::span<float> out) const {
+  for (size_t i = 0; i < tracks_.size(); ++i)
+    if (tracks_[i].mesh == mesh && static_cast<size_t>(tracks_[i].targets) == out.size())
+      sample(static_cast<int>(i), time, out);
+}
+
 size_t MorphWeightTracks::memory_bytes() const {
   return tracks_.size() * sizeof(Track) + (key_times_.size() + key_weights_.size()) * sizeof(float) +
          channels_.size() * (sizeof(WeightChannel) + sizeof(uint32_t)) + packed_.size();

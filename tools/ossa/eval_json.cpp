@@ -85,10 +85,7 @@ int run_eval_ossa(const EvalArgs& args) {
   auto morph_weights = [&](size_t m, float time) {
     const MorphTargets& targets = asset->meshes[m].morph_targets();
     std::vector<float> weights(targets.default_weights().begin(), targets.default_weights().end());
-    const MorphWeightTracks* tracks = clip ? &clip->morph_weights() : nullptr;
-    for (size_t i = 0; tracks && i < tracks->tracks().size(); ++i)
-      if (tracks->tracks()[i].mesh == static_cast<int>(m) && tracks->tracks()[i].targets == targets.count())
-        tracks->sample(static_cast<int>(i), time, weights);
+    if (clip) clip->morph_weights().sample_mesh(static_cast<int>(m), time, weights);
     return weights;
   };
   // The bind-time vertices, or (`skin`) morphed at `time` and skinned with `model`.

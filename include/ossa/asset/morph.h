@@ -103,6 +103,9 @@ class MorphWeightTracks {
   float key_weight(int track, uint32_t key, int target) const;
   // Track `track`'s weights at `time` into out (out.size() == its targets): a binary search and a lerp.
   void sample(int track, float time, std::span<float> out) const;
+  // Mesh `mesh`'s weights at `time` into out (one per target): from each track for that mesh with
+  // out.size() targets; out is left as it is (e.g. the mesh's default weights) when none animates it.
+  void sample_mesh(int mesh, float time, std::span<float> out) const;
   size_t memory_bytes() const;
 
  private:
