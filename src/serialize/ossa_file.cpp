@@ -387,7 +387,7 @@ std::string decode_morph_targets(Reader& r, PendingTargets& out) {
   return {};
 }
 
-std::string decode_morph_weights(Reader& r, MorphWeightTracks& out) {
+std::string decode_morph_weights(Reader& r, const std::string& where, MorphWeightTracks& out) {
   uint32_t layout = 0, count = 0;
   if (!r.get(layout) || !r.get(count)) return r.error;
   if (layout > 1) return "morph weights: unknown layout " + std::to_string(layout);
@@ -412,7 +412,7 @@ std::string decode_morph_weights(Reader& r, MorphWeightTracks& out) {
     if (!r.get_array(channels) || !r.get_array(packed)) return r.error;
     if (!r.at_end()) return "morph weights: trailing bytes";
     built = MorphWeightTracks::from_quantized(shapes, std::move(times), std::move(channels), std::move(packed),
-                                              "morph weights");
+                                              where);
   } else {
     std::vector<float> weights;
     if (!r.get_array(weights)) return r.error;
@@ -429,7 +429,7 @@ std::string decode_morph_weights(Reader& r, MorphWeightTracks& out) {
       key += keys, weight += values;
     }
     if (key != times.size() || weight != weights.size()) return "morph weights: unused keys";
-    built = MorphWeightTracks::build(raw, "morph weights");
+    built = MorphWeightTracks::build(raw, where);
   }
   if (!built) return built.error();
   out = std::move(built).value();
@@ -640,7 +640,7 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
       }
       case kMorphWeights: {
         MorphWeightTracks weights;
-        error = decode_morph_weights(r, weights);
+        error = decode_morph_weights(r, "clip " + std::to_string(e.index), weights);
         if (error.empty()) morph_weights.emplace_back(e.index, std::move(weights));
         break;
       }
