@@ -562,6 +562,7 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
     return fail("the section table does not fit the file");
 
   OssaFile file;
+  file.version = version;
   file.left_handed = (flags & 1) != 0;
   struct Entry {
     uint32_t type, index;

@@ -36,7 +36,7 @@ int run_info_ossa(const InfoArgs& args) {
   ordered_json out;
   out["file"] = args.file;
   out["format"] = "ossa";
-  out["format_version"] = kOssaFormatVersion;
+  out["format_version"] = file->version;
   ordered_json joints = ordered_json::array();
   if (file->skeleton)
     for (int j = 0; j < file->skeleton->joint_count(); ++j)
@@ -88,7 +88,7 @@ int run_info_ossa(const InfoArgs& args) {
     print("%s\n", json_text(out, 2).c_str());
     return 0;
   }
-  print("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
+  print("%s (.ossa version %u)\n", args.file.c_str(), file->version);
   print("skeleton: %zu joints\n", joints.size());
   for (const auto& m : out["meshes"]) {
     print("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",

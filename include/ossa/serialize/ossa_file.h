@@ -38,7 +38,8 @@ namespace ossa {
 constexpr uint32_t kOssaFormatVersion = 3;
 
 struct OssaFile {
-  bool left_handed = false;  // the space the data was converted to (+Y up, metres either way)
+  uint32_t version = kOssaFormatVersion;  // as read (encode_ossa always writes kOssaFormatVersion)
+  bool left_handed = false;               // the space the data was converted to (+Y up, metres either way)
   std::optional<Skeleton> skeleton;
   std::vector<SkinnedMesh> meshes;
   std::vector<Clip> clips;
