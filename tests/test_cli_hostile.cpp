@@ -439,7 +439,8 @@ TEST_F(CliHostile, MorphTargetsSurviveConvertAndDamagedOnesAreBadInput) {
   for (const char* name : {"AnimatedMorphCube.gltf", "AnimatedMorphCube.bin"})
     fs::copy_file(models / name, path(name), fs::copy_options::overwrite_existing);
   ASSERT_TRUE(ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "-o", "keyed.ossa"}), kOk));
-  ASSERT_TRUE(ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "-o", "compressed.ossa", "--compress"}), kOk));
+  ASSERT_TRUE(
+      ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "-o", "compressed.ossa", "--compress"}), kOk));
   CliRun info = ossa({"info", "compressed.ossa"});
   ASSERT_TRUE(ends_with(info, kOk));
   EXPECT_NE(info.out.find("morph targets: 2"), std::string::npos) << info.out;
@@ -473,7 +474,8 @@ TEST_F(CliHostile, MorphTargetsSurviveConvertAndDamagedOnesAreBadInput) {
     EXPECT_GT(moved, 0.1) << "the weights moved nothing at these times";
   }
   // MORPH_TARGETS (ossa_file.h): u32 count, names "target_0" and "target_1" (u64 length + 8 bytes each),
-  // default weights (u64 count + 2 floats), offsets (u64 count + 3 u32), then the vertices: the first made 2^31.
+  // default weights (u64 count + 2 floats), offsets (u64 count + 3 u32), then the vertices: the first made
+  // 2^31.
   const std::string text = slurp(path("keyed.ossa"));
   std::vector<uint8_t> bytes(text.begin(), text.end());
   test::patch_ossa_section(bytes, 7, 4 + 2 * 16 + 16 + 20 + 8, uint32_t{0x80000000u});

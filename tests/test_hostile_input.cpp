@@ -255,8 +255,9 @@ TEST(HostileOssa, MeshIndicesOnePastTheirRangeAreRefused) {
   }
 }
 
-// A file with a 4-vertex mesh with morph targets "a" (moves vertices 1 and 3) and "b" (vertex 0), and the clip
-// "c" animating their weights over 31 keys: as exact keys, or compressed with the mesh (quantized weights).
+// A file with a 4-vertex mesh with morph targets "a" (moves vertices 1 and 3) and "b" (vertex 0), and the
+// clip "c" animating their weights over 31 keys: as exact keys, or compressed with the mesh (quantized
+// weights).
 OssaFile morph_file(bool compressed) {
   OssaFile file = small_file(Clip::Layout::kFixedRate);
   RawMesh raw;
@@ -331,7 +332,8 @@ template <class T>
 T section_value(std::vector<uint8_t> bytes, uint32_t type, size_t at) {
   T value{};
   for (auto& s : sections(bytes))
-    if (type_of(s) == type && at + sizeof value <= s.size) return std::memcpy(&value, s.payload + at, sizeof value), value;
+    if (type_of(s) == type && at + sizeof value <= s.size)
+      return std::memcpy(&value, s.payload + at, sizeof value), value;
   ADD_FAILURE() << "no section of type " << type;
   return value;
 }
@@ -396,14 +398,17 @@ TEST(HostileOssa, MorphWeightNumbersBehindValidChecksumsAreRefused) {
     ASSERT_EQ(section_value<float>(good, w, kTimesAt + 8 + 30 * 4), 1.f);
     ASSERT_EQ(section_value<uint64_t>(good, w, kAfterTimesAt), compressed ? 2u : 62u);
     EXPECT_TRUE(refused(patched(good, w, kWeightLayoutAt, uint32_t{2}), layout + "an unknown layout"));
-    EXPECT_TRUE(refused(patched(good, w, kWeightLayoutAt, uint32_t{compressed ? 0u : 1u}), layout + "the other layout"));
-    EXPECT_TRUE(refused(patched(good, w, kTrackCountAt, uint32_t{0xffffffff}), layout + "a huge track count"));
+    EXPECT_TRUE(refused(patched(good, w, kWeightLayoutAt, uint32_t{compressed ? 0u : 1u}),
+                        layout + "the other layout"));
+    EXPECT_TRUE(
+        refused(patched(good, w, kTrackCountAt, uint32_t{0xffffffff}), layout + "a huge track count"));
     EXPECT_TRUE(refused(patched(good, w, kTrackCountAt, uint32_t{0}), layout + "no tracks"));
     EXPECT_TRUE(refused(patched(good, w, kTrackMeshAt, int32_t{1}), layout + "weights of mesh 1 of 1"));
     EXPECT_TRUE(refused(patched(good, w, kTrackMeshAt, int32_t{-1}), layout + "weights of mesh -1"));
     EXPECT_TRUE(refused(patched(good, w, kTrackTargetsAt, uint32_t{3}), layout + "3 targets of 2"));
     EXPECT_TRUE(refused(patched(good, w, kTrackTargetsAt, uint32_t{1}), layout + "1 target of 2"));
-    EXPECT_TRUE(refused(patched(good, w, kTrackTargetsAt, uint32_t{0xffffffff}), layout + "2^32 - 1 targets"));
+    EXPECT_TRUE(
+        refused(patched(good, w, kTrackTargetsAt, uint32_t{0xffffffff}), layout + "2^32 - 1 targets"));
     EXPECT_TRUE(refused(patched(good, w, kTrackKeysAt, uint32_t{0x7fffffff}), layout + "2^31 - 1 keys"));
     EXPECT_TRUE(refused(patched(good, w, kTrackKeysAt, uint32_t{0}), layout + "no keys"));
     EXPECT_TRUE(refused(patched(good, w, kTrackKeysAt, uint32_t{30}), layout + "a key fewer than stored"));
@@ -411,7 +416,8 @@ TEST(HostileOssa, MorphWeightNumbersBehindValidChecksumsAreRefused) {
     EXPECT_TRUE(refused(patched(good, w, kTimesAt + 8 + 8, -1.f), layout + "key times not ascending"));
     if (!compressed) {
       EXPECT_TRUE(refused(patched(good, w, kAfterTimesAt + 8 + 12, kInf), layout + "an infinite weight"));
-      EXPECT_TRUE(refused(patched(good, w, kAfterTimesAt, uint64_t{61}), layout + "a weight fewer than the keys"));
+      EXPECT_TRUE(
+          refused(patched(good, w, kAfterTimesAt, uint64_t{61}), layout + "a weight fewer than the keys"));
       continue;
     }
     // Channels: (u64 count, then f32 min, f32 step, u8 bits per channel), then the packed bytes.
@@ -420,11 +426,13 @@ TEST(HostileOssa, MorphWeightNumbersBehindValidChecksumsAreRefused) {
     ASSERT_TRUE(bits > 0 && bits <= MorphWeightTracks::kMaxQuantizedBits) << int{bits};
     for (uint8_t bad : {uint8_t{25}, uint8_t{31}, uint8_t{33}, uint8_t{255}})
       EXPECT_TRUE(refused(patched(good, w, channel + 8, bad), layout + "bit rate " + std::to_string(bad)));
-    EXPECT_TRUE(refused(patched(good, w, channel + 8, uint8_t{0}), layout + "bits that leave packed bytes over"));
+    EXPECT_TRUE(
+        refused(patched(good, w, channel + 8, uint8_t{0}), layout + "bits that leave packed bytes over"));
     EXPECT_TRUE(refused(patched(good, w, channel, std::nanf("")), layout + "a NaN range start"));
     EXPECT_TRUE(refused(patched(good, w, channel + 4, kInf), layout + "an infinite step"));
     EXPECT_TRUE(refused(patched(good, w, channel + 4, 3e38f), layout + "a step whose top is infinite"));
-    EXPECT_TRUE(refused(patched(good, w, kAfterTimesAt, uint64_t{1}), layout + "a channel fewer than targets"));
+    EXPECT_TRUE(
+        refused(patched(good, w, kAfterTimesAt, uint64_t{1}), layout + "a channel fewer than targets"));
     EXPECT_TRUE(refused(patched(good, w, kAfterTimesAt, uint64_t{1} << 60), layout + "a huge channel count"));
     const size_t packed = channel + 2 * 12;
     uint64_t packed_size = 0;

@@ -454,8 +454,9 @@ TEST(MorphCompression, WeightErrorsMoveVerticesWithinTheirShareOfTheTolerance) {
     const Clip exact_weights = Clip::with_morph_weights(compressed[c], asset.clips[c].morph_weights());
     double worst = 0;
     for (float t : frame_and_midpoint_times(asset.clips[c]))
-      worst = std::max(worst, max_displacement(posed_vertices(asset.skeleton, asset.meshes, compressed[c], t),
-                                               posed_vertices(asset.skeleton, asset.meshes, exact_weights, t)));
+      worst =
+          std::max(worst, max_displacement(posed_vertices(asset.skeleton, asset.meshes, compressed[c], t),
+                                           posed_vertices(asset.skeleton, asset.meshes, exact_weights, t)));
     EXPECT_LE(worst, share * 1.001) << asset.clips[c].name();
     EXPECT_GT(worst, 0.05 * share) << "the weights were hardly quantised";
   }
@@ -498,8 +499,9 @@ TEST(MorphCompression, TheBoundIncludesTheSkinningScale) {
   EXPECT_LE(channel.bits, MorphWeightTracks::kMaxQuantizedBits);
   double worst = 0;
   for (float t : frame_and_midpoint_times(asset->clips[0]))
-    worst = std::max(worst, max_displacement(posed_vertices(asset->skeleton, asset->meshes, compressed[0], t),
-                                             posed_vertices(asset->skeleton, asset->meshes, asset->clips[0], t)));
+    worst =
+        std::max(worst, max_displacement(posed_vertices(asset->skeleton, asset->meshes, compressed[0], t),
+                                         posed_vertices(asset->skeleton, asset->meshes, asset->clips[0], t)));
   const double share = kMorphToleranceShare * settings.tolerance;
   EXPECT_LE(worst, share * 1.001);
   // Rounding reaches at least half a step, and a step is chosen at over half the allowed error: a bound
@@ -624,7 +626,8 @@ TEST(MorphOssa, OracleModelsThroughOssaMatchTheModelFile) {
     for (int i = 0; i <= 40; ++i) {
       const float t = raw.duration * static_cast<float>(i) / 40.f + (i % 2 ? 0.013f : 0.f);
       auto ours = posed_vertices(*decoded->skeleton, decoded->meshes, decoded->clips[0], t);
-      auto model = reference::local_to_model(scene->skeleton, reference::sample_clip(scene->skeleton, raw, t));
+      auto model =
+          reference::local_to_model(scene->skeleton, reference::sample_clip(scene->skeleton, raw, t));
       for (size_t m = 0; m < scene->meshes.size(); ++m) {
         auto weights = reference::sample_morph_weights(scene->meshes[m], static_cast<int>(m), &raw, t);
         auto reference_mesh = reference::skin_mesh(scene->meshes[m], model, weights);
@@ -654,8 +657,9 @@ TEST(MorphCompression, OracleModelsStayWithinTheTolerance) {
       // Brute force: every frame and between frames, morphed then skinned, against the fixed-rate clip.
       double worst = 0;
       for (float t : frame_and_midpoint_times(asset->clips[c]))
-        worst = std::max(worst, max_displacement(posed_vertices(asset->skeleton, asset->meshes, compressed[c], t),
-                                                 posed_vertices(asset->skeleton, asset->meshes, asset->clips[c], t)));
+        worst = std::max(
+            worst, max_displacement(posed_vertices(asset->skeleton, asset->meshes, compressed[c], t),
+                                    posed_vertices(asset->skeleton, asset->meshes, asset->clips[c], t)));
       EXPECT_LE(worst, settings.tolerance) << path;
       EXPECT_GT(worst, 0.0) << path << ": the weights were not quantised";
       // Stored in a .ossa, the compressed weights come back as they were.

@@ -107,7 +107,8 @@ Result<MorphWeightTracks> MorphWeightTracks::from_quantized(std::span<const Quan
     const std::string tw = "morph weights of mesh " + std::to_string(q.mesh);
     if (q.mesh < 0) return fail(tw + ": no such mesh");
     if (q.targets < 1 || q.key_count < 1) return fail(tw + ": no targets or no keys");
-    if (q.key_count > key_times.size() - keys || static_cast<uint64_t>(q.targets) > channels.size() - channel_count)
+    if (q.key_count > key_times.size() - keys ||
+        static_cast<uint64_t>(q.targets) > channels.size() - channel_count)
       return fail(tw + ": more keys or targets than the clip stores");
     Track t;
     t.mesh = q.mesh;
@@ -118,7 +119,8 @@ Result<MorphWeightTracks> MorphWeightTracks::from_quantized(std::span<const Quan
     t.packed_first = static_cast<uint32_t>(bytes);
     for (int c = 0; c < q.targets; ++c) {
       const WeightChannel& ch = channels[channel_count + c];
-      if (ch.bits > kMaxQuantizedBits && ch.bits != kBitsFloat) return fail(tw + ": a bit rate is out of range");
+      if (ch.bits > kMaxQuantizedBits && ch.bits != kBitsFloat)
+        return fail(tw + ": a bit rate is out of range");
       w.channel_bit_.push_back(t.key_bits);
       t.key_bits += ch.bits;
     }
@@ -136,7 +138,8 @@ Result<MorphWeightTracks> MorphWeightTracks::from_quantized(std::span<const Quan
   if (keys != key_times.size() || channel_count != channels.size() || bytes != packed.size())
     return fail("morph weights: key times, channels or packed bytes do not match the tracks");
   for (const WeightChannel& ch : channels)
-    if (!std::isfinite(ch.min) || !std::isfinite(ch.step)) return fail("morph weights: a range is not finite");
+    if (!std::isfinite(ch.min) || !std::isfinite(ch.step))
+      return fail("morph weights: a range is not finite");
   w.key_times_ = std::move(key_times);
   w.channels_ = std::move(channels);
   w.packed_size_ = packed.size();

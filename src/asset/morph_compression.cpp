@@ -19,8 +19,8 @@ double spectral_norm(const Mat4& m) {
     }
   const double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
   const double q = (a[0][0] + a[1][1] + a[2][2]) / 3;
-  const double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) +
-                    (a[2][2] - q) * (a[2][2] - q) + 2 * p1;
+  const double p2 =
+      (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) + (a[2][2] - q) * (a[2][2] - q) + 2 * p1;
   double largest = std::max({a[0][0], a[1][1], a[2][2]});
   if (p2 > 0) {
     const double p = std::sqrt(p2 / 6);
@@ -64,7 +64,8 @@ MorphWeightTracks::WeightChannel quantise(const std::vector<float>& values, doub
       const float step = static_cast<float>((static_cast<double>(*hi) - *lo) / levels);
       bool fits = step > 0;
       for (size_t k = 0; k < values.size() && fits; ++k) {
-        const double q = std::clamp(std::round((static_cast<double>(values[k]) - ch.min) / step), 0.0, levels);
+        const double q =
+            std::clamp(std::round((static_cast<double>(values[k]) - ch.min) / step), 0.0, levels);
         codes[k] = static_cast<uint32_t>(q);
         // As MorphWeightTracks::key_weight decodes it.
         const float decoded = ch.min + step * static_cast<float>(codes[k]);
@@ -130,7 +131,8 @@ Result<MorphWeightTracks> compress_morph_weights(const MorphWeightTracks& weight
   for (size_t i = 0; i < weights.tracks().size(); ++i) {
     const MorphWeightTracks::Track& t = weights.tracks()[i];
     if (t.mesh < 0 || static_cast<size_t>(t.mesh) >= meshes.size() ||
-        meshes[t.mesh].morph_targets().count() != t.targets || static_cast<size_t>(t.mesh) >= skinning_scale.size())
+        meshes[t.mesh].morph_targets().count() != t.targets ||
+        static_cast<size_t>(t.mesh) >= skinning_scale.size())
       return R::failure("morph weights of mesh " + std::to_string(t.mesh) + " do not fit the meshes given");
     const MorphTargets& targets = meshes[t.mesh].morph_targets();
     const double scale = skinning_scale[t.mesh];
@@ -179,7 +181,8 @@ Result<Clip> compress_clip_with_morph_weights(const Clip& clip, const Skeleton& 
   auto compressed = compress_clip(clip, skeleton, joints, stats);
   if (!compressed) return compressed;
   std::vector<float> scales;
-  for (const SkinnedMesh& mesh : settings.meshes) scales.push_back(morph_skinning_scale(clip, skeleton, mesh));
+  for (const SkinnedMesh& mesh : settings.meshes)
+    scales.push_back(morph_skinning_scale(clip, skeleton, mesh));
   double bound = 0;
   auto weights = compress_morph_weights(clip.morph_weights(), settings.meshes, scales,
                                         settings.tolerance * kMorphToleranceShare, &bound);
@@ -188,7 +191,8 @@ Result<Clip> compress_clip_with_morph_weights(const Clip& clip, const Skeleton& 
     stats->morph_error_bound = bound;
     stats->morph_bytes = weights->packed().size() + weights->channels().size() * 12 +
                          weights->key_times().size() * 4 + weights->tracks().size() * 12;
-    stats->raw_bytes += (clip.morph_weights().key_times().size() + clip.morph_weights().key_weights().size()) * 4;
+    stats->raw_bytes +=
+        (clip.morph_weights().key_times().size() + clip.morph_weights().key_weights().size()) * 4;
     stats->compressed_bytes += stats->morph_bytes;
   }
   return Clip::with_morph_weights(std::move(compressed).value(), std::move(weights).value());

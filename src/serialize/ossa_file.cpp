@@ -411,8 +411,8 @@ std::string decode_morph_weights(Reader& r, const std::string& where, MorphWeigh
     std::vector<uint8_t> packed;
     if (!r.get_array(channels) || !r.get_array(packed)) return r.error;
     if (!r.at_end()) return "morph weights: trailing bytes";
-    built = MorphWeightTracks::from_quantized(shapes, std::move(times), std::move(channels), std::move(packed),
-                                              where);
+    built = MorphWeightTracks::from_quantized(shapes, std::move(times), std::move(channels),
+                                              std::move(packed), where);
   } else {
     std::vector<float> weights;
     if (!r.get_array(weights)) return r.error;
@@ -606,7 +606,8 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
   std::vector<std::pair<uint32_t, MorphWeightTracks>> morph_weights;
   for (uint32_t i = 0; i < count; ++i) {
     const Entry& e = entries[i];
-    if (version < 3 && (e.type == kMorphTargets || e.type == kMorphWeights)) continue;  // unknown to version 2
+    if (version < 3 && (e.type == kMorphTargets || e.type == kMorphWeights))
+      continue;  // unknown to version 2
     const std::string where = "section " + std::to_string(i);
     Reader r(e.payload, where);
     std::string error;
@@ -663,7 +664,8 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
   for (auto& [index, pending] : morph_targets) {
     if (index >= file.meshes.size()) return fail("morph targets for a missing mesh");
     SkinnedMesh& mesh = file.meshes[index];
-    if (!mesh.morph_targets().empty()) return fail("two morph target sections for mesh " + std::to_string(index));
+    if (!mesh.morph_targets().empty())
+      return fail("two morph target sections for mesh " + std::to_string(index));
     auto built = MorphTargets::build(pending.targets, pending.default_weights,
                                      static_cast<size_t>(mesh.vertex_count()), "mesh '" + mesh.name() + "'");
     if (!built) return fail(built.error());
@@ -672,7 +674,8 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
   for (auto& [index, weights] : morph_weights) {
     if (index >= file.clips.size()) return fail("morph weights for a missing clip");
     Clip& clip = file.clips[index];
-    if (!clip.morph_weights().empty()) return fail("two morph weight sections for clip " + std::to_string(index));
+    if (!clip.morph_weights().empty())
+      return fail("two morph weight sections for clip " + std::to_string(index));
     // With meshes in the file, every track must fit one (an animation-only file's clips name the meshes of
     // the character they will play on; CharacterAsset::build checks them there).
     for (const MorphWeightTracks::Track& t : weights.tracks())

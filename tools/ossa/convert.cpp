@@ -90,8 +90,8 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
                     stats.average_bits, stats.constant_channels, clip.segment_frames());
       std::string text = line;
       if (stats.morph_bytes) {
-        std::snprintf(line, sizeof line, "; morph weights %zu bytes, displacement bound %.4f mm", stats.morph_bytes,
-                      stats.morph_error_bound * 1000);
+        std::snprintf(line, sizeof line, "; morph weights %zu bytes, displacement bound %.4f mm",
+                      stats.morph_bytes, stats.morph_error_bound * 1000);
         text += line;
       }
       report.clip_lines.push_back(text);

@@ -81,7 +81,8 @@ int run_eval_ossa(const EvalArgs& args) {
       append_unique(j, skeleton.name(i), vec_json(model[i].translation()));
     return j;
   };
-  // Mesh m's morph weights at `time`: its defaults, then the clip's track for it (as the Animator samples them).
+  // Mesh m's morph weights at `time`: its defaults, then the clip's track for it (as the Animator samples
+  // them).
   auto morph_weights = [&](size_t m, float time) {
     const MorphTargets& targets = asset->meshes[m].morph_targets();
     std::vector<float> weights(targets.default_weights().begin(), targets.default_weights().end());

@@ -34,8 +34,9 @@ struct CompressionStats {
   int constant_channels = 0;            // stored once (or not at all when they are the identity)
   int animated_channels = 0;
   double average_bits = 0;  // per animated component and frame
-  double morph_error_bound = 0;  // morph weights: the bound on vertex displacement they may cause (model units)
-  size_t morph_bytes = 0;        // morph weights as stored (included in compressed_bytes)
+  double morph_error_bound =
+      0;                   // morph weights: the bound on vertex displacement they may cause (model units)
+  size_t morph_bytes = 0;  // morph weights as stored (included in compressed_bytes)
   double ratio() const { return compressed_bytes ? static_cast<double>(raw_bytes) / compressed_bytes : 0; }
 };
 

@@ -35,13 +35,15 @@ float max_position_delta(const MorphTargets& targets, int target);
 
 // `weights` quantised so that mesh m's vertices move by at most `budget` (model units), given
 // skinning_scale[m] (morph_skinning_scale). Every track must fit `meshes` (mesh index, target count).
-// `bound`, when given, receives the largest S * sum_t max_k |e_t| * D(t) over the tracks, measured on the keys.
+// `bound`, when given, receives the largest S * sum_t max_k |e_t| * D(t) over the tracks, measured on the
+// keys.
 Result<MorphWeightTracks> compress_morph_weights(const MorphWeightTracks& weights,
                                                  std::span<const SkinnedMesh> meshes,
                                                  std::span<const float> skinning_scale, float budget,
                                                  double* bound = nullptr);
 
-// compress_clip() for a fixed-rate clip with morph weights and settings.meshes given (the budget split above).
+// compress_clip() for a fixed-rate clip with morph weights and settings.meshes given (the budget split
+// above).
 Result<Clip> compress_clip_with_morph_weights(const Clip& clip, const Skeleton& skeleton,
                                               const CompressionSettings& settings, CompressionStats* stats);
 

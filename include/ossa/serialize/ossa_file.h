@@ -3,8 +3,8 @@
 // Layout (little-endian, every section 16-byte aligned):
 //   header   32 bytes: magic "OSSA\r\n\x1a\n", u32 version (3), u32 byte-order mark 0x01020304,
 //            u32 section count, u32 flags (bit 0: left-handed data), u64 file size
-//   table    32 bytes per section: u32 type, u32 index, u64 offset, u64 size, u64 XXH3-64 checksum of the section
-//   sections SKELETON (joints: parent, rest pose, inverse bind, name), MESH (one per mesh: streams,
+//   table    32 bytes per section: u32 type, u32 index, u64 offset, u64 size, u64 XXH3-64 checksum of the
+//   section sections SKELETON (joints: parent, rest pose, inverse bind, name), MESH (one per mesh: streams,
 //            influences, palette map, inverse binds), CLIP (one per clip: keyed, fixed-rate or quantized),
 //            MATERIALS (materials and textures, embedded images included), NOTIFIES (the sidecar JSON),
 //            ROOT_MOTION (one per clip that has a track), MORPH_TARGETS (one per mesh with targets: names,
