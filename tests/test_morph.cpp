@@ -397,14 +397,22 @@ std::vector<Clip> compress_with_meshes(const CharacterAsset& asset, const Compre
   return out;
 }
 
+// `asset`'s skeleton and meshes with `clips` (and `materials`, which the meshes index) as a .ossa file.
+OssaFile ossa_file_of(const CharacterAsset& asset, std::vector<Clip> clips,
+                      std::vector<Material> materials = {}) {
+  OssaFile file;
+  file.skeleton = asset.skeleton;
+  file.meshes = asset.meshes;
+  file.clips = std::move(clips);
+  file.materials = std::move(materials);
+  return file;
+}
+
 TEST(MorphOssa, TargetsAndWeightsRoundTripInEveryLayout) {
   for (int layout = 0; layout < 3; ++layout) {
     CharacterAsset asset =
         synthetic_morph_character(layout == 0 ? Clip::Layout::kKeyed : Clip::Layout::kFixedRate);
-    OssaFile file;
-    file.skeleton = asset.skeleton;
-    file.meshes = asset.meshes;
-    file.clips = layout == 2 ? compress_with_meshes(asset, {}) : asset.clips;
+    OssaFile file = ossa_file_of(asset, layout == 2 ? compress_with_meshes(asset, {}) : asset.clips);
     ASSERT_EQ(file.clips.size(), asset.clips.size());
     const std::vector<uint8_t> bytes = encode_ossa(file);
     auto decoded = decode_ossa(bytes, "morph.ossa");
@@ -610,12 +618,7 @@ TEST(MorphOssa, OracleModelsThroughOssaMatchTheModelFile) {
     ASSERT_TRUE(scene) << scene.error();
     auto asset = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
     ASSERT_TRUE(asset) << asset.error();
-    OssaFile file;
-    file.materials = scene->materials;
-    file.skeleton = asset->skeleton;
-    file.meshes = asset->meshes;
-    file.clips = asset->clips;
-    auto decoded = decode_ossa(encode_ossa(file), path);
+    auto decoded = decode_ossa(encode_ossa(ossa_file_of(*asset, asset->clips, scene->materials)), path);
     ASSERT_TRUE(decoded) << decoded.error();
     ASSERT_FALSE(decoded->meshes[0].morph_targets().empty());
     ASSERT_FALSE(decoded->clips[0].morph_weights().empty());
@@ -663,12 +666,7 @@ TEST(MorphCompression, OracleModelsStayWithinTheTolerance) {
       EXPECT_LE(worst, settings.tolerance) << path;
       EXPECT_GT(worst, 0.0) << path << ": the weights were not quantised";
       // Stored in a .ossa, the compressed weights come back as they were.
-      OssaFile file;
-      file.materials = scene->materials;
-      file.skeleton = asset->skeleton;
-      file.meshes = asset->meshes;
-      file.clips = {compressed[c]};
-      auto decoded = decode_ossa(encode_ossa(file), path);
+      auto decoded = decode_ossa(encode_ossa(ossa_file_of(*asset, {compressed[c]}, scene->materials)), path);
       ASSERT_TRUE(decoded) << decoded.error();
       const float t = asset->clips[c].duration() * 0.37f;
       EXPECT_EQ(posed_vertices(*decoded->skeleton, decoded->meshes, decoded->clips[0], t),
