@@ -9,6 +9,7 @@
 
 #include "ossa/asset/compression.h"
 #include "ossa/asset/morph_compression.h"
+#include "ossa/asset/root_motion.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/morph_job.h"
@@ -191,6 +192,18 @@ TEST(Morph, WeightTracksSampleLinearlyInEveryLayout) {
   compressed->morph_weights().sample(0, 0.5f, out);
   EXPECT_NEAR(out[0], 0.5f, 1e-6f);
   EXPECT_NEAR(out[1], 0.75f, 1e-6f);
+}
+
+TEST(Morph, RootMotionExtractionKeepsTheWeights) {
+  // (`ossa convert --root-motion` went through it and wrote clips without their weights.)
+  CharacterAsset c = morph_character({weight_clip("A", 0, 1, {0, 1, 1, 0.5f})});
+  auto in_place = extract_root_motion(c.clips[0], c.skeleton);
+  ASSERT_TRUE(in_place) << in_place.error();
+  ASSERT_EQ(in_place->clip.morph_weights().tracks().size(), 1u);
+  float out[2];
+  in_place->clip.morph_weights().sample(0, 0.25f, out);
+  EXPECT_NEAR(out[0], 0.25f, 1e-6f);
+  EXPECT_NEAR(out[1], 0.875f, 1e-6f);
 }
 
 TEST(Morph, CrossfadeBlendsWeightsWithTheJointsWeights) {

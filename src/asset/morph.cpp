@@ -117,13 +117,16 @@ Result<MorphWeightTracks> MorphWeightTracks::from_quantized(std::span<const Quan
     t.key_count = q.key_count;
     t.weight_first = static_cast<uint32_t>(channel_count);
     t.packed_first = static_cast<uint32_t>(bytes);
+    uint64_t key_bits = 0;
     for (int c = 0; c < q.targets; ++c) {
       const WeightChannel& ch = channels[channel_count + c];
       if (ch.bits > kMaxQuantizedBits && ch.bits != kBitsFloat)
         return fail(tw + ": a bit rate is out of range");
-      w.channel_bit_.push_back(t.key_bits);
-      t.key_bits += ch.bits;
+      if (key_bits >= (uint64_t{1} << 31)) return fail(tw + ": too many targets");
+      w.channel_bit_.push_back(static_cast<uint32_t>(key_bits));
+      key_bits += ch.bits;
     }
+    t.key_bits = static_cast<uint32_t>(key_bits);
     for (uint32_t k = 0; k < q.key_count; ++k) {
       const float time = key_times[keys + k];
       if (!std::isfinite(time) || (k > 0 && time < key_times[keys + k - 1]))
@@ -131,7 +134,7 @@ Result<MorphWeightTracks> MorphWeightTracks::from_quantized(std::span<const Quan
     }
     keys += q.key_count;
     channel_count += static_cast<uint64_t>(q.targets);
-    bytes += (static_cast<uint64_t>(t.key_bits) * q.key_count + 7) / 8;
+    bytes += (key_bits * q.key_count + 7) / 8;  // under 2^32 x 2^32 bits: no overflow
     if (bytes >= kMaxEntries) return fail(tw + ": too many keys");
     w.tracks_.push_back(t);
   }
