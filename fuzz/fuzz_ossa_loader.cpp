@@ -1,6 +1,6 @@
 // libFuzzer target: the .ossa loader must reject or accept any bytes without crashing, and whatever it
-// accepts must be usable: every clip samples (at any time) and every mesh skins without reading out of
-// bounds, and root motion samples inside its frames.
+// accepts must be usable: every clip samples (at any time), every mesh morphs at every clip's weights and
+// skins without reading out of bounds, and root motion samples inside its frames.
 //
 // Two things let the fuzzer reach the parser behind the section checksums: fuzz builds define
 // FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which skips the checksum check (ossa_file.cpp), and the
@@ -17,6 +17,7 @@
 #include <span>
 
 #include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
@@ -112,8 +113,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const ossa::SkinnedMesh& mesh : file->meshes) {
     std::vector<ossa::Mat4> palette(mesh.inverse_binds().size());
     ossa::PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
+    // Morph targets at every clip's weights (and the defaults), then skinned.
+    const auto defaults = mesh.morph_targets().default_weights();
+    std::vector<float> weights(defaults.begin(), defaults.end()), morphed(mesh.positions().size());
+    for (const ossa::Clip& clip : file->clips)
+      for (float t : {0.f, clip.duration() * 0.5f, -1.f, 1e9f})
+        clip.morph_weights().sample_mesh(static_cast<int>(&mesh - file->meshes.data()), t, weights);
+    ossa::MorphJob morph = ossa::MorphJob::for_mesh(mesh, weights);
+    morph.out_positions = morphed;
+    if (!morph.run()) __builtin_trap();  // the loader promises valid targets
     std::vector<float> out(mesh.positions().size());
     ossa::SkinningJob job = ossa::SkinningJob::for_mesh(mesh, palette);
+    job.in_positions = morphed.data();
     job.out_positions = out.data();
     job.run();
   }

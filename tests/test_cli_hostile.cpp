@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "gltf_builder.h"
+#include "oracle_compare.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
 
@@ -427,6 +428,63 @@ TEST_F(CliHostile, HostileOssaNumbersAndNestingAreBadInput) {
   EXPECT_TRUE(ends_with(
       ossa({"play", "deep.gltf", "--clip", "0", "--steps", "2", "--notifies", "deep.notifies.json"}),
       kBadInput));
+}
+
+// A morph .ossa made by convert keeps its targets (info lists them, eval --vertices applies them as on the
+// model file), and a morph section damaged behind its checksum is bad input.
+TEST_F(CliHostile, MorphTargetsSurviveConvertAndDamagedOnesAreBadInput) {
+  const fs::path models = fs::path(test::shared_dir()) / "models" / "morph";
+  if (test::shared_dir().empty() || !fs::exists(models / "AnimatedMorphCube.gltf"))
+    GTEST_SKIP() << "no ../shared/models/morph";
+  for (const char* name : {"AnimatedMorphCube.gltf", "AnimatedMorphCube.bin"})
+    fs::copy_file(models / name, path(name), fs::copy_options::overwrite_existing);
+  ASSERT_TRUE(ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "-o", "keyed.ossa"}), kOk));
+  ASSERT_TRUE(
+      ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "-o", "compressed.ossa", "--compress"}), kOk));
+  CliRun info = ossa({"info", "compressed.ossa"});
+  ASSERT_TRUE(ends_with(info, kOk));
+  EXPECT_NE(info.out.find("morph targets: 2"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("morph weights of AnimatedMorphCube"), std::string::npos) << info.out;
+  const std::vector<std::string> times = {"--time", "0.5", "--time", "1.2345", "--time", "3.9"};
+  auto vertices = [&](const std::string& file) {
+    std::vector<std::string> args = {"eval", file, "--vertices", "--json"};
+    args.insert(args.end(), times.begin(), times.end());
+    CliRun r = ossa(args);
+    EXPECT_TRUE(ends_with(r, kOk));
+    return nlohmann::json::parse(r.out, nullptr, false);
+  };
+  const nlohmann::json model = vertices("AnimatedMorphCube.gltf");
+  ASSERT_FALSE(model.is_discarded());
+  for (auto [file, tolerance] : {std::pair{"keyed.ossa", 1e-6}, std::pair{"compressed.ossa", 1e-4}}) {
+    const nlohmann::json ossa_json = vertices(file);
+    ASSERT_FALSE(ossa_json.is_discarded()) << file;
+    double worst = 0, moved = 0;
+    for (size_t s = 0; s < model["samples"].size(); ++s) {
+      const auto& a = model["samples"][s]["meshes"]["AnimatedMorphCube"];
+      const auto& b = ossa_json["samples"][s]["meshes"]["AnimatedMorphCube"];
+      const auto& rest = model["rest"]["meshes"]["AnimatedMorphCube"];
+      ASSERT_EQ(a.size(), b.size()) << file;
+      for (size_t v = 0; v < a.size(); ++v)
+        for (int i = 0; i < 3; ++i) {
+          worst = std::max(worst, std::fabs(a[v][i].get<double>() - b[v][i].get<double>()));
+          moved = std::max(moved, std::fabs(a[v][i].get<double>() - rest[v][i].get<double>()));
+        }
+    }
+    EXPECT_LE(worst, tolerance) << file;
+    EXPECT_GT(moved, 0.1) << "the weights moved nothing at these times";
+  }
+  // MORPH_TARGETS (ossa_file.h): u32 count, names "target_0" and "target_1" (u64 length + 8 bytes each),
+  // default weights (u64 count + 2 floats), offsets (u64 count + 3 u32), then the vertices: the first made
+  // 2^31.
+  const std::string text = slurp(path("keyed.ossa"));
+  std::vector<uint8_t> bytes(text.begin(), text.end());
+  test::patch_ossa_section(bytes, 7, 4 + 2 * 16 + 16 + 20 + 8, uint32_t{0x80000000u});
+  std::ofstream(path("damaged.ossa"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  CliRun damaged = ossa({"eval", "damaged.ossa", "--vertices"});
+  EXPECT_TRUE(ends_with(damaged, kBadInput));
+  EXPECT_NE(damaged.err.find("vertex indices out of range"), std::string::npos) << damaged.err;
+  EXPECT_TRUE(ends_with(ossa({"info", "damaged.ossa"}), kBadInput));
 }
 
 // ----------------------------------------------------------------------------- 9: quadratic work

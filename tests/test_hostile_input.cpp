@@ -255,6 +255,200 @@ TEST(HostileOssa, MeshIndicesOnePastTheirRangeAreRefused) {
   }
 }
 
+// A file with a 4-vertex mesh with morph targets "a" (moves vertices 1 and 3) and "b" (vertex 0), and the
+// clip "c" animating their weights over 31 keys: as exact keys, or compressed with the mesh (quantized
+// weights).
+OssaFile morph_file(bool compressed) {
+  OssaFile file = small_file(Clip::Layout::kFixedRate);
+  RawMesh raw;
+  raw.name = "m";
+  raw.skinned = true;
+  raw.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+  raw.normals = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
+  raw.indices = {0, 1, 2, 2, 1, 3};
+  raw.influences_per_vertex = 1;
+  raw.influence_joints = {0, 0, 0, 0};
+  raw.influence_weights = {1, 1, 1, 1};
+  raw.joint_remap = {0};
+  raw.inverse_binds = {Mat4{}};
+  raw.morph_targets.resize(2);
+  raw.morph_targets[0].name = "a";
+  raw.morph_targets[0].vertices = {1, 3};
+  raw.morph_targets[0].position_deltas = {{0, 0, 1}, {0, 0, 2}};
+  raw.morph_targets[0].normal_deltas = {{0.1f, 0, 0}, {0.2f, 0, 0}};
+  raw.morph_targets[1].name = "b";
+  raw.morph_targets[1].vertices = {0};
+  raw.morph_targets[1].position_deltas = {{1, 0, 0}};
+  raw.morph_targets[1].normal_deltas = {{0, 0.1f, 0}};
+  raw.morph_default_weights = {0, 0.5f};
+  auto mesh = SkinnedMesh::build(raw, *file.skeleton);
+  EXPECT_TRUE(mesh) << mesh.error();
+  file.meshes.push_back(std::move(mesh).value());
+  RawMorphTrack track;
+  track.mesh = 0;
+  for (int k = 0; k <= 30; ++k) {
+    track.times.push_back(static_cast<float>(k) / 30.f);
+    track.weights.push_back(static_cast<float>(k) / 30.f);
+    track.weights.push_back(1 - static_cast<float>(k * k) / 900.f);
+  }
+  auto weights = MorphWeightTracks::build(std::vector<RawMorphTrack>{track}, "c");
+  EXPECT_TRUE(weights) << weights.error();
+  Clip clip = Clip::with_morph_weights(std::move(file.clips[0]), std::move(weights).value());
+  if (compressed) {
+    CompressionSettings settings;
+    settings.meshes = file.meshes;
+    auto quantized = compress_clip(clip, *file.skeleton, settings);
+    EXPECT_TRUE(quantized) << quantized.error();
+    clip = std::move(quantized).value();
+    EXPECT_TRUE(clip.morph_weights().quantized());
+  }
+  file.clips[0] = std::move(clip);
+  return file;
+}
+
+constexpr uint32_t kMorphTargetsSection = 7, kMorphWeightsSection = 8;
+// MORPH_TARGETS of morph_file() (ossa_file.h): u32 target count, names (u64 length, bytes: "a", "b"), then
+// arrays of (u64 count, values): default weights (2 floats), target offsets (3 u32), vertices (3 u32),
+// position deltas (9 floats), normal deltas (9 floats).
+constexpr size_t kTargetCountAt = 0, kDefaultsAt = 4 + 9 + 9, kFirstAt = kDefaultsAt + 8 + 8,
+                 kVerticesAt = kFirstAt + 8 + 12, kPositionsAt = kVerticesAt + 8 + 12,
+                 kNormalsAt = kPositionsAt + 8 + 36;
+// MORPH_WEIGHTS: u32 layout, u32 track count, per track i32 mesh, u32 targets, u32 keys; key times (31
+// floats), then exact weights (62 floats) or, compressed, channels (12 bytes each: f32 min, f32 step, u8
+// bits, 3 unused) and the packed bytes.
+constexpr size_t kWeightLayoutAt = 0, kTrackCountAt = 4, kTrackMeshAt = 8, kTrackTargetsAt = 12,
+                 kTrackKeysAt = 16, kTimesAt = 20, kAfterTimesAt = kTimesAt + 8 + 31 * 4;
+
+::testing::AssertionResult refused(const std::vector<uint8_t>& bytes, const std::string& what) {
+  auto file = decode_ossa(bytes, "hostile.ossa");
+  if (file) return ::testing::AssertionFailure() << what << ": loaded";
+  if (file.error().find("hostile.ossa") == std::string::npos)
+    return ::testing::AssertionFailure() << what << ": error does not name the file: " << file.error();
+  return ::testing::AssertionSuccess();
+}
+
+// The value at `at` in the first section of `type`.
+template <class T>
+T section_value(std::vector<uint8_t> bytes, uint32_t type, size_t at) {
+  T value{};
+  for (auto& s : sections(bytes))
+    if (type_of(s) == type && at + sizeof value <= s.size)
+      return std::memcpy(&value, s.payload + at, sizeof value), value;
+  ADD_FAILURE() << "no section of type " << type;
+  return value;
+}
+
+template <class T>
+std::vector<uint8_t> patched(const std::vector<uint8_t>& good, uint32_t section, size_t at, T value) {
+  std::vector<uint8_t> bytes = good;
+  test::patch_ossa_section(bytes, section, at, value);
+  return bytes;
+}
+
+TEST(HostileOssa, MorphTargetNumbersBehindValidChecksumsAreRefused) {
+  const std::vector<uint8_t> good = encode_ossa(morph_file(false));
+  auto loaded = decode_ossa(good, "good.ossa");
+  ASSERT_TRUE(loaded) << loaded.error();
+  ASSERT_EQ(loaded->meshes[0].morph_targets().count(), 2);
+  const uint32_t t = kMorphTargetsSection;
+  // The offsets above, checked against the file: vertices 1, 3 (target "a") and 0, then the deltas.
+  ASSERT_EQ(section_value<uint32_t>(good, t, kVerticesAt + 8), 1u);
+  ASSERT_EQ(section_value<uint32_t>(good, t, kVerticesAt + 16), 0u);
+  ASSERT_EQ(section_value<float>(good, t, kPositionsAt + 8 + 8), 1.f);
+  ASSERT_EQ(section_value<float>(good, t, kNormalsAt + 8), 0.1f);
+  EXPECT_TRUE(refused(patched(good, t, kTargetCountAt, uint32_t{0xffffffff}), "a huge target count"));
+  EXPECT_TRUE(refused(patched(good, t, kTargetCountAt, uint32_t{0}), "no targets"));
+  EXPECT_TRUE(refused(patched(good, t, kTargetCountAt, uint32_t{3}), "one target more than stored"));
+  EXPECT_TRUE(refused(patched(good, t, kTargetCountAt, uint32_t{1}), "one target less than stored"));
+  EXPECT_TRUE(refused(patched(good, t, kDefaultsAt + 8, std::nanf("")), "a NaN default weight"));
+  EXPECT_TRUE(refused(patched(good, t, kFirstAt + 8, uint32_t{1}), "offsets not starting at 0"));
+  EXPECT_TRUE(refused(patched(good, t, kFirstAt + 12, uint32_t{4}), "an offset past the entries"));
+  EXPECT_TRUE(refused(patched(good, t, kFirstAt + 16, uint32_t{2}), "offsets short of the entries"));
+  EXPECT_TRUE(refused(patched(good, t, kFirstAt, uint64_t{1} << 62), "a huge offset count"));
+  EXPECT_TRUE(refused(patched(good, t, kVerticesAt + 8, uint32_t{4}), "vertex 4 of 4"));
+  EXPECT_TRUE(refused(patched(good, t, kVerticesAt + 8, uint32_t{0xffffffff}), "vertex 2^32 - 1"));
+  EXPECT_TRUE(refused(patched(good, t, kVerticesAt + 8, uint32_t{3}), "vertices not ascending"));
+  EXPECT_TRUE(refused(patched(good, t, kVerticesAt + 12, uint32_t{1}), "a vertex twice"));
+  EXPECT_TRUE(refused(patched(good, t, kPositionsAt + 8, kInf), "an infinite delta"));
+  EXPECT_TRUE(refused(patched(good, t, kNormalsAt + 8 + 32, std::nanf("")), "a NaN normal delta"));
+  EXPECT_TRUE(refused(patched(good, t, kPositionsAt, uint64_t{8}), "deltas short of the vertices"));
+  // The section's index names a mesh the file lacks (the table is not behind a checksum).
+  std::vector<uint8_t> bytes = good;
+  for (auto& s : sections(bytes))
+    if (type_of(s) == kMorphTargetsSection) std::memcpy(s.entry + 4, "\x05\0\0\0", 4);
+  EXPECT_TRUE(refused(bytes, "targets of mesh 5"));
+  // Version 2 knew no morph sections: such a file loads without them, as a version-2 reader would load it.
+  bytes = good;
+  bytes[8] = 2;
+  auto old = decode_ossa(bytes, "v2.ossa");
+  ASSERT_TRUE(old) << old.error();
+  EXPECT_TRUE(old->meshes[0].morph_targets().empty());
+  EXPECT_TRUE(old->clips[0].morph_weights().empty());
+}
+
+TEST(HostileOssa, MorphWeightNumbersBehindValidChecksumsAreRefused) {
+  for (bool compressed : {false, true}) {
+    const std::vector<uint8_t> good = encode_ossa(morph_file(compressed));
+    auto loaded = decode_ossa(good, "good.ossa");
+    ASSERT_TRUE(loaded) << loaded.error();
+    ASSERT_EQ(loaded->clips[0].morph_weights().quantized(), compressed);
+    const uint32_t w = kMorphWeightsSection;
+    const std::string layout = compressed ? "compressed: " : "keys: ";
+    ASSERT_EQ(section_value<uint32_t>(good, w, kTrackKeysAt), 31u);
+    ASSERT_EQ(section_value<float>(good, w, kTimesAt + 8 + 30 * 4), 1.f);
+    ASSERT_EQ(section_value<uint64_t>(good, w, kAfterTimesAt), compressed ? 2u : 62u);
+    EXPECT_TRUE(refused(patched(good, w, kWeightLayoutAt, uint32_t{2}), layout + "an unknown layout"));
+    EXPECT_TRUE(refused(patched(good, w, kWeightLayoutAt, uint32_t{compressed ? 0u : 1u}),
+                        layout + "the other layout"));
+    EXPECT_TRUE(
+        refused(patched(good, w, kTrackCountAt, uint32_t{0xffffffff}), layout + "a huge track count"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackCountAt, uint32_t{0}), layout + "no tracks"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackMeshAt, int32_t{1}), layout + "weights of mesh 1 of 1"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackMeshAt, int32_t{-1}), layout + "weights of mesh -1"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackTargetsAt, uint32_t{3}), layout + "3 targets of 2"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackTargetsAt, uint32_t{1}), layout + "1 target of 2"));
+    EXPECT_TRUE(
+        refused(patched(good, w, kTrackTargetsAt, uint32_t{0xffffffff}), layout + "2^32 - 1 targets"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackKeysAt, uint32_t{0x7fffffff}), layout + "2^31 - 1 keys"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackKeysAt, uint32_t{0}), layout + "no keys"));
+    EXPECT_TRUE(refused(patched(good, w, kTrackKeysAt, uint32_t{30}), layout + "a key fewer than stored"));
+    EXPECT_TRUE(refused(patched(good, w, kTimesAt + 8 + 4, std::nanf("")), layout + "a NaN key time"));
+    EXPECT_TRUE(refused(patched(good, w, kTimesAt + 8 + 8, -1.f), layout + "key times not ascending"));
+    if (!compressed) {
+      EXPECT_TRUE(refused(patched(good, w, kAfterTimesAt + 8 + 12, kInf), layout + "an infinite weight"));
+      EXPECT_TRUE(
+          refused(patched(good, w, kAfterTimesAt, uint64_t{61}), layout + "a weight fewer than the keys"));
+      continue;
+    }
+    // Channels: (u64 count, then f32 min, f32 step, u8 bits per channel), then the packed bytes.
+    const size_t channel = kAfterTimesAt + 8;
+    const uint8_t bits = section_value<uint8_t>(good, w, channel + 8);
+    ASSERT_TRUE(bits > 0 && bits <= MorphWeightTracks::kMaxQuantizedBits) << int{bits};
+    for (uint8_t bad : {uint8_t{25}, uint8_t{31}, uint8_t{33}, uint8_t{255}})
+      EXPECT_TRUE(refused(patched(good, w, channel + 8, bad), layout + "bit rate " + std::to_string(bad)));
+    EXPECT_TRUE(
+        refused(patched(good, w, channel + 8, uint8_t{0}), layout + "bits that leave packed bytes over"));
+    EXPECT_TRUE(refused(patched(good, w, channel, std::nanf("")), layout + "a NaN range start"));
+    EXPECT_TRUE(refused(patched(good, w, channel + 4, kInf), layout + "an infinite step"));
+    EXPECT_TRUE(refused(patched(good, w, channel + 4, 3e38f), layout + "a step whose top is infinite"));
+    EXPECT_TRUE(
+        refused(patched(good, w, kAfterTimesAt, uint64_t{1}), layout + "a channel fewer than targets"));
+    EXPECT_TRUE(refused(patched(good, w, kAfterTimesAt, uint64_t{1} << 60), layout + "a huge channel count"));
+    const size_t packed = channel + 2 * 12;
+    uint64_t packed_size = 0;
+    std::vector<uint8_t> copy = good;
+    for (auto& s : sections(copy))
+      if (type_of(s) == w) std::memcpy(&packed_size, s.payload + packed, 8);
+    ASSERT_GT(packed_size, 0u);
+    EXPECT_TRUE(refused(patched(good, w, packed, packed_size - 1), layout + "a packed byte short"));
+  }
+  // The section's index names a clip the file lacks.
+  std::vector<uint8_t> bytes = encode_ossa(morph_file(false));
+  for (auto& s : sections(bytes))
+    if (type_of(s) == kMorphWeightsSection) std::memcpy(s.entry + 4, "\x01\0\0\0", 4);
+  EXPECT_TRUE(refused(bytes, "weights of clip 1 of 1"));
+}
+
 TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
   std::vector<JointPose> frames(4);
   EXPECT_FALSE(Clip::from_frames("x", 1, kInf, 2, frames));

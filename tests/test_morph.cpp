@@ -3,18 +3,27 @@
 // the game's overrides) with hand-computed numbers, and the checks that keep mismatched data out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "ossa/asset/compression.h"
+#include "ossa/asset/morph_compression.h"
+#include "ossa/asset/root_motion.h"
 #include "ossa/runtime/animator.h"
+#include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/morph_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/sample_job.h"
+#include "ossa/runtime/skinning_job.h"
 #include "ossa/serialize/ossa_file.h"
+#include "synthetic_character.h"
 
 #ifdef OSSA_HAS_IMPORT  // the import tests (the runtime-only builds have no importer)
 #include <filesystem>
 
 #include "gltf_builder.h"
+#include "oracle_compare.h"
 #include "ossa/import/import.h"
 #include "ossa/reference/reference_eval.h"
 #endif
@@ -185,6 +194,18 @@ TEST(Morph, WeightTracksSampleLinearlyInEveryLayout) {
   EXPECT_NEAR(out[1], 0.75f, 1e-6f);
 }
 
+TEST(Morph, RootMotionExtractionKeepsTheWeights) {
+  // (`ossa convert --root-motion` went through it and wrote clips without their weights.)
+  CharacterAsset c = morph_character({weight_clip("A", 0, 1, {0, 1, 1, 0.5f})});
+  auto in_place = extract_root_motion(c.clips[0], c.skeleton);
+  ASSERT_TRUE(in_place) << in_place.error();
+  ASSERT_EQ(in_place->clip.morph_weights().tracks().size(), 1u);
+  float out[2];
+  in_place->clip.morph_weights().sample(0, 0.25f, out);
+  EXPECT_NEAR(out[0], 0.25f, 1e-6f);
+  EXPECT_NEAR(out[1], 0.875f, 1e-6f);
+}
+
 TEST(Morph, CrossfadeBlendsWeightsWithTheJointsWeights) {
   // A holds the joint at x = 0 and weights (1, 0); B holds x = 1 and weights (0, 1).
   CharacterAsset c =
@@ -269,20 +290,244 @@ TEST(Morph, MismatchedDataIsRefused) {
   EXPECT_FALSE(CharacterAsset::build(one_joint(), clips, meshes, "odd.gltf"));
 }
 
-TEST(Morph, OssaWriterRefusesWhatItCannotStore) {
-  CharacterAsset c = morph_character({weight_clip("A", 0, 1, {0, 1, 1, 0})});
+// ----------------------------------------------------------------------------- .ossa and compression
+
+// Every mesh's vertices posed by `clip` at `time` as a game poses them: joints sampled, morph weights (the
+// mesh's defaults, then the clip's), MorphJob, then SkinningJob. Positions, 3 floats per vertex, per mesh.
+std::vector<std::vector<float>> posed_vertices(const Skeleton& skeleton, std::span<const SkinnedMesh> meshes,
+                                               const Clip& clip, float time) {
+  std::vector<JointPose> locals(skeleton.rest_pose().begin(), skeleton.rest_pose().end());
+  std::vector<Mat4> model(skeleton.joint_count());
+  SamplingCache cache;
+  EXPECT_TRUE((SampleJob{&clip, time, &cache, locals}.run()));
+  EXPECT_TRUE((LocalToModelJob{&skeleton, locals, model}.run()));
+  std::vector<std::vector<float>> out;
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    const SkinnedMesh& mesh = meshes[m];
+    const auto defaults = mesh.morph_targets().default_weights();
+    std::vector<float> weights(defaults.begin(), defaults.end());
+    clip.morph_weights().sample_mesh(static_cast<int>(m), time, weights);
+    std::vector<float> morphed(mesh.positions().size()), skinned(mesh.positions().size());
+    MorphJob morph = MorphJob::for_mesh(mesh, weights);
+    morph.out_positions = morphed;
+    EXPECT_TRUE(morph.run());
+    std::vector<Mat4> palette(mesh.inverse_binds().size());
+    EXPECT_TRUE((PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
+    SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
+    skin.in_positions = morphed.data();
+    skin.out_positions = skinned.data();
+    EXPECT_TRUE(skin.run());
+    out.push_back(std::move(skinned));
+  }
+  return out;
+}
+
+// Largest distance between the same vertex of `a` and `b` (posed_vertices of the same meshes).
+double max_displacement(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b) {
+  double worst = 0;
+  for (size_t m = 0; m < a.size(); ++m)
+    for (size_t v = 0; v + 2 < a[m].size(); v += 3) {
+      const double dx = a[m][v] - b[m][v], dy = a[m][v + 1] - b[m][v + 1], dz = a[m][v + 2] - b[m][v + 2];
+      worst = std::max(worst, std::sqrt(dx * dx + dy * dy + dz * dz));
+    }
+  return worst;
+}
+
+// Frame times of a fixed-rate clip and the midpoints between them.
+std::vector<float> frame_and_midpoint_times(const Clip& clip) {
+  std::vector<float> times;
+  for (int f = 0; f < clip.frame_count(); ++f) {
+    const float t = std::min(clip.duration(), static_cast<float>(f) / clip.frame_rate());
+    times.push_back(t);
+    if (f + 1 < clip.frame_count())
+      times.push_back(std::min(clip.duration(), (static_cast<float>(f) + 0.5f) / clip.frame_rate()));
+  }
+  return times;
+}
+
+// Morph targets on the synthetic character's meshes (3 on "Body", 2 on "Cape"; each moves about a third of
+// the vertices by up to `reach`), and in every clip a weight track per mesh, keyed at 30 fps, swinging
+// beyond [0, 1].
+void add_morphs(test::SyntheticScene& scene, float reach, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::bernoulli_distribution moves(0.35);
+  const int target_counts[] = {3, 2};
+  for (size_t m = 0; m < scene.meshes.size() && m < 2; ++m) {
+    RawMesh& mesh = scene.meshes[m];
+    for (int t = 0; t < target_counts[m]; ++t) {
+      RawMorphTarget target;
+      target.name = "shape";
+      target.name += std::to_string(t);
+      for (uint32_t v = 0; v < mesh.positions.size(); ++v) {
+        if (!moves(rng)) continue;
+        target.vertices.push_back(v);
+        target.position_deltas.push_back(Vec3{u(rng), u(rng), u(rng)} * (reach * 0.577f));
+        target.normal_deltas.push_back(Vec3{u(rng), u(rng), u(rng)} * 0.2f);
+      }
+      mesh.morph_targets.push_back(std::move(target));
+      mesh.morph_default_weights.push_back(0.25f * static_cast<float>(t));
+    }
+  }
+  for (RawClip& clip : scene.clips)
+    for (int m = 0; m < 2; ++m) {
+      RawMorphTrack track;
+      track.mesh = m;
+      const int keys = static_cast<int>(std::lround(clip.duration * 30)) + 1;
+      for (int k = 0; k < keys; ++k) {
+        const float time = clip.duration * static_cast<float>(k) / static_cast<float>(keys - 1);
+        track.times.push_back(time);
+        for (int t = 0; t < target_counts[m]; ++t)
+          track.weights.push_back(0.5f + 0.7f * std::sin(5.f * time + 1.3f * static_cast<float>(t + m)));
+      }
+      clip.morph_tracks.push_back(std::move(track));
+    }
+}
+
+CharacterAsset synthetic_morph_character(Clip::Layout layout, float reach = 0.3f) {
+  test::SyntheticScene scene = test::synthetic_scene(33, 4);
+  add_morphs(scene, reach, 9);
+  auto asset = CharacterAsset::build(scene.skeleton, scene.clips, scene.meshes, "synthetic", {layout, 0});
+  EXPECT_TRUE(asset) << asset.error();
+  return std::move(asset).value();
+}
+
+// Each fixed-rate clip of `asset` compressed with its meshes (morph weights quantised).
+std::vector<Clip> compress_with_meshes(const CharacterAsset& asset, const CompressionSettings& base,
+                                       std::vector<CompressionStats>* stats = nullptr) {
+  CompressionSettings settings = base;
+  settings.meshes = asset.meshes;
+  std::vector<Clip> out;
+  for (const Clip& clip : asset.clips) {
+    CompressionStats s;
+    auto compressed = compress_clip(clip, asset.skeleton, settings, &s);
+    EXPECT_TRUE(compressed) << compressed.error();
+    if (!compressed) return {};
+    EXPECT_TRUE(compressed->morph_weights().quantized());
+    out.push_back(std::move(compressed).value());
+    if (stats) stats->push_back(s);
+  }
+  return out;
+}
+
+// `asset`'s skeleton and meshes with `clips` (and `materials`, which the meshes index) as a .ossa file.
+OssaFile ossa_file_of(const CharacterAsset& asset, std::vector<Clip> clips,
+                      std::vector<Material> materials = {}) {
   OssaFile file;
-  file.skeleton = c.skeleton;
-  file.meshes = c.meshes;
-  const std::string path = ::testing::TempDir() + "morph_refused.ossa";
-  auto written = write_ossa(file, path);
-  ASSERT_FALSE(written);
-  EXPECT_NE(written.error().find("'face' has morph targets"), std::string::npos) << written.error();
-  file.meshes.clear();
-  file.clips = c.clips;
-  written = write_ossa(file, path);
-  ASSERT_FALSE(written);
-  EXPECT_NE(written.error().find("clip 'A'"), std::string::npos) << written.error();
+  file.skeleton = asset.skeleton;
+  file.meshes = asset.meshes;
+  file.clips = std::move(clips);
+  file.materials = std::move(materials);
+  return file;
+}
+
+TEST(MorphOssa, TargetsAndWeightsRoundTripInEveryLayout) {
+  for (int layout = 0; layout < 3; ++layout) {
+    CharacterAsset asset =
+        synthetic_morph_character(layout == 0 ? Clip::Layout::kKeyed : Clip::Layout::kFixedRate);
+    OssaFile file = ossa_file_of(asset, layout == 2 ? compress_with_meshes(asset, {}) : asset.clips);
+    ASSERT_EQ(file.clips.size(), asset.clips.size());
+    const std::vector<uint8_t> bytes = encode_ossa(file);
+    auto decoded = decode_ossa(bytes, "morph.ossa");
+    ASSERT_TRUE(decoded) << decoded.error();
+    EXPECT_EQ(encode_ossa(*decoded), bytes) << "layout " << layout;  // nothing lost or reordered
+    ASSERT_EQ(decoded->meshes.size(), file.meshes.size());
+    for (size_t m = 0; m < file.meshes.size(); ++m) {
+      const MorphTargets& a = file.meshes[m].morph_targets();
+      const MorphTargets& b = decoded->meshes[m].morph_targets();
+      ASSERT_EQ(b.count(), m == 0 ? 3 : 2);
+      EXPECT_TRUE(std::equal(a.names().begin(), a.names().end(), b.names().begin(), b.names().end()));
+      EXPECT_TRUE(std::ranges::equal(a.vertices(), b.vertices()));
+      EXPECT_TRUE(std::ranges::equal(a.position_deltas(), b.position_deltas()));
+      EXPECT_TRUE(std::ranges::equal(a.normal_deltas(), b.normal_deltas()));
+      EXPECT_TRUE(std::ranges::equal(a.default_weights(), b.default_weights()));
+    }
+    // Posed through the runtime jobs (what `ossa eval --vertices` prints): bit for bit the same.
+    for (size_t c = 0; c < file.clips.size(); ++c) {
+      const Clip& clip = file.clips[c];
+      EXPECT_EQ(decoded->clips[c].morph_weights().quantized(), layout == 2);
+      for (float f : {0.f, 0.13f, 0.5f, 0.871f, 1.f}) {
+        auto a = posed_vertices(*file.skeleton, file.meshes, clip, clip.duration() * f);
+        auto b = posed_vertices(*decoded->skeleton, decoded->meshes, decoded->clips[c], clip.duration() * f);
+        ASSERT_EQ(a, b) << "layout " << layout << " clip " << clip.name() << " at " << f;
+      }
+    }
+    // And the character loads as a whole.
+    EXPECT_TRUE(std::move(*decoded).character());
+  }
+}
+
+TEST(MorphCompression, WeightErrorsMoveVerticesWithinTheirShareOfTheTolerance) {
+  // Large deltas (up to 2 m) on a character whose joints turn and scale non-uniformly.
+  CharacterAsset asset = synthetic_morph_character(Clip::Layout::kFixedRate, 2.f);
+  CompressionSettings settings;
+  settings.tolerance = 2e-4f;
+  std::vector<CompressionStats> stats;
+  std::vector<Clip> compressed = compress_with_meshes(asset, settings, &stats);
+  ASSERT_EQ(compressed.size(), asset.clips.size());
+  const double share = kMorphToleranceShare * settings.tolerance;
+  for (size_t c = 0; c < compressed.size(); ++c) {
+    // The joints kept the rest of the tolerance (their own measure, virtual vertices).
+    EXPECT_LE(stats[c].max_error, (1 - kMorphToleranceShare) * settings.tolerance);
+    EXPECT_LE(stats[c].morph_error_bound, share);
+    // The weights' part of the displacement: the compressed clip's joints, with its weights against the
+    // exact ones, over every frame and between frames, morphed then skinned.
+    const Clip exact_weights = Clip::with_morph_weights(compressed[c], asset.clips[c].morph_weights());
+    double worst = 0;
+    for (float t : frame_and_midpoint_times(asset.clips[c]))
+      worst =
+          std::max(worst, max_displacement(posed_vertices(asset.skeleton, asset.meshes, compressed[c], t),
+                                           posed_vertices(asset.skeleton, asset.meshes, exact_weights, t)));
+    EXPECT_LE(worst, share * 1.001) << asset.clips[c].name();
+    EXPECT_GT(worst, 0.05 * share) << "the weights were hardly quantised";
+  }
+}
+
+// One joint scaled (3, 1, 0.5) by the clip (1 at bind time), a strip of vertices, one target moving them
+// along x by up to 2 m: skinning triples the weights' error, and the bound must account for it.
+TEST(MorphCompression, TheBoundIncludesTheSkinningScale) {
+  std::mt19937 rng(11);
+  RawMesh mesh = random_morph_mesh(60, 1, rng);
+  for (size_t e = 0; e < mesh.morph_targets[0].vertices.size(); ++e)
+    mesh.morph_targets[0].position_deltas[e] = {2.f * static_cast<float>(e % 7) / 6.f, 0, 0};
+  RawClip clip;
+  clip.name = "Squash";
+  clip.duration = 2;
+  RawTrack scale;
+  scale.joint = 0;
+  scale.scale_times = {0, 2};
+  scale.scales = {{3, 1, 0.5f}, {3, 1, 0.5f}};
+  clip.tracks.push_back(scale);
+  RawMorphTrack weights;
+  weights.mesh = 0;
+  for (int k = 0; k <= 60; ++k) {
+    weights.times.push_back(static_cast<float>(k) / 30.f);
+    weights.weights.push_back(0.5f + 0.5f * std::sin(0.37f * static_cast<float>(k * k)));
+  }
+  clip.morph_tracks.push_back(weights);
+  std::vector<RawClip> clips = {clip};
+  std::vector<RawMesh> meshes = {mesh};
+  auto asset = CharacterAsset::build(one_joint(), clips, meshes, "squash", {Clip::Layout::kFixedRate, 30});
+  ASSERT_TRUE(asset) << asset.error();
+  EXPECT_NEAR(morph_skinning_scale(asset->clips[0], asset->skeleton, asset->meshes[0]), 3.f, 1e-4f);
+  CompressionSettings settings;
+  std::vector<CompressionStats> stats;
+  std::vector<Clip> compressed = compress_with_meshes(*asset, settings, &stats);
+  ASSERT_EQ(compressed.size(), 1u);
+  EXPECT_EQ(stats[0].max_error, 0.0);  // the scale is a constant: the joints are exact
+  const MorphWeightTracks::WeightChannel channel = compressed[0].morph_weights().channels()[0];
+  EXPECT_GT(channel.bits, 0);
+  EXPECT_LE(channel.bits, MorphWeightTracks::kMaxQuantizedBits);
+  double worst = 0;
+  for (float t : frame_and_midpoint_times(asset->clips[0]))
+    worst =
+        std::max(worst, max_displacement(posed_vertices(asset->skeleton, asset->meshes, compressed[0], t),
+                                         posed_vertices(asset->skeleton, asset->meshes, asset->clips[0], t)));
+  const double share = kMorphToleranceShare * settings.tolerance;
+  EXPECT_LE(worst, share * 1.001);
+  // Rounding reaches at least half a step, and a step is chosen at over half the allowed error: a bound
+  // that left out the scale of 3 would show here as more than 0.75 of the share.
+  EXPECT_GT(worst, 0.3 * share);
 }
 
 #ifdef OSSA_HAS_IMPORT
@@ -365,6 +610,82 @@ TEST(MorphImport, TargetsAreSparseDeltasInModelSpaceAndWeightsAreKeyed) {
   ASSERT_TRUE(job.run());
   EXPECT_NEAR(out[moves.vertices[0] * 3 + 1], 1.f, 1e-5f);
   std::filesystem::remove_all(dir);
+}
+
+// The Khronos morph files Blender evaluated (../shared/models/morph), when present.
+std::vector<std::string> oracle_morph_models() {
+  std::vector<std::string> out;
+  const std::string shared = test::shared_dir();
+  for (const char* stem : {"AnimatedMorphCube", "AnimatedMorphSphere"}) {
+    const auto path = std::filesystem::path(shared) / "models" / "morph" / (std::string(stem) + ".gltf");
+    if (!shared.empty() && std::filesystem::exists(path)) out.push_back(path.string());
+  }
+  return out;
+}
+
+TEST(MorphOssa, OracleModelsThroughOssaMatchTheModelFile) {
+  const auto models = oracle_morph_models();
+  if (models.empty()) GTEST_SKIP() << "no ../shared/models/morph";
+  for (const std::string& path : models) {
+    auto scene = import_file(path);
+    ASSERT_TRUE(scene) << scene.error();
+    auto asset = CharacterAsset::build(*scene, {Clip::Layout::kKeyed, 0});
+    ASSERT_TRUE(asset) << asset.error();
+    auto decoded = decode_ossa(encode_ossa(ossa_file_of(*asset, asset->clips, scene->materials)), path);
+    ASSERT_TRUE(decoded) << decoded.error();
+    ASSERT_FALSE(decoded->meshes[0].morph_targets().empty());
+    ASSERT_FALSE(decoded->clips[0].morph_weights().empty());
+    // `ossa eval --vertices` on the model (the reference evaluator) and on the .ossa (the runtime jobs), at
+    // keys and between them.
+    const RawClip& raw = scene->clips[0];
+    double worst = 0;
+    for (int i = 0; i <= 40; ++i) {
+      const float t = raw.duration * static_cast<float>(i) / 40.f + (i % 2 ? 0.013f : 0.f);
+      auto ours = posed_vertices(*decoded->skeleton, decoded->meshes, decoded->clips[0], t);
+      auto model =
+          reference::local_to_model(scene->skeleton, reference::sample_clip(scene->skeleton, raw, t));
+      for (size_t m = 0; m < scene->meshes.size(); ++m) {
+        auto weights = reference::sample_morph_weights(scene->meshes[m], static_cast<int>(m), &raw, t);
+        auto reference_mesh = reference::skin_mesh(scene->meshes[m], model, weights);
+        for (size_t v = 0; v < reference_mesh.positions.size(); ++v) {
+          const Vec3 p = reference_mesh.positions[v];
+          const Vec3 q{ours[m][v * 3], ours[m][v * 3 + 1], ours[m][v * 3 + 2]};
+          worst = std::max(worst, static_cast<double>(length(p - q)));
+        }
+      }
+    }
+    EXPECT_LT(worst, 1e-6) << path;  // metres, on models about 2 m across
+  }
+}
+
+TEST(MorphCompression, OracleModelsStayWithinTheTolerance) {
+  const auto models = oracle_morph_models();
+  if (models.empty()) GTEST_SKIP() << "no ../shared/models/morph";
+  for (const std::string& path : models) {
+    auto scene = import_file(path);
+    ASSERT_TRUE(scene) << scene.error();
+    auto asset = CharacterAsset::build(*scene);
+    ASSERT_TRUE(asset) << asset.error();
+    CompressionSettings settings;  // 0.01 cm
+    std::vector<Clip> compressed = compress_with_meshes(*asset, settings);
+    ASSERT_EQ(compressed.size(), asset->clips.size());
+    for (size_t c = 0; c < compressed.size(); ++c) {
+      // Brute force: every frame and between frames, morphed then skinned, against the fixed-rate clip.
+      double worst = 0;
+      for (float t : frame_and_midpoint_times(asset->clips[c]))
+        worst = std::max(
+            worst, max_displacement(posed_vertices(asset->skeleton, asset->meshes, compressed[c], t),
+                                    posed_vertices(asset->skeleton, asset->meshes, asset->clips[c], t)));
+      EXPECT_LE(worst, settings.tolerance) << path;
+      EXPECT_GT(worst, 0.0) << path << ": the weights were not quantised";
+      // Stored in a .ossa, the compressed weights come back as they were.
+      auto decoded = decode_ossa(encode_ossa(ossa_file_of(*asset, {compressed[c]}, scene->materials)), path);
+      ASSERT_TRUE(decoded) << decoded.error();
+      const float t = asset->clips[c].duration() * 0.37f;
+      EXPECT_EQ(posed_vertices(*decoded->skeleton, decoded->meshes, decoded->clips[0], t),
+                posed_vertices(asset->skeleton, asset->meshes, compressed[c], t));
+    }
+  }
 }
 
 TEST(MorphImport, AWeightForATargetTheMeshLacksIsAnErrorNamingTheFile) {

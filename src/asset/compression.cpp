@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ossa/asset/morph_compression.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "quantization.h"
 
@@ -119,6 +120,8 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
                            CompressionStats* stats) {
   if (clip.layout() != Clip::Layout::kFixedRate)
     return Result<Clip>::failure("clip '" + clip.name() + "': compression starts from a fixed-rate clip");
+  if (!settings.meshes.empty() && !clip.morph_weights().empty())  // the tolerance shared with the weights
+    return compress_clip_with_morph_weights(clip, skeleton, settings, stats);
   if (!(settings.tolerance > 0) || !(settings.shell_distance > 0))
     return Result<Clip>::failure("compression tolerance and shell distance must be > 0");
   const int joints = clip.joint_count(), frames = clip.frame_count();
@@ -577,7 +580,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
   for (float e : errors)
     if (!(e <= settings.tolerance))
       return Result<Clip>::failure("clip '" + clip.name() + "': the error bound could not be met");
-  // Morph weights stay keyed (ossa/asset/morph.h): carried over unchanged.
+  // Without the meshes, morph weights stay exact keys (ossa/asset/morph_compression.h).
   return Clip::with_morph_weights(std::move(built).value(), clip.morph_weights());
 }
 

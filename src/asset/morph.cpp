@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "ossa/runtime/pose.h"
 
@@ -93,10 +94,90 @@ Result<MorphWeightTracks> MorphWeightTracks::build(std::span<const RawMorphTrack
   return w;
 }
 
+Result<MorphWeightTracks> MorphWeightTracks::from_quantized(std::span<const QuantizedTrack> tracks,
+                                                            std::vector<float> key_times,
+                                                            std::vector<WeightChannel> channels,
+                                                            std::vector<uint8_t> packed,
+                                                            const std::string& where) {
+  auto fail = [&](const std::string& e) { return Result<MorphWeightTracks>::failure(where + ": " + e); };
+  MorphWeightTracks w;
+  w.quantized_ = true;
+  uint64_t keys = 0, channel_count = 0, bytes = 0;
+  for (const QuantizedTrack& q : tracks) {
+    const std::string tw = "morph weights of mesh " + std::to_string(q.mesh);
+    if (q.mesh < 0) return fail(tw + ": no such mesh");
+    if (q.targets < 1 || q.key_count < 1) return fail(tw + ": no targets or no keys");
+    if (q.key_count > key_times.size() - keys ||
+        static_cast<uint64_t>(q.targets) > channels.size() - channel_count)
+      return fail(tw + ": more keys or targets than the clip stores");
+    Track t;
+    t.mesh = q.mesh;
+    t.targets = q.targets;
+    t.key_first = static_cast<uint32_t>(keys);
+    t.key_count = q.key_count;
+    t.weight_first = static_cast<uint32_t>(channel_count);
+    t.packed_first = static_cast<uint32_t>(bytes);
+    uint64_t key_bits = 0;
+    for (int c = 0; c < q.targets; ++c) {
+      const WeightChannel& ch = channels[channel_count + c];
+      if (ch.bits > kMaxQuantizedBits && ch.bits != kBitsFloat)
+        return fail(tw + ": a bit rate is out of range");
+      if (key_bits >= (uint64_t{1} << 31)) return fail(tw + ": too many targets");
+      w.channel_bit_.push_back(static_cast<uint32_t>(key_bits));
+      key_bits += ch.bits;
+    }
+    t.key_bits = static_cast<uint32_t>(key_bits);
+    for (uint32_t k = 0; k < q.key_count; ++k) {
+      const float time = key_times[keys + k];
+      if (!std::isfinite(time) || (k > 0 && time < key_times[keys + k - 1]))
+        return fail(tw + ": key times are not finite and ascending");
+    }
+    keys += q.key_count;
+    channel_count += static_cast<uint64_t>(q.targets);
+    bytes += (key_bits * q.key_count + 7) / 8;  // under 2^32 x 2^32 bits: no overflow
+    if (bytes >= kMaxEntries) return fail(tw + ": too many keys");
+    w.tracks_.push_back(t);
+  }
+  if (keys != key_times.size() || channel_count != channels.size() || bytes != packed.size())
+    return fail("morph weights: key times, channels or packed bytes do not match the tracks");
+  for (const WeightChannel& ch : channels)
+    if (!std::isfinite(ch.min) || !std::isfinite(ch.step))
+      return fail("morph weights: a range is not finite");
+  w.key_times_ = std::move(key_times);
+  w.channels_ = std::move(channels);
+  w.packed_size_ = packed.size();
+  w.packed_ = std::move(packed);
+  w.packed_.resize(w.packed_size_ + 8, 0);
+  // Every weight once: ranges of huge steps or packed floats could still decode to infinities.
+  for (size_t i = 0; i < w.tracks_.size(); ++i)
+    for (uint32_t k = 0; k < w.tracks_[i].key_count; ++k)
+      for (int c = 0; c < w.tracks_[i].targets; ++c)
+        if (!std::isfinite(w.key_weight(static_cast<int>(i), k, c)))
+          return fail("morph weights: a weight is not finite");
+  return w;
+}
+
+float MorphWeightTracks::key_weight(int track, uint32_t key, int target) const {
+  const Track& t = tracks_[static_cast<size_t>(track)];
+  if (!quantized_) return key_weights_[t.weight_first + static_cast<size_t>(key) * t.targets + target];
+  const WeightChannel& ch = channels_[t.weight_first + target];
+  if (ch.bits == 0) return ch.min;
+  const uint64_t bit = static_cast<uint64_t>(t.packed_first) * 8 + static_cast<uint64_t>(key) * t.key_bits +
+                       channel_bit_[t.weight_first + target];
+  uint64_t word = 0;
+  std::memcpy(&word, packed_.data() + bit / 8, 8);  // little-endian hosts only (as the clip decoder)
+  const uint32_t value = static_cast<uint32_t>((word >> (bit % 8)) & ((uint64_t{1} << ch.bits) - 1));
+  if (ch.bits == kBitsFloat) {
+    float f;
+    std::memcpy(&f, &value, 4);
+    return f;
+  }
+  return ch.min + ch.step * static_cast<float>(value);
+}
+
 void MorphWeightTracks::sample(int track, float time, std::span<float> out) const {
   const Track& t = tracks_[static_cast<size_t>(track)];
   const float* times = key_times_.data() + t.key_first;
-  const float* weights = key_weights_.data() + t.weight_first;
   const size_t n = std::min(out.size(), static_cast<size_t>(t.targets));
   // Key pair around `time`, clamped at both ends (as reference::sample_vec3).
   size_t a = 0, b = 0;
@@ -111,13 +192,29 @@ void MorphWeightTracks::sample(int track, float time, std::span<float> out) cons
       f = span > 0 ? (time - times[a]) / span : 0.f;
     }
   }
+  if (quantized_) {
+    for (size_t i = 0; i < n; ++i) {
+      const float va = key_weight(track, static_cast<uint32_t>(a), static_cast<int>(i));
+      const float vb = key_weight(track, static_cast<uint32_t>(b), static_cast<int>(i));
+      out[i] = va + (vb - va) * f;
+    }
+    return;
+  }
+  const float* weights = key_weights_.data() + t.weight_first;
   const float* wa = weights + a * t.targets;
   const float* wb = weights + b * t.targets;
   for (size_t i = 0; i < n; ++i) out[i] = wa[i] + (wb[i] - wa[i]) * f;
 }
 
+void MorphWeightTracks::sample_mesh(int mesh, float time, std::span<float> out) const {
+  for (size_t i = 0; i < tracks_.size(); ++i)
+    if (tracks_[i].mesh == mesh && static_cast<size_t>(tracks_[i].targets) == out.size())
+      sample(static_cast<int>(i), time, out);
+}
+
 size_t MorphWeightTracks::memory_bytes() const {
-  return tracks_.size() * sizeof(Track) + (key_times_.size() + key_weights_.size()) * sizeof(float);
+  return tracks_.size() * sizeof(Track) + (key_times_.size() + key_weights_.size()) * sizeof(float) +
+         channels_.size() * (sizeof(WeightChannel) + sizeof(uint32_t)) + packed_.size();
 }
 
 }  // namespace ossa

@@ -127,7 +127,7 @@ Result<InPlaceClip> extract_root_motion(const Clip& clip, const Skeleton& skelet
   }
   auto c = Clip::from_frames(clip.name(), clip.duration(), clip.frame_rate(), joints, std::move(in_place));
   if (!c) return Result<InPlaceClip>::failure(c.error());
-  out.clip = std::move(c).value();
+  out.clip = Clip::with_morph_weights(std::move(c).value(), clip.morph_weights());  // not root motion
   return out;
 }
 

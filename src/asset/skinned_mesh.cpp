@@ -59,4 +59,9 @@ Result<SkinnedMesh> SkinnedMesh::build(const RawMesh& raw, const Skeleton& skele
   return m;
 }
 
+SkinnedMesh SkinnedMesh::with_morph_targets(SkinnedMesh mesh, MorphTargets targets) {
+  mesh.morph_ = std::move(targets);
+  return mesh;
+}
+
 }  // namespace ossa

@@ -22,8 +22,11 @@ enum SectionType : uint32_t {
   kClip = 3,
   kMaterials = 4,
   kNotifies = 5,
-  kRootMotion = 6
+  kRootMotion = 6,
+  kMorphTargets = 7,  // version 3: one per mesh with targets (index: the mesh)
+  kMorphWeights = 8   // version 3: one per clip with morph weights (index: the clip)
 };
+constexpr uint32_t kOldestReadableVersion = 2;  // version 2 is version 3 without morph sections
 
 // ----------------------------------------------------------------------------------------------- writing
 
@@ -104,6 +107,37 @@ std::vector<uint8_t> encode_clip(const Clip& c) {
   return w.bytes;
 }
 
+std::vector<uint8_t> encode_morph_targets(const MorphTargets& m) {
+  Writer w;
+  w.put(static_cast<uint32_t>(m.count()));
+  for (const std::string& name : m.names()) w.put_string(name);
+  w.put_array(m.default_weights());
+  w.put_array(m.target_first());
+  w.put_array(m.vertices());
+  w.put_array(m.position_deltas());
+  w.put_array(m.normal_deltas());
+  return w.bytes;
+}
+
+std::vector<uint8_t> encode_morph_weights(const MorphWeightTracks& m) {
+  Writer w;
+  w.put(static_cast<uint32_t>(m.quantized() ? 1 : 0));
+  w.put(static_cast<uint32_t>(m.tracks().size()));
+  for (const MorphWeightTracks::Track& t : m.tracks()) {
+    w.put(static_cast<int32_t>(t.mesh));
+    w.put(static_cast<uint32_t>(t.targets));
+    w.put(t.key_count);
+  }
+  w.put_array(m.key_times());
+  if (m.quantized()) {
+    w.put_array(m.channels());
+    w.put_array(m.packed());
+  } else {
+    w.put_array(m.key_weights());
+  }
+  return w.bytes;
+}
+
 std::vector<uint8_t> encode_materials(const std::vector<Material>& materials,
                                       const std::vector<Texture>& textures) {
   Writer w;
@@ -170,6 +204,7 @@ class Reader {
     return false;
   }
   bool at_end() const { return pos_ == bytes_.size(); }
+  size_t remaining() const { return bytes_.size() - pos_; }
   std::string error;
 
  private:
@@ -314,6 +349,93 @@ std::string decode_clip(Reader& r, const Skeleton* skeleton, std::vector<Clip>& 
   return {};
 }
 
+// A mesh's targets, checked for shape here and for vertex range, order and finite values by
+// MorphTargets::build once the mesh (its vertex count) is known.
+struct PendingTargets {
+  std::vector<RawMorphTarget> targets;
+  std::vector<float> default_weights;
+};
+
+std::string decode_morph_targets(Reader& r, PendingTargets& out) {
+  uint32_t count = 0;
+  if (!r.get(count)) return r.error;
+  if (count == 0 || count > r.remaining() / 8)  // each name takes at least its 8-byte length
+    return "morph targets: target count " + std::to_string(count) + " out of range";
+  out.targets.resize(count);
+  for (RawMorphTarget& t : out.targets)
+    if (!r.get_string(t.name)) return r.error;
+  std::vector<uint32_t> first, vertices;
+  std::vector<float> positions, normals;
+  if (!r.get_array(out.default_weights) || !r.get_array(first) || !r.get_array(vertices) ||
+      !r.get_array(positions) || !r.get_array(normals))
+    return r.error;
+  if (!r.at_end()) return "morph targets: trailing bytes";
+  if (out.default_weights.size() != count || first.size() != size_t{count} + 1 || first[0] != 0 ||
+      first.back() != vertices.size() || positions.size() != vertices.size() * 3 ||
+      (!normals.empty() && normals.size() != positions.size()))
+    return "morph targets: arrays do not match the target count";
+  for (uint32_t t = 0; t < count; ++t) {
+    if (first[t + 1] < first[t]) return "morph targets: target offsets are not ascending";
+    RawMorphTarget& target = out.targets[t];
+    for (uint32_t e = first[t]; e < first[t + 1]; ++e) {
+      target.vertices.push_back(vertices[e]);
+      target.position_deltas.push_back({positions[e * 3], positions[e * 3 + 1], positions[e * 3 + 2]});
+      if (!normals.empty())
+        target.normal_deltas.push_back({normals[e * 3], normals[e * 3 + 1], normals[e * 3 + 2]});
+    }
+  }
+  return {};
+}
+
+std::string decode_morph_weights(Reader& r, const std::string& where, MorphWeightTracks& out) {
+  uint32_t layout = 0, count = 0;
+  if (!r.get(layout) || !r.get(count)) return r.error;
+  if (layout > 1) return "morph weights: unknown layout " + std::to_string(layout);
+  if (count == 0 || count > r.remaining() / 12)
+    return "morph weights: track count " + std::to_string(count) + " out of range";
+  std::vector<MorphWeightTracks::QuantizedTrack> shapes(count);
+  for (MorphWeightTracks::QuantizedTrack& q : shapes) {
+    int32_t mesh = -1;
+    uint32_t targets = 0;
+    if (!r.get(mesh) || !r.get(targets) || !r.get(q.key_count)) return r.error;
+    if (targets == 0 || targets > (1u << 24) || q.key_count == 0)
+      return "morph weights: a track's target or key count is out of range";
+    q.mesh = mesh;
+    q.targets = static_cast<int>(targets);
+  }
+  std::vector<float> times;
+  if (!r.get_array(times)) return r.error;
+  Result<MorphWeightTracks> built = Result<MorphWeightTracks>::failure("");
+  if (layout == 1) {
+    std::vector<MorphWeightTracks::WeightChannel> channels;
+    std::vector<uint8_t> packed;
+    if (!r.get_array(channels) || !r.get_array(packed)) return r.error;
+    if (!r.at_end()) return "morph weights: trailing bytes";
+    built = MorphWeightTracks::from_quantized(shapes, std::move(times), std::move(channels),
+                                              std::move(packed), where);
+  } else {
+    std::vector<float> weights;
+    if (!r.get_array(weights)) return r.error;
+    if (!r.at_end()) return "morph weights: trailing bytes";
+    std::vector<RawMorphTrack> raw(count);
+    uint64_t key = 0, weight = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint64_t keys = shapes[i].key_count, values = keys * static_cast<uint64_t>(shapes[i].targets);
+      if (keys > times.size() - key || values > weights.size() - weight)
+        return "morph weights: tracks claim more keys than the section holds";
+      raw[i].mesh = shapes[i].mesh;
+      raw[i].times.assign(times.begin() + key, times.begin() + key + keys);
+      raw[i].weights.assign(weights.begin() + weight, weights.begin() + weight + values);
+      key += keys, weight += values;
+    }
+    if (key != times.size() || weight != weights.size()) return "morph weights: unused keys";
+    built = MorphWeightTracks::build(raw, where);
+  }
+  if (!built) return built.error();
+  out = std::move(built).value();
+  return {};
+}
+
 std::string decode_materials(Reader& r, OssaFile& file) {
   uint32_t count = 0;
   if (!r.get(count)) return r.error;
@@ -375,6 +497,14 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
   if (!file.notifies_json.empty())
     sections.push_back(
         {kNotifies, 0, std::vector<uint8_t>(file.notifies_json.begin(), file.notifies_json.end())});
+  for (size_t i = 0; i < file.meshes.size(); ++i)
+    if (!file.meshes[i].morph_targets().empty())
+      sections.push_back(
+          {kMorphTargets, static_cast<uint32_t>(i), encode_morph_targets(file.meshes[i].morph_targets())});
+  for (size_t i = 0; i < file.clips.size(); ++i)
+    if (!file.clips[i].morph_weights().empty())
+      sections.push_back(
+          {kMorphWeights, static_cast<uint32_t>(i), encode_morph_weights(file.clips[i].morph_weights())});
   for (size_t i = 0; i < file.root_motion.size(); ++i)
     if (file.root_motion[i])
       sections.push_back({kRootMotion, static_cast<uint32_t>(i), encode_root_motion(*file.root_motion[i])});
@@ -407,15 +537,6 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
 }
 
 Result<bool> write_ossa(const OssaFile& file, const std::string& path) {
-  // The format has no morph sections yet: refuse rather than write a file that silently loses them.
-  for (const SkinnedMesh& m : file.meshes)
-    if (!m.morph_targets().empty())
-      return Result<bool>::failure(path + ": not written: mesh '" + m.name() +
-                                   "' has morph targets, which .ossa files cannot store yet");
-  for (const Clip& c : file.clips)
-    if (!c.morph_weights().empty())
-      return Result<bool>::failure(path + ": not written: clip '" + c.name() +
-                                   "' animates morph weights, which .ossa files cannot store yet");
   return write_file_atomically(path, encode_ossa(file));
 }
 
@@ -431,9 +552,9 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
   std::memcpy(&flags, bytes.data() + 20, 4);
   std::memcpy(&size, bytes.data() + 24, 8);
   if (order != kByteOrder) return fail("written with the other byte order (not supported)");
-  if (version != kOssaFormatVersion)
-    return fail("unsupported version " + std::to_string(version) + " (this build reads version " +
-                std::to_string(kOssaFormatVersion) + ")");
+  if (version < kOldestReadableVersion || version > kOssaFormatVersion)
+    return fail("unsupported version " + std::to_string(version) + " (this build reads versions " +
+                std::to_string(kOldestReadableVersion) + " to " + std::to_string(kOssaFormatVersion) + ")");
   if (size != bytes.size())
     return fail("truncated or padded: the header says " + std::to_string(size) + " bytes, the file has " +
                 std::to_string(bytes.size()));
@@ -441,6 +562,7 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
     return fail("the section table does not fit the file");
 
   OssaFile file;
+  file.version = version;
   file.left_handed = (flags & 1) != 0;
   struct Entry {
     uint32_t type, index;
@@ -480,8 +602,12 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
   }
   const Skeleton* skeleton = file.skeleton ? &*file.skeleton : nullptr;
   std::vector<std::pair<uint32_t, RootMotionTrack>> tracks;
+  std::vector<std::pair<uint32_t, PendingTargets>> morph_targets;
+  std::vector<std::pair<uint32_t, MorphWeightTracks>> morph_weights;
   for (uint32_t i = 0; i < count; ++i) {
     const Entry& e = entries[i];
+    if (version < 3 && (e.type == kMorphTargets || e.type == kMorphWeights))
+      continue;  // unknown to version 2
     const std::string where = "section " + std::to_string(i);
     Reader r(e.payload, where);
     std::string error;
@@ -508,6 +634,18 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
         if (error.empty()) tracks.emplace_back(e.index, std::move(track));
         break;
       }
+      case kMorphTargets: {
+        PendingTargets pending;
+        error = decode_morph_targets(r, pending);
+        if (error.empty()) morph_targets.emplace_back(e.index, std::move(pending));
+        break;
+      }
+      case kMorphWeights: {
+        MorphWeightTracks weights;
+        error = decode_morph_weights(r, "clip " + std::to_string(e.index), weights);
+        if (error.empty()) morph_weights.emplace_back(e.index, std::move(weights));
+        break;
+      }
       default:
         break;  // unknown sections (from newer writers) are skipped
     }
@@ -522,6 +660,30 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
     if (track.joint < 0 || track.joint >= clip.joint_count())
       return fail("root motion: joint " + std::to_string(track.joint) + " is not in its clip");
     file.root_motion[index] = std::move(track);
+  }
+  for (auto& [index, pending] : morph_targets) {
+    if (index >= file.meshes.size()) return fail("morph targets for a missing mesh");
+    SkinnedMesh& mesh = file.meshes[index];
+    if (!mesh.morph_targets().empty())
+      return fail("two morph target sections for mesh " + std::to_string(index));
+    auto built = MorphTargets::build(pending.targets, pending.default_weights,
+                                     static_cast<size_t>(mesh.vertex_count()), "mesh '" + mesh.name() + "'");
+    if (!built) return fail(built.error());
+    mesh = SkinnedMesh::with_morph_targets(std::move(mesh), std::move(built).value());
+  }
+  for (auto& [index, weights] : morph_weights) {
+    if (index >= file.clips.size()) return fail("morph weights for a missing clip");
+    Clip& clip = file.clips[index];
+    if (!clip.morph_weights().empty())
+      return fail("two morph weight sections for clip " + std::to_string(index));
+    // With meshes in the file, every track must fit one (an animation-only file's clips name the meshes of
+    // the character they will play on; CharacterAsset::build checks them there).
+    for (const MorphWeightTracks::Track& t : weights.tracks())
+      if (!file.meshes.empty() && (static_cast<size_t>(t.mesh) >= file.meshes.size() ||
+                                   file.meshes[t.mesh].morph_targets().count() != t.targets))
+        return fail("clip '" + clip.name() + "': morph weights for mesh " + std::to_string(t.mesh) +
+                    " do not fit the file's meshes");
+    clip = Clip::with_morph_weights(std::move(clip), std::move(weights));
   }
   for (const SkinnedMesh& m : file.meshes)
     if (m.material() >= static_cast<int>(file.materials.size()))

@@ -6,7 +6,9 @@ on them than on the 1 MB sample.
 
 Writes tiny_skin.fbx, tiny_skin.glb and tiny_skin.dae: a 3-bone chain ("root", "mid", "tip") skinning
 a 4-quad strip (each vertex weighted to two bones), and one 4-frame action "Bend" (rotation, location
-and scale keys). Licence of the generated files: CC0 1.0.
+and scale keys). Then tiny_morph.glb: the same strip with two shape keys ("Bulge", "Twist") whose weights
+the 4 frames animate (glTF morph targets and a weights channel), so that the importer's morph path and,
+converted (scripts/fuzz.sh), the .ossa morph sections have seeds. Licence of the generated files: CC0 1.0.
 """
 import math
 import os
@@ -77,6 +79,34 @@ def build():
     scene.frame_start, scene.frame_end = 0, 3
 
 
+def add_shape_keys():
+    """Two shape keys on the strip, their values keyed on frames 0-3 (the mesh's own shape-key action)."""
+    obj = bpy.data.objects["Strip"]
+    obj.shape_key_add(name="Basis", from_mix=False)
+    bulge = obj.shape_key_add(name="Bulge", from_mix=False)
+    twist = obj.shape_key_add(name="Twist", from_mix=False)
+    for i, v in enumerate(obj.data.vertices):
+        x, y, z = v.co
+        bulge.data[i].co = (x * 1.5, y + 0.05, z)
+        if i >= 4:  # the top rows only: a sparse target
+            twist.data[i].co = (x, y + 0.2 * x, z)
+    for frame, (b, t) in enumerate(((0.0, 0.0), (0.5, 0.25), (1.0, 1.0), (0.2, 0.0))):
+        bulge.value, twist.value = b, t
+        bulge.keyframe_insert("value", frame=frame)
+        twist.keyframe_insert("value", frame=frame)
+
+
+def export_morph_glb(path):
+    res = bpy.ops.export_scene.gltf(
+        filepath=path, check_existing=False, export_format="GLB", use_selection=False,
+        export_yup=True, export_apply=False, export_normals=True, export_materials="NONE",
+        export_skins=True, export_animations=True, export_frame_range=False, export_force_sampling=True,
+        export_nla_strips=True, export_anim_single_armature=True, export_morph=True,
+        export_morph_normal=True)
+    if "FINISHED" not in res:
+        raise RuntimeError("glTF export failed: %r" % (res,))
+
+
 def main():
     out = sys.argv[sys.argv.index("--") + 1]
     os.makedirs(out, exist_ok=True)
@@ -84,7 +114,9 @@ def main():
     make_sample.export_fbx(os.path.join(out, "tiny_skin.fbx"))
     make_sample.export_glb(os.path.join(out, "tiny_skin.glb"))
     make_sample.export_dae(os.path.join(out, "tiny_skin.dae"))
-    for f in ("tiny_skin.fbx", "tiny_skin.glb", "tiny_skin.dae"):
+    add_shape_keys()
+    export_morph_glb(os.path.join(out, "tiny_morph.glb"))
+    for f in ("tiny_skin.fbx", "tiny_skin.glb", "tiny_skin.dae", "tiny_morph.glb"):
         print("wrote %s (%d bytes)" % (f, os.path.getsize(os.path.join(out, f))))
 
 

@@ -7,6 +7,7 @@
 #include "json_output.h"
 #include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
@@ -80,14 +81,30 @@ int run_eval_ossa(const EvalArgs& args) {
       append_unique(j, skeleton.name(i), vec_json(model[i].translation()));
     return j;
   };
-  auto meshes = [&](bool skin) {
+  // Mesh m's morph weights at `time`: its defaults, then the clip's track for it (as the Animator samples
+  // them).
+  auto morph_weights = [&](size_t m, float time) {
+    const MorphTargets& targets = asset->meshes[m].morph_targets();
+    std::vector<float> weights(targets.default_weights().begin(), targets.default_weights().end());
+    if (clip) clip->morph_weights().sample_mesh(static_cast<int>(m), time, weights);
+    return weights;
+  };
+  // The bind-time vertices, or (`skin`) morphed at `time` and skinned with `model`.
+  auto meshes = [&](bool skin, float time) {
     ordered_json j = ordered_json::object();
-    for (const SkinnedMesh& mesh : asset->meshes) {
+    for (size_t m = 0; m < asset->meshes.size(); ++m) {
+      const SkinnedMesh& mesh = asset->meshes[m];
       std::vector<float> out_p(mesh.positions().begin(), mesh.positions().end());
       if (skin) {
+        std::vector<float> morphed(out_p);
+        const std::vector<float> weights = morph_weights(m, time);
+        MorphJob morph = MorphJob::for_mesh(mesh, weights);
+        morph.out_positions = morphed;
+        morph.run();
         std::vector<Mat4> palette(mesh.inverse_binds().size());
         PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
         SkinningJob job = SkinningJob::for_mesh(mesh, palette);
+        job.in_positions = morphed.data();
         job.out_positions = out_p.data();
         job.run();
       }
@@ -100,7 +117,7 @@ int run_eval_ossa(const EvalArgs& args) {
   };
   for (int i = 0; i < skeleton.joint_count(); ++i) model[i] = inverse(skeleton.inverse_binds()[i]);
   out["rest"]["joints"] = joints();
-  if (args.vertices) out["rest"]["meshes"] = meshes(false);
+  if (args.vertices) out["rest"]["meshes"] = meshes(false, 0);
   ordered_json samples = ordered_json::array();
   std::vector<JointPose> locals(skeleton.rest_pose().begin(), skeleton.rest_pose().end());
   SamplingCache cache;
@@ -110,7 +127,7 @@ int run_eval_ossa(const EvalArgs& args) {
     ordered_json sample;
     sample["time"] = t;
     sample["joints"] = joints();
-    if (args.vertices) sample["meshes"] = meshes(true);
+    if (args.vertices) sample["meshes"] = meshes(true, static_cast<float>(t));
     samples.push_back(std::move(sample));
   }
   out["samples"] = std::move(samples);

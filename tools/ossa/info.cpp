@@ -10,6 +10,23 @@
 namespace ossa::cli {
 namespace {
 using nlohmann::ordered_json;
+
+// A mesh's "morph_targets" (model files and .ossa alike).
+void print_morph_targets(const ordered_json& mesh) {
+  if (!mesh["morph_targets"].empty()) print("    morph targets: %zu\n", mesh["morph_targets"].size());
+  for (const auto& t : mesh["morph_targets"])
+    print("      %-24s moves %6zu vertices%s, default weight %.4g\n", t["name"].get<std::string>().c_str(),
+          t["vertices_moved"].get<size_t>(), t["has_normals"].get<bool>() ? " (and normals)" : "",
+          t["default_weight"].get<double>());
+}
+
+// A clip's "morph_weight_tracks".
+void print_morph_weight_tracks(const ordered_json& clip) {
+  for (const auto& mt : clip["morph_weight_tracks"])
+    print("    morph weights of %-20s %3zu targets %5zu keys%s\n", mt["mesh"].get<std::string>().c_str(),
+          mt["targets"].get<size_t>(), mt["keys"].get<size_t>(),
+          mt.value("quantized", false) ? " (compressed)" : "");
+}
 }  // namespace
 
 // An .ossa file: what its sections hold.
@@ -19,31 +36,50 @@ int run_info_ossa(const InfoArgs& args) {
   ordered_json out;
   out["file"] = args.file;
   out["format"] = "ossa";
-  out["format_version"] = kOssaFormatVersion;
+  out["format_version"] = file->version;
   ordered_json joints = ordered_json::array();
   if (file->skeleton)
     for (int j = 0; j < file->skeleton->joint_count(); ++j)
       joints.push_back({{"name", file->skeleton->name(j)}, {"parent", file->skeleton->parents()[j]}});
   out["joints"] = joints;
   out["meshes"] = ordered_json::array();
-  for (const SkinnedMesh& m : file->meshes)
+  for (const SkinnedMesh& m : file->meshes) {
+    // As for a model file (run_info's "morph_targets").
+    const MorphTargets& morph = m.morph_targets();
+    ordered_json targets = ordered_json::array();
+    for (int t = 0; t < morph.count(); ++t)
+      targets.push_back({{"name", morph.names()[t]},
+                         {"vertices_moved", morph.target_first()[t + 1] - morph.target_first()[t]},
+                         {"has_normals", !morph.normal_deltas().empty()},
+                         {"default_weight", morph.default_weights()[t]}});
     out["meshes"].push_back({{"name", m.name()},
                              {"vertices", m.vertex_count()},
                              {"triangles", m.indices().size() / 3},
                              {"influences_per_vertex", m.influences()},
-                             {"joints_used", m.joint_remap().size()}});
+                             {"joints_used", m.joint_remap().size()},
+                             {"morph_targets", std::move(targets)}});
+  }
   out["clips"] = ordered_json::array();
   for (size_t c = 0; c < file->clips.size(); ++c) {
     const Clip& clip = file->clips[c];
     const char* layout = clip.layout() == Clip::Layout::kKeyed       ? "keyed"
                          : clip.layout() == Clip::Layout::kFixedRate ? "fixed_rate"
                                                                      : "quantized";
+    ordered_json morph = ordered_json::array();
+    for (const MorphWeightTracks::Track& t : clip.morph_weights().tracks()) {
+      const bool named = t.mesh >= 0 && static_cast<size_t>(t.mesh) < file->meshes.size();
+      morph.push_back({{"mesh", named ? file->meshes[t.mesh].name() : std::to_string(t.mesh)},
+                       {"targets", t.targets},
+                       {"keys", t.key_count},
+                       {"quantized", clip.morph_weights().quantized()}});
+    }
     out["clips"].push_back({{"name", clip.name()},
                             {"duration", clip.duration()},
                             {"layout", layout},
                             {"frame_rate", clip.frame_rate()},
                             {"bytes", clip.memory_bytes()},
-                            {"root_motion", file->root_motion[c].has_value()}});
+                            {"root_motion", file->root_motion[c].has_value()},
+                            {"morph_weight_tracks", std::move(morph)}});
   }
   out["materials"] = file->materials.size();
   out["textures"] = file->textures.size();
@@ -52,12 +88,14 @@ int run_info_ossa(const InfoArgs& args) {
     print("%s\n", json_text(out, 2).c_str());
     return 0;
   }
-  print("%s (.ossa version %u)\n", args.file.c_str(), kOssaFormatVersion);
+  print("%s (.ossa version %u)\n", args.file.c_str(), file->version);
   print("skeleton: %zu joints\n", joints.size());
-  for (const auto& m : out["meshes"])
+  for (const auto& m : out["meshes"]) {
     print("mesh  %-24s %6d vertices %6zu triangles, %d influences/vertex, %zu joints\n",
           m["name"].get<std::string>().c_str(), m["vertices"].get<int>(), m["triangles"].get<size_t>(),
           m["influences_per_vertex"].get<int>(), m["joints_used"].get<size_t>());
+    print_morph_targets(m);
+  }
   for (const auto& c : out["clips"]) {
     // Keyed clips keep the file's own key times: they have no frame rate to print.
     const std::string layout = c["layout"].get<std::string>();
@@ -69,6 +107,7 @@ int run_info_ossa(const InfoArgs& args) {
     print("clip  %-24s %8.4f s  %-10s %s  %8zu bytes%s\n", c["name"].get<std::string>().c_str(),
           c["duration"].get<double>(), layout.c_str(), rate, c["bytes"].get<size_t>(),
           c["root_motion"].get<bool>() ? "  root motion" : "");
+    print_morph_weight_tracks(c);
   }
   print("materials %zu, textures %zu, notifies %s\n", file->materials.size(), file->textures.size(),
         file->notifies_json.empty() ? "no" : "yes");
@@ -193,11 +232,7 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
         m["influences_per_vertex"].get<int>(), m["max_influences_found"].get<int>(),
         m["vertices_cut"].get<int>(), m["largest_weight_dropped"].get<double>(),
         m["unweighted_vertices"].get<int>());
-    if (!m["morph_targets"].empty()) print("    morph targets: %zu\n", m["morph_targets"].size());
-    for (const auto& t : m["morph_targets"])
-      print("      %-24s moves %6zu vertices%s, default weight %.4g\n", t["name"].get<std::string>().c_str(),
-            t["vertices_moved"].get<size_t>(), t["has_normals"].get<bool>() ? " (and normals)" : "",
-            t["default_weight"].get<double>());
+    print_morph_targets(m);
   }
   print("\nclips: %zu\n", scene.clips.size());
   for (const auto& c : info["clips"]) {
@@ -205,9 +240,7 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
           c["name"].get<std::string>().c_str(), c["duration"].get<double>(), c["tracks"].get<size_t>(),
           c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(),
           c["scale_keys"].get<size_t>(), c["ticks_per_second"].get<double>());
-    for (const auto& mt : c["morph_weight_tracks"])
-      print("    morph weights of %-20s %3zu targets %5zu keys\n", mt["mesh"].get<std::string>().c_str(),
-            mt["targets"].get<size_t>(), mt["keys"].get<size_t>());
+    print_morph_weight_tracks(c);
   }
   print("\nmaterials: %zu\n", scene.materials.size());
   for (const auto& m : info["materials"]) {

@@ -29,12 +29,16 @@
 #include <cstddef>
 
 #include "ossa/asset/clip.h"
+#include "ossa/asset/skinned_mesh.h"
 
 namespace ossa {
 
 struct CompressionSettings {
   float tolerance = 1e-4f;       // model units (metres): 0.01 cm
   float shell_distance = 0.03f;  // model units (metres): 3 cm
+  // The clip's meshes: when given, morph weights are compressed too, within a share of the tolerance
+  // (ossa/asset/morph_compression.h); without them they stay exact keys.
+  std::span<const SkinnedMesh> meshes;
 };
 
 struct CompressionStats {
@@ -44,6 +48,9 @@ struct CompressionStats {
   int constant_channels = 0;            // stored once (or not at all when they are the identity)
   int animated_channels = 0;
   double average_bits = 0;  // per animated component and frame
+  double morph_error_bound =
+      0;                   // morph weights: the bound on vertex displacement they may cause (model units)
+  size_t morph_bytes = 0;  // morph weights as stored (included in compressed_bytes)
   double ratio() const { return compressed_bytes ? static_cast<double>(raw_bytes) / compressed_bytes : 0; }
 };
 

@@ -20,6 +20,8 @@ namespace ossa {
 class SkinnedMesh {
  public:
   static Result<SkinnedMesh> build(const RawMesh& raw, const Skeleton& skeleton);
+  // The same mesh with `targets` (built for its vertex count) as its morph targets (.ossa loading).
+  static SkinnedMesh with_morph_targets(SkinnedMesh mesh, MorphTargets targets);
 
   const std::string& name() const { return name_; }
   int vertex_count() const { return static_cast<int>(positions_.size() / 3); }

@@ -1,15 +1,18 @@
 // ossa/serialize/ossa_file.h — the `.ossa` runtime format: what `ossa convert` writes and games load.
 //
 // Layout (little-endian, every section 16-byte aligned):
-//   header   32 bytes  magic "OSSA\r\n\x1a\n", u32 version (2), u32 byte-order mark 0x01020304, u32 section
-//   count,
-//                      u32 flags (bit 0: left-handed data), u64 file size
+//   header   32 bytes: magic "OSSA\r\n\x1a\n", u32 version (3), u32 byte-order mark 0x01020304,
+//            u32 section count, u32 flags (bit 0: left-handed data), u64 file size
 //   table    32 bytes per section: u32 type, u32 index, u64 offset, u64 size, u64 XXH3-64 checksum of the
 //   section sections SKELETON (joints: parent, rest pose, inverse bind, name), MESH (one per mesh: streams,
-//   influences,
-//            palette map, inverse binds), CLIP (one per clip: keyed, fixed-rate or quantized), MATERIALS
-//            (materials and textures, embedded images included), NOTIFIES (the sidecar JSON), ROOT_MOTION
-//            (one per clip that has a track)
+//            influences, palette map, inverse binds), CLIP (one per clip: keyed, fixed-rate or quantized),
+//            MATERIALS (materials and textures, embedded images included), NOTIFIES (the sidecar JSON),
+//            ROOT_MOTION (one per clip that has a track), MORPH_TARGETS (one per mesh with targets: names,
+//            default weights, per-target offsets, sparse vertex indices, position and normal deltas),
+//            MORPH_WEIGHTS (one per clip with weights: per track mesh, target and key counts, key times, then
+//            the weights as floats or, compressed, per-target channels and the bit-packed keys)
+// Version 3 added the two morph sections; version 2 files (no morphs) are still read. Older readers refuse
+// version 3 rather than skip the morph sections as unknown.
 // Any subset is valid: an animation-only file holds a skeleton (for joint names) and clips, which
 // retarget_clip() maps onto another skeleton by joint names.
 // Reading checks the magic, version, byte order, the table against the file size, each section's checksum,
@@ -31,10 +34,12 @@
 
 namespace ossa {
 
-constexpr uint32_t kOssaFormatVersion = 2;  // 2: segmented, bit-packed quantized clips
+// 2: segmented, bit-packed quantized clips; 3: morph targets and weights (versions 2 and 3 are read).
+constexpr uint32_t kOssaFormatVersion = 3;
 
 struct OssaFile {
-  bool left_handed = false;  // the space the data was converted to (+Y up, metres either way)
+  uint32_t version = kOssaFormatVersion;  // as read (encode_ossa always writes kOssaFormatVersion)
+  bool left_handed = false;               // the space the data was converted to (+Y up, metres either way)
   std::optional<Skeleton> skeleton;
   std::vector<SkinnedMesh> meshes;
   std::vector<Clip> clips;
@@ -49,8 +54,6 @@ struct OssaFile {
   Result<CharacterAsset> character() &&;
 };
 
-// write_ossa refuses meshes with morph targets and clips with morph weights (the format cannot store them
-// yet); encode_ossa leaves them out, so check SkinnedMesh::morph_targets() / Clip::morph_weights() first.
 Result<bool> write_ossa(const OssaFile& file, const std::string& path);
 std::vector<uint8_t> encode_ossa(const OssaFile& file);
 Result<OssaFile> read_ossa(const std::string& path);
