@@ -233,7 +233,10 @@ void BM_Import(benchmark::State& state, bool guarded) {
   state.SetLabel(model.substr(model.rfind('/') + 1));
 }
 BENCHMARK_CAPTURE(BM_Import, guarded, true)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Import, unguarded, false)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Import, unguarded, false)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -25,18 +25,15 @@ TEST(ChildProcess, FinishedChildSendsItsMessageBack) {
 
 // An imported scene of tens of MB comes back whole (the pipe is read in large chunks straight into place).
 TEST(ChildProcess, LargeMessagesComeBackWhole) {
+  std::string sent(32u << 20, '\0');
+  for (size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<char>(i * 2654435761u >> 24);
   ChildLimits limits;
   limits.max_message_bytes = 64u << 20;
-  auto pattern = [] {
-    std::string bytes(48u << 20, '\0');
-    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 2654435761u >> 24);
-    return bytes;
-  };
-  auto outcome = run_in_child(pattern, limits);
+  auto outcome = run_in_child([&] { return sent; }, limits);
   ASSERT_EQ(outcome.kind, Kind::kFinished) << outcome.message;
-  EXPECT_TRUE(outcome.message == pattern()) << "the message differs (" << outcome.message.size() << " bytes)";
+  EXPECT_TRUE(outcome.message == sent) << "the message differs (" << outcome.message.size() << " bytes)";
   limits.max_message_bytes = 1000;
-  EXPECT_EQ(run_in_child(pattern, limits).message, pattern().substr(0, 1000)) << "cut at the limit";
+  EXPECT_EQ(run_in_child([&] { return sent; }, limits).message, sent.substr(0, 1000)) << "cut at the limit";
 }
 
 TEST(ChildProcess, CrashIsReportedWithItsSignal) {

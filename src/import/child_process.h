@@ -10,8 +10,8 @@
 namespace ossa::detail {
 
 struct ChildLimits {
-  // Memory the child may add to what the parent already uses (0: no limit). Exact for blocks of 128 KiB and
-  // more (the ones a damaged count asks for); small blocks may first reuse heap the parent had freed.
+  // Memory the child may add to what the parent already uses (0: no limit). Exact for blocks of 32 MiB and
+  // more (the ones a damaged count asks for); smaller blocks may first reuse heap the parent had freed.
   size_t memory_bytes = 0;
   double seconds = 0;  // wall clock (0: no limit)
   // The longest message the child may send back; a longer one is cut there. The parent allocates only as
