@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <string>
 
 #include "ossa/asset/character.h"
 #include "ossa/baseline/naive_animator.h"
@@ -212,6 +213,30 @@ void BM_EmptyParallelFor(benchmark::State& state) {
     pool.parallel_for(64, 1, [&](int, int) { sink.fetch_add(0, std::memory_order_relaxed); });
 }
 BENCHMARK(BM_EmptyParallelFor)->Arg(1)->Arg(2)->Arg(8)->UseRealTime();
+
+// A whole import, guarded (ImportOptions::isolate: the child parses, converts and sends the scene back) or
+// not. Models: the sample FBX and GLB, the 71-joint humanoid, and $OSSA_BENCH_IMPORT_MODEL when set. Wall
+// time (the child's work is not this process's CPU time).
+void BM_Import(benchmark::State& state, bool guarded) {
+  const char* extra = std::getenv("OSSA_BENCH_IMPORT_MODEL");
+  const std::string models[] = {OSSA_SAMPLE_DIR "/ossa_sample.fbx", OSSA_SAMPLE_DIR "/ossa_sample.glb",
+                                OSSA_SAMPLE_DIR "/../bench/ossa_humanoid70.glb", extra ? extra : ""};
+  const std::string& model = models[state.range(0)];
+  if (model.empty()) return state.SkipWithError("OSSA_BENCH_IMPORT_MODEL is not set");
+  ossa::ImportOptions options;
+  options.isolate = guarded;
+  for (auto _ : state) {
+    auto scene = ossa::import_file(model, options);
+    if (!scene) return state.SkipWithError(scene.error().c_str());
+    benchmark::DoNotOptimize(scene->meshes.data());
+  }
+  state.SetLabel(model.substr(model.rfind('/') + 1));
+}
+BENCHMARK_CAPTURE(BM_Import, guarded, true)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Import, unguarded, false)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 }  // namespace
 
 BENCHMARK_MAIN();

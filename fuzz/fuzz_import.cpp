@@ -12,8 +12,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   static const char* names[] = {"fuzz.glb", "fuzz.gltf", "fuzz.fbx", "fuzz.dae"};
-  // As a user reading untrusted files gets it: assimp reads first in a child under a budget (its crashes,
-  // hangs and huge allocations become errors there), then Ossa's conversion runs here, where ASan sees it.
+  // As a user reading untrusted files gets it: the import runs in a child under a budget (assimp's crashes,
+  // hangs and huge allocations become errors there) and sends the scene back through the guard's reader. In
+  // this fuzzing build the conversion also runs here, where ASan and the coverage see it, and the two scenes
+  // must agree (Importer::import_in_child aborts if not).
   ossa::ImportOptions options;
   options.isolate = true;
   options.memory_limit_mb = 1024;

@@ -18,8 +18,22 @@ using Kind = ChildOutcome::Kind;
 TEST(ChildProcess, FinishedChildSendsItsMessageBack) {
   auto outcome = run_in_child([] { return std::string(100000, 'x'); }, {});
   ASSERT_EQ(outcome.kind, Kind::kFinished);
-  EXPECT_EQ(outcome.message.size(), (64u << 10) - 1) << "messages are capped at 64 KiB";
+  EXPECT_EQ(outcome.message.size(), 64u << 10) << "messages are capped at 64 KiB by default";
   EXPECT_EQ(run_in_child([] { return std::string("fine"); }, {}).message, "fine");
+  EXPECT_EQ(run_in_child([] { return std::string(); }, {}).message, "");
+}
+
+// An imported scene of tens of MB comes back whole (the pipe is read in large chunks straight into place).
+TEST(ChildProcess, LargeMessagesComeBackWhole) {
+  std::string sent(32u << 20, '\0');
+  for (size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<char>(i * 2654435761u >> 24);
+  ChildLimits limits;
+  limits.max_message_bytes = 64u << 20;
+  auto outcome = run_in_child([&] { return sent; }, limits);
+  ASSERT_EQ(outcome.kind, Kind::kFinished) << outcome.message;
+  EXPECT_TRUE(outcome.message == sent) << "the message differs (" << outcome.message.size() << " bytes)";
+  limits.max_message_bytes = 1000;
+  EXPECT_EQ(run_in_child([&] { return sent; }, limits).message, sent.substr(0, 1000)) << "cut at the limit";
 }
 
 TEST(ChildProcess, CrashIsReportedWithItsSignal) {

@@ -18,6 +18,7 @@
 #include "ossa_bytes.h"
 
 #ifdef OSSA_HAS_IMPORT  // the texture and weight cases go through the importer (not in runtime-only builds)
+#include "../src/import/scene_wire.h"
 #include "gltf_builder.h"
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
@@ -593,6 +594,174 @@ TEST(HostileTextures, InsideTheFolderTexturesAreReadWithinTheSizeCap) {
   for (const std::string& w : capped->warnings) warned |= w.find("1000-byte limit") != std::string::npos;
   EXPECT_TRUE(warned);
 }
+// ------------------------------------------------------------------- the import guard's reply
+
+// The import guard's child parsed a hostile file and may be compromised: what it sends back (scene_wire.h)
+// is read like a hostile file. The scene below sets every field ImportedScene has, so each travels.
+ImportedScene every_field_scene() {
+  ImportedScene s;
+  s.source_path = "/models/hero.fbx";
+  s.format = "fbx";
+  s.skeleton.joints.resize(2);
+  s.skeleton.joints[0].name = "root";
+  s.skeleton.joints[0].has_file_bind = true;
+  s.skeleton.joints[1].name = "hand";
+  s.skeleton.joints[1].parent = 0;
+  s.skeleton.joints[1].rest.translation = {0, 1.5f, 0};
+  s.skeleton.joints[1].inverse_bind.m[13] = -1.5f;
+  s.skeleton.joints[1].weighted = true;
+  RawMesh m;
+  m.name = "body";
+  m.node_joint = 0;
+  m.material = 0;
+  m.skinned = true;
+  m.positions = {{0, 0, 0}, {1, 0, 0}, {12345.5f, 1, 0}};
+  m.normals = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
+  m.tangents = {{1, 0, 0, 1}, {1, 0, 0, 1}, {1, 0, 0, -1}};
+  m.uvs = {{0, 0}, {1, 0}, {0, 1}};
+  m.indices = {0, 1, 2};
+  m.base_vertex = 7;
+  m.influences_per_vertex = 2;
+  m.influence_joints = {0, 1, 1, 0, 0, 0};
+  m.influence_weights = {0.75f, 0.25f, 0.5f, 0.5f, 1, 0};
+  m.joint_remap = {0, 1};
+  m.inverse_binds = {Mat4{}, s.skeleton.joints[1].inverse_bind};
+  m.influence_stats = {5, 1, 0.125f, 0};
+  RawMorphTarget smile{"smile", {0, 2}, {{0, 0.25f, 0}, {0, 0.5f, 0}}, {{0, 0, 0.5f}, {0, 0, 0.25f}}};
+  m.morph_targets = {smile};
+  m.morph_default_weights = {0.25f};
+  s.meshes = {m};
+  RawClip c;
+  c.name = "Wave";
+  c.duration = 2;
+  c.ticks_per_second = 30;
+  RawTrack t;
+  t.joint = 1;
+  t.translation_times = {0, 1};
+  t.translations = {{0, 1.5f, 0}, {0, 2, 0}};
+  t.rotation_times = {0.5f};
+  t.rotations = {quat_from_axis_angle({0, 0, 1}, 0.5f)};
+  t.scale_times = {2};
+  t.scales = {{1, 2, 1}};
+  c.tracks = {t};
+  c.morph_tracks = {RawMorphTrack{0, {0, 2}, {0, 1}}};
+  s.clips = {c};
+  s.materials = {Material{"skin", {0.5f, 0.25f, 1, 1}, 0, -1, 1}};
+  s.textures = {Texture{"*0", "", true, {0x89, 'P', 'N', 'G', 0, 1, 2}, "png"},
+                Texture{"spec.jpg", "/models/spec.jpg", false, {0xFF, 0xD8, 0xFF}, "jpg"}};
+  s.space.source_up = "+Z";
+  s.space.source_front = "-Y";
+  s.space.unit_scale = 0.01;
+  s.space.left_handed = true;
+  s.space.file_to_canonical.m[0] = 0.01f;
+  s.space.note = "FBX: Z up, centimetres";
+  s.warnings = {"mesh 'body': 1 vertex had more than 2 influences"};
+  s.source_files = {"/models/hero.fbx", "/models/spec.jpg"};
+  EXPECT_EQ(validate_scene(s), "");
+  return s;
+}
+
+std::span<const uint8_t> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+TEST(HostileImportReply, EveryFieldTravelsAndComparesBitForBit) {
+  const ImportedScene scene = every_field_scene();
+  const std::string bytes = detail::encode_scene(scene);
+  auto back = detail::decode_scene(as_bytes(bytes));
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(detail::scene_difference(scene, *back), "");
+  EXPECT_EQ(detail::encode_scene(*back), bytes) << "the form is canonical";
+  // The comparison sees one changed bit, in every kind of field (a vertex, a sparse delta, a flag, a name).
+  ImportedScene changed = *back;
+  changed.meshes[0].positions[2].y = std::nextafter(1.f, 2.f);
+  EXPECT_EQ(detail::scene_difference(scene, changed), "meshes[0].positions[2]");
+  changed = *back;
+  changed.meshes[0].morph_targets[0].normal_deltas[1].z = -0.25f;
+  EXPECT_EQ(detail::scene_difference(scene, changed), "meshes[0].morph_targets[0].normal_deltas[1]");
+  changed = *back;
+  changed.textures[0].embedded = false;
+  EXPECT_EQ(detail::scene_difference(scene, changed), "textures[0].embedded");
+  changed = *back;
+  changed.clips[0].morph_tracks[0].weights.push_back(0);
+  EXPECT_EQ(detail::scene_difference(scene, changed), "clips[0].morph_tracks[0].weights.size()");
+}
+
+// Each outcome is an error, or a scene that passes validate_scene (a flipped bit in a float may still be a
+// valid number); under AddressSanitizer any read out of bounds or huge allocation would end the test.
+void expect_error_or_valid(const std::string& bytes, const std::string& what) {
+  auto scene = detail::decode_scene(as_bytes(bytes));
+  if (scene) EXPECT_EQ(validate_scene(*scene), "") << what;
+}
+
+TEST(HostileImportReply, TruncatedRepliesAreErrors) {
+  const std::string bytes = detail::encode_scene(every_field_scene());
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    auto scene = detail::decode_scene(as_bytes(bytes.substr(0, size)));
+    ASSERT_FALSE(scene) << "a reply cut to " << size << " of " << bytes.size() << " bytes was accepted";
+  }
+  auto longer = detail::decode_scene(as_bytes(bytes + '\0'));
+  ASSERT_FALSE(longer);
+  EXPECT_NE(longer.error().find("bytes follow the scene"), std::string::npos) << longer.error();
+}
+
+TEST(HostileImportReply, FlippedBytesAreErrorsOrValidScenes) {
+  const std::string bytes = detail::encode_scene(every_field_scene());
+  int errors = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (uint8_t mask : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xFF}}) {
+      std::string flipped = bytes;
+      flipped[i] = static_cast<char>(flipped[i] ^ mask);
+      expect_error_or_valid(flipped, "byte " + std::to_string(i) + " ^ " + std::to_string(mask));
+      errors += !detail::decode_scene(as_bytes(flipped));
+    }
+  }
+  EXPECT_GT(errors, static_cast<int>(bytes.size())) << "most flips of counts, indices and flags are caught";
+}
+
+TEST(HostileImportReply, HugeCountsAndBadNumbersAreErrors) {
+  const std::string bytes = detail::encode_scene(every_field_scene());
+  // A huge value written over every 8 bytes reaches every count (and every index, flag and float on the way).
+  for (uint64_t huge : {~uint64_t{0}, uint64_t{1} << 40, uint64_t{1} << 31, uint64_t{0x7FC00000FFFFFFFF}}) {
+    for (size_t i = 0; i + 8 <= bytes.size(); ++i) {
+      std::string damaged = bytes;
+      std::memcpy(damaged.data() + i, &huge, 8);
+      expect_error_or_valid(damaged, "offset " + std::to_string(i));
+    }
+  }
+  // A NaN in place of a vertex coordinate, a unit scale of 0, a texture index of -2 or past its list.
+  auto replaced = [&](auto from, auto to, const char* expected) {
+    std::string damaged = bytes;
+    const size_t at = damaged.find(std::string(reinterpret_cast<const char*>(&from), sizeof from));
+    ASSERT_NE(at, std::string::npos);
+    std::memcpy(damaged.data() + at, &to, sizeof to);
+    auto scene = detail::decode_scene(as_bytes(damaged));
+    ASSERT_FALSE(scene) << expected;
+    EXPECT_NE(scene.error().find(expected), std::string::npos) << scene.error();
+  };
+  replaced(12345.5f, std::numeric_limits<float>::quiet_NaN(), "not finite");
+  replaced(0.01, 0.0, "unit scale");
+  // The material's specular texture (1, the last field of the only material) as -2.
+  Material m = every_field_scene().materials[0];
+  std::string material_tail(reinterpret_cast<const char*>(&m.diffuse_texture), 4);
+  material_tail += std::string(reinterpret_cast<const char*>(&m.normal_texture), 4);
+  material_tail += std::string(reinterpret_cast<const char*>(&m.specular_texture), 4);
+  std::string damaged = bytes;
+  const size_t at = damaged.find(material_tail);
+  ASSERT_NE(at, std::string::npos);
+  const int32_t minus_two = -2;
+  std::memcpy(damaged.data() + at + 8, &minus_two, 4);
+  auto negative = detail::decode_scene(as_bytes(damaged));
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.error().find("negative"), std::string::npos) << negative.error();
+  // An index past its list is validate_scene's error.
+  const int32_t two = 2;
+  std::memcpy(damaged.data() + at + 8, &two, 4);
+  auto past = detail::decode_scene(as_bytes(damaged));
+  ASSERT_FALSE(past);
+  EXPECT_NE(past.error().find("texture out of range"), std::string::npos) << past.error();
+}
+
 #endif  // OSSA_HAS_IMPORT
 
 TEST(HostileOssa, TexturePathsInsideAnOssaAreNeverOpened) {

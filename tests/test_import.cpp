@@ -3,11 +3,13 @@
 
 #include "expect_near.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "../src/import/scene_wire.h"
 #include "gltf_builder.h"
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
@@ -459,6 +461,36 @@ TEST(ImportAxes, FbxAxisMetadataTurnsTheWholeScene) {
       for (size_t v = 0; v < turned->meshes[m].positions.size(); v += 97)
         expect_near(turned->meshes[m].positions[v], transform_point(a, original->meshes[m].positions[v]),
                     1e-4f);
+  }
+}
+
+// ImportOptions::isolate: the child process imports and sends the scene back (src/import/scene_wire.h); the
+// caller gets exactly what an import in its own process makes, field by field and bit for bit, on every model
+// we have: the bundled assets and the shared models (skins, morph targets, embedded and external textures).
+TEST(ImportGuard, GuardedImportEqualsTheUnguardedOneOnEveryModel) {
+  std::vector<std::string> models;
+  for (const std::string& dir : {source_dir() + "/assets", shared_dir() + "/models"}) {
+    if (dir == "/models" || !fs::is_directory(dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext == ".fbx" || ext == ".glb" || ext == ".gltf" || ext == ".dae") models.push_back(entry.path());
+    }
+  }
+  std::sort(models.begin(), models.end());
+  ASSERT_GE(models.size(), 4u) << "the bundled sample (fbx, glb, dae) and the humanoid at least";
+  ImportOptions unguarded;
+  unguarded.isolate = false;
+  for (const std::string& model : models) {
+    SCOPED_TRACE(model);
+    auto guarded_scene = import_file(model);
+    auto unguarded_scene = import_file(model, unguarded);
+    ASSERT_EQ(guarded_scene.ok(), unguarded_scene.ok())
+        << (guarded_scene ? unguarded_scene.error() : guarded_scene.error());
+    if (!guarded_scene) {
+      EXPECT_EQ(guarded_scene.error(), unguarded_scene.error());
+      continue;
+    }
+    EXPECT_EQ(detail::scene_difference(*guarded_scene, *unguarded_scene), "");
   }
 }
 }  // namespace

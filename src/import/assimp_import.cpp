@@ -35,6 +35,7 @@
 
 #include "child_process.h"
 #include "ossa/import/import.h"
+#include "scene_wire.h"
 #include "space.h"
 
 // Debian's assimp 5.2.5 is built with ASSIMP_BUILD_DEBUG, so its internal ai_assert() checks stay on, and a
@@ -232,8 +233,9 @@ class Importer {
   std::string read_external_texture(const std::string& path, Texture& tex);
   void choose_space();
   double file_frame_rate() const;
-  const aiScene* read_with_assimp(Assimp::Importer& importer, bool validate) const;
-  std::string probe_in_child(bool& validated) const;
+  const aiScene* read_with_assimp(Assimp::Importer& importer) const;
+  std::string import_here();
+  Result<ImportedScene> import_in_child();
 
   std::string path_;
   ImportOptions options_;
@@ -1024,69 +1026,126 @@ void Importer::choose_space() {
   }
 }
 
-// `validate`: assimp's ValidateDataStructure step, which guards its other steps against damaged structures.
-// It is quadratic in the children of one node (60,000 joints under one parent: 4 s), so it runs once: in the
-// guard's child when there is one (under its time budget), else here. The parse is deterministic, so a file
-// the child validated needs no second check.
-const aiScene* Importer::read_with_assimp(Assimp::Importer& importer, bool validate) const {
+const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_OPTIMIZE_EMPTY_ANIMATION_CURVES, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, 0);
+  // ValidateDataStructure guards assimp's other steps against damaged structures (quadratic in the
+  // children of one node: 60,000 joints under one parent take 4 s, within the guard's time budget).
   const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                          aiProcess_GenSmoothNormals | aiProcess_CalcTangentSpace |
-                         (validate ? unsigned{aiProcess_ValidateDataStructure} : 0u);
+                         aiProcess_ValidateDataStructure;
   const std::string ext = lower_extension(path_);
   return from_memory_ ? importer.ReadFileFromMemory(memory_.data(), memory_.size(), flags,
                                                     ext.empty() ? "" : ext.substr(1).c_str())
                       : importer.ReadFile(path_, flags);
 }
 
-// ImportOptions::isolate: assimp reads the file once in a child process under the memory and time budget.
-// Only when that succeeds does it read it again here, so Ossa's own conversion always runs in this process
-// (where a bug of ours still shows, e.g. to the fuzzer). Returns "" when the file may be read here, else why
-// not.
-std::string Importer::probe_in_child(bool& validated) const {
+// assimp's read and Ossa's conversion, in this process, into out_. Returns "" or what is wrong (without the
+// file's name).
+std::string Importer::import_here() {
+  Assimp::Importer importer;
+  if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
+  scene_ = read_with_assimp(importer);
+  if (!scene_) {
+    std::string why = importer.GetErrorString();
+    // assimp turns an allocation that failed (under the guard's budget) into an error string.
+    if (why.find("bad_alloc") != std::string::npos) throw std::bad_alloc();
+    return "cannot import: " + (why.empty() ? std::string("unreadable") : why);
+  }
+  if (!scene_->mRootNode) return "the file has no scene graph";
+
+  choose_space();
+  detail::SpaceMapper mapper(out_.space);
+  mapper_ = &mapper;
+
+  collect_nodes(scene_->mRootNode, -1);
+  if (auto e = build_skeleton(); !e.empty()) return e;
+  build_materials();
+  if (auto e = build_meshes(); !e.empty()) return e;
+  if (auto e = build_clips(); !e.empty()) return e;
+  mapper_ = nullptr;
+  scene_ = nullptr;  // owned by `importer`
+  if (out_.meshes.empty() && out_.clips.empty() && out_.skeleton.joints.empty())
+    return "nothing to import: no meshes, joints or animations";
+  return validate_scene(out_);
+}
+
+// ImportOptions::isolate: the whole import (assimp's read and Ossa's conversion) runs in a child process
+// under the memory and time budget, which sends the scene back (scene_wire.h); the file is parsed once. The
+// reply is hostile input like the file: decode_scene checks every byte of it. A reply starts with
+// kSceneReply or kErrorReply.
+constexpr char kErrorReply = 'E', kSceneReply = 'S';
+constexpr size_t kMaxErrorBytes = 4096;
+
+Result<ImportedScene> Importer::import_in_child() {
   detail::ChildLimits limits;
   limits.memory_bytes = options_.memory_limit_mb << 20;
   limits.seconds = options_.time_limit_seconds;
+  // The child cannot build a scene larger than its memory budget; without one, the reply is still bounded
+  // by what it actually sends (the parent allocates as bytes arrive).
+  limits.max_message_bytes = limits.memory_bytes ? limits.memory_bytes : std::numeric_limits<size_t>::max();
   auto outcome = detail::run_in_child(
       [&]() -> std::string {
+        std::string why;
         try {
-          Assimp::Importer importer;
-          if (read_with_assimp(importer, /*validate=*/true)) return {};
-          std::string why = importer.GetErrorString();
-          // assimp turns an allocation that failed under the budget into an error string.
-          if (why.find("bad_alloc") != std::string::npos) throw std::bad_alloc();
-          return "cannot import: " + (why.empty() ? std::string("unreadable") : why);
+          why = import_here();
         } catch (const std::bad_alloc&) {
           throw;  // the child reports it as out of memory
         } catch (const std::exception& e) {
-          return std::string("cannot import: ") + e.what();
+          why = std::string("import failed: ") + e.what();
         }
+        if (!why.empty()) return kErrorReply + why;
+        std::string reply = detail::encode_scene(out_);
+        reply[0] = kSceneReply;  // in place of the first magic byte: no copy of a large reply
+        return reply;
       },
       limits);
   using Kind = detail::ChildOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kFinished:
-      validated = outcome.message.empty();
-      return outcome.message;
+      break;
     case Kind::kOutOfMemory:
-      return "assimp needed more than " + std::to_string(options_.memory_limit_mb) +
-             " MB to read the file (ImportOptions::memory_limit_mb): damaged or hostile file?";
+      return fail("the import needed more than " + std::to_string(options_.memory_limit_mb) +
+                  " MB to read the file (ImportOptions::memory_limit_mb): damaged or hostile file?");
     case Kind::kTimedOut: {
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%g", options_.time_limit_seconds);
-      return std::string("assimp took longer than ") + seconds +
-             " s to read the file (ImportOptions::time_limit_seconds): damaged or hostile file?";
+      return fail(std::string("the import took longer than ") + seconds +
+                  " s to read the file (ImportOptions::time_limit_seconds): damaged or hostile file?");
     }
     case Kind::kCrashed:
-      return "assimp crashed reading the file (" + outcome.message + "): damaged or hostile file?";
+      return fail("the import crashed reading the file (" + outcome.message + "): damaged or hostile file?");
     case Kind::kUnavailable:
-      break;
+      // No child process on this platform or right now: the import runs here, as without isolation.
+      std::fprintf(stderr, "ossa: %s: import not isolated (%s)\n", path_.c_str(), outcome.message.c_str());
+      if (std::string why = import_here(); !why.empty()) return fail(why);
+      return std::move(out_);
   }
-  // No child process on this platform or right now: read it here, as without isolation.
-  std::fprintf(stderr, "ossa: %s: import not isolated (%s)\n", path_.c_str(), outcome.message.c_str());
-  return {};
+  std::string& reply = outcome.message;
+  if (!reply.empty() && reply[0] == kErrorReply) {
+    std::string why = reply.substr(1, kMaxErrorBytes);
+    for (char& c : why)
+      if (static_cast<unsigned char>(c) < 32 && c != '\n') c = '?';  // text from a hostile parse
+    return fail(why);
+  }
+  if (reply.empty() || reply[0] != kSceneReply) return fail("the import's child process sent no scene");
+  reply[0] = 'O';  // the magic's first byte back
+  auto scene = detail::decode_scene(std::span(reinterpret_cast<const uint8_t*>(reply.data()), reply.size()));
+  if (!scene) return fail("the import's child process sent a damaged scene: " + scene.error());
+  if (scene->source_path != out_.source_path || scene->format != out_.format)
+    return fail("the import's child process sent the scene of another file");
+#if defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+  // The fuzzer's coverage and sanitizers see only this process: the conversion runs here too (assimp read
+  // the file safely in the child), and both ends of the reply must agree.
+  if (std::string why = import_here(); !why.empty()) return fail(why);
+  if (std::string differs = detail::scene_difference(*scene, out_); !differs.empty()) {
+    std::fprintf(stderr, "ossa: %s: the child's scene differs from this process's at %s\n", path_.c_str(),
+                 differs.c_str());
+    std::abort();
+  }
+#endif
+  return scene;
 }
 
 Result<ImportedScene> Importer::run() {
@@ -1117,33 +1176,8 @@ Result<ImportedScene> Importer::run() {
     if (!version_error.empty()) return fail(version_error);
   }
 
-  bool validated_in_child = false;
-  if (options_.isolate) {
-    if (std::string why = probe_in_child(validated_in_child); !why.empty()) return fail(why);
-  }
-  Assimp::Importer importer;
-  if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
-  scene_ = read_with_assimp(importer, /*validate=*/!validated_in_child);
-  if (!scene_) {
-    std::string why = importer.GetErrorString();
-    if (why.empty()) why = "unreadable";
-    return fail("cannot import: " + why);
-  }
-  if (!scene_->mRootNode) return fail("the file has no scene graph");
-
-  choose_space();
-  detail::SpaceMapper mapper(out_.space);
-  mapper_ = &mapper;
-
-  collect_nodes(scene_->mRootNode, -1);
-  if (auto e = build_skeleton(); !e.empty()) return fail(e);
-  build_materials();
-  if (auto e = build_meshes(); !e.empty()) return fail(e);
-  if (auto e = build_clips(); !e.empty()) return fail(e);
-  if (out_.meshes.empty() && out_.clips.empty() && out_.skeleton.joints.empty())
-    return fail("nothing to import: no meshes, joints or animations");
-  mapper_ = nullptr;
-  if (std::string invalid = validate_scene(out_); !invalid.empty()) return fail(invalid);
+  if (options_.isolate) return import_in_child();
+  if (std::string why = import_here(); !why.empty()) return fail(why);
   return std::move(out_);
 }
 
