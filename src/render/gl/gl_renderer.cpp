@@ -309,8 +309,9 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
     const std::string mode_define = "#define OSSA_MODE " + std::to_string(mode) + "\n";
     mode_programs[mode] =
         link({compile(GL_VERTEX_SHADER,
-                      {detail::kGlslVersion, mode_define.c_str(), instance_poses ? detail::kInstancePosesDefine : "",
-                       detail::kCharacterVertexInputs, detail::kBakedSampling, detail::kCharacterVertexMain},
+                      {detail::kGlslVersion, mode_define.c_str(),
+                       instance_poses ? detail::kInstancePosesDefine : "", detail::kCharacterVertexInputs,
+                       detail::kBakedSampling, detail::kCharacterVertexMain},
                       error),
               compile(GL_FRAGMENT_SHADER, {detail::kCharacterFragmentShader}, error)},
              error);
