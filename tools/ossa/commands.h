@@ -43,7 +43,8 @@ struct BenchArgs {
   float frame_rate = 0;  // fixed-rate layout: 0 = picked from the keys
   bool render = false;   // measure GPU drawing instead (palette vs baked instancing)
   std::vector<int> render_counts = {1, 100, 1000, 10000};  // crowd sizes --render measures
-  bool compress = false;                                   // measure compressed (quantized) clips
+  bool gl_thread = false;  // --render: Mesa's threaded GL dispatch (driver work off the submitting thread)
+  bool compress = false;   // measure compressed (quantized) clips
   bool threading = false;  // only the thread pool: per-call overhead and crowd throughput at 1/2/8 threads
 };
 int run_bench(const BenchArgs& args);

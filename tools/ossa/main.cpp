@@ -145,6 +145,9 @@ int main(int argc, char** argv) {
       "Only the thread pool: empty parallel_for overhead and crowd throughput, 1/2/8 threads");
 #ifdef OSSA_HAVE_RENDER
   bench_cmd->add_flag("--render", bench.render, "Measure drawing: palette skinning vs baked instancing");
+  bench_cmd->add_flag("--gl-thread", bench.gl_thread,
+                      "With --render on Mesa: threaded GL dispatch (mesa_glthread), so the driver's work (on "
+                      "llvmpipe, vertex shading) runs off the submitting thread, as a GPU's would");
 #endif
 
   ossa::cli::PlayArgs play;

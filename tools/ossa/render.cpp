@@ -383,6 +383,10 @@ struct FrameCost {
 }  // namespace
 
 int run_render_bench(const BenchArgs& args) {
+#ifndef _WIN32
+  // Read by Mesa when the first context is made; other drivers ignore it.
+  if (args.gl_thread) setenv("mesa_glthread", "true", 1);
+#endif
   auto session = open_session(args.file);
   if (!session) return kExitBadInput;
   Session& s = *session;
@@ -394,15 +398,17 @@ int run_render_bench(const BenchArgs& args) {
   Vec3 lo, hi;
   animated_bounds(*s.asset, &s.asset->clips[0], {0.f}, lo, hi);
   const float spacing = std::max(hi.x - lo.x, hi.z - lo.z) * 1.3f + 1e-3f;
-  const int joints = s.asset->skeleton.joint_count();
   nlohmann::ordered_json out;
   out["model"] = args.file;
   out["size"] = "512x512";
   out["renderer"] = s.device();
+  out["gl_thread"] = args.gl_thread;
+  size_t palette_slots = 0;  // of every mesh: what one character's palettes hold
+  for (const SkinnedMesh& mesh : s.asset->meshes) palette_slots += mesh.joint_remap().size();
   out["memory"] = {{"bake_bytes", baked->bytes()},
-                   {"instance_bytes", 96},
-                   {"per_instance_pose_bytes", joints * 48},
-                   {"palette_bytes_per_character", joints * 64}};
+                   {"instance_bytes", 96},  // world, clip, time, speed, clip2, weight (24 floats)
+                   {"per_instance_pose_bytes", palette_slots * 48},
+                   {"palette_bytes_per_character", palette_slots * 64}};
   using Clock = std::chrono::steady_clock;
   enum Path { kPalette, kPerVertex, kPerInstance, kPaths };
   const char* path_names[kPaths] = {"palette", "baked_per_vertex", "baked_per_instance"};

@@ -39,8 +39,9 @@ void track_context() {
     g_errors = &g_error_storage;
     ++g_live_contexts;
   }
+  // Not GL_DEBUG_OUTPUT_SYNCHRONOUS: it turns Mesa's threaded dispatch (glthread) off. Errors are collected
+  // under a lock and read after the frame, so the thread they arrive on does not matter.
   glEnable(GL_DEBUG_OUTPUT);
-  glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
   glDebugMessageCallback(debug_callback, nullptr);
 }
 
@@ -234,7 +235,10 @@ class GlRenderer final : public CharacterRenderer {
     GLuint bake_bind_ubo = 0;  // baked path: palette-slot -> joint map and bind corrections, made once
     bool bake_corrected = false;
   };
-  GLint loc(const char* name) const { return glGetUniformLocation(program, name); }
+  // A uniform's location in the program in use (the mode program, or `in`), looked up once: no string lookup
+  // per frame, and no glGetUniformLocation per draw, which makes a threaded GL driver (Mesa's glthread) wait
+  // for its queue. `name` is a string literal: the cache compares pointers.
+  GLint loc(const char* name, GLuint in = 0);
   void use_program(int mode, const Mat4& world);  // the uniforms every character draw shares
   // Material, then the draw (instanced when instances > 0, from instance `first`).
   void draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first = 0);
@@ -244,7 +248,8 @@ class GlRenderer final : public CharacterRenderer {
   const CharacterAsset* asset = nullptr;
   std::vector<GpuMesh> meshes;
   std::vector<GLuint> textures;
-  GLuint program = 0, line_program = 0;
+  GLuint mode_programs[detail::kModes] = {};  // the character pipeline, one program per skinning mode
+  GLuint program = 0, line_program = 0;       // program: the mode program in use
   GLuint pose_program =
       0;  // per-instance evaluation of the bake (0 where vertex shaders cannot read storage)
   GLuint palette_ubo = 0, clips_ubo = 0;
@@ -260,6 +265,12 @@ class GlRenderer final : public CharacterRenderer {
   FrameSettings frame;
   Mat4 view_proj;
   std::vector<Mat4> palette;  // scratch, per mesh
+  struct UniformLocation {
+    GLuint program;
+    const char* name;
+    GLint location;
+  };
+  std::vector<UniformLocation> uniform_locations;  // loc()'s cache
   detail::CpuSkinningScratch cpu_scratch;
   std::vector<float> skinned;  // scratch for the CPU path
   bool has_baked = false;
@@ -277,7 +288,7 @@ GlRenderer::~GlRenderer() {
   glDeleteProgram(pose_program);
   glDeleteTextures(1, &baked_texture);
   glDeleteVertexArrays(1, &line_vao);
-  glDeleteProgram(program);
+  for (GLuint p : mode_programs) glDeleteProgram(p);
   glDeleteProgram(line_program);
   glDeleteFramebuffers(1, &fbo);
   GLuint rbs[] = {color_rb, depth_rb};
@@ -293,13 +304,18 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
   GLint vertex_storage_blocks = 0;
   glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_storage_blocks);
   const bool instance_poses = vertex_storage_blocks > 0;
-  program =
-      link({compile(GL_VERTEX_SHADER,
-                    {detail::kGlslVersion, instance_poses ? detail::kInstancePosesDefine : "",
-                     detail::kCharacterVertexInputs, detail::kBakedSampling, detail::kCharacterVertexMain},
-                    error),
-            compile(GL_FRAGMENT_SHADER, {detail::kCharacterFragmentShader}, error)},
-           error);
+  for (int mode = 0; mode < detail::kModes; ++mode) {
+    if (mode == detail::kModeBakedPerInstance && !instance_poses) continue;
+    const std::string mode_define = "#define OSSA_MODE " + std::to_string(mode) + "\n";
+    mode_programs[mode] =
+        link({compile(GL_VERTEX_SHADER,
+                      {detail::kGlslVersion, mode_define.c_str(),
+                       instance_poses ? detail::kInstancePosesDefine : "", detail::kCharacterVertexInputs,
+                       detail::kBakedSampling, detail::kCharacterVertexMain},
+                      error),
+              compile(GL_FRAGMENT_SHADER, {detail::kCharacterFragmentShader}, error)},
+             error);
+  }
   if (!error.empty()) return Result<bool>::failure(error);
   if (instance_poses) {
     pose_program = link(
@@ -460,16 +476,24 @@ void GlRenderer::draw_lines(const std::vector<float>& vertices, bool depth_test)
   glNamedBufferStorage(line_vbo, static_cast<GLsizeiptr>(vertices.size() * 4), vertices.data(), 0);
   glVertexArrayVertexBuffer(line_vao, 0, line_vbo, 0, 24);
   glUseProgram(line_program);
-  glUniformMatrix4fv(glGetUniformLocation(line_program, "u_view_proj"), 1, GL_FALSE, view_proj.m);
+  glUniformMatrix4fv(loc("u_view_proj", line_program), 1, GL_FALSE, view_proj.m);
   if (!depth_test) glDisable(GL_DEPTH_TEST);
   glBindVertexArray(line_vao);
   glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices.size() / 6));
   glEnable(GL_DEPTH_TEST);
 }
 
+GLint GlRenderer::loc(const char* name, GLuint in) {
+  if (!in) in = program;
+  for (const UniformLocation& u : uniform_locations)
+    if (u.program == in && u.name == name) return u.location;
+  uniform_locations.push_back({in, name, glGetUniformLocation(in, name)});
+  return uniform_locations.back().location;
+}
+
 void GlRenderer::use_program(int mode, const Mat4& world) {
+  program = mode_programs[mode];
   glUseProgram(program);
-  glUniform1i(loc("u_mode"), mode);
   glUniformMatrix4fv(loc("u_world"), 1, GL_FALSE, world.m);
   glUniformMatrix4fv(loc("u_view_proj"), 1, GL_FALSE, view_proj.m);
   glUniform1i(loc("u_lighting"), static_cast<int>(frame.lighting));
@@ -560,7 +584,7 @@ BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, 
       glNamedBufferData(pose_ssbo, pose_capacity, nullptr, GL_STREAM_COPY);
     }
     glUseProgram(pose_program);
-    auto uniform = [&](const char* name) { return glGetUniformLocation(pose_program, name); };
+    auto uniform = [&](const char* name) { return loc(name, pose_program); };
     glUniform1i(uniform("u_instances"), visible);
     glUniform1f(uniform("u_time"), global_time);
     glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindClips, clips_ubo);

@@ -20,10 +20,12 @@ enum : int {
 enum : int { kBindPalette = 0, kBindMeshBind = 1, kBindClips = 2 };
 enum : int { kUnitDiffuse = 0, kUnitNormal = 1, kUnitBaked = 2 };
 enum : int { kBindPoses = 3 };  // shader storage: per-instance poses (compute output, vertex input)
-enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3 };
-// Sources are assembled as kGlslVersion + parts: the vertex shader is kCharacterVertexInputs + kBakedSampling
-// + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read shader storage); the
-// compute pass is kBakedSampling + kBakedPoseComputeShader.
+enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3, kModes = 4 };
+// Sources are assembled as kGlslVersion + parts: the vertex shader is "#define OSSA_MODE m" (one program per
+// mode: a software rasteriser such as llvmpipe runs every side of a branch on a uniform, so one shader for
+// all paths made each pay for the others) + kCharacterVertexInputs + kBakedSampling + kCharacterVertexMain
+// (with kInstancePosesDefine first where vertex shaders may read shader storage); the compute pass is
+// kBakedSampling + kBakedPoseComputeShader.
 inline const char* kGlslVersion = "#version 450 core\n";
 inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
 
@@ -79,7 +81,6 @@ layout(location = 11) in float i_blend; // weight of clip2
 layout(std140, binding = 0) uniform Palette { mat4 u_palette[256]; };
 layout(std140, binding = 1) uniform MeshBind { mat4 u_bind_correction[256]; ivec4 u_remap[64]; };
 
-uniform int u_mode;  // 0: palette, 1: static (CPU-skinned), 2: baked per vertex, 3: baked per instance
 #ifdef OSSA_INSTANCE_POSES
 uniform int u_palette_base;   // mode 3: this mesh's first palette matrix, for this draw's first instance
 uniform int u_slots;          // mode 3: palette matrices per instance for this mesh
@@ -101,10 +102,10 @@ inline const char* kCharacterVertexMain = R"(
 void main() {
   mat4 skin = mat4(1.0);
   mat4 world = u_world;
-  if (u_mode == 0) {
+  if (OSSA_MODE == 0) {
     skin = a_weights.x * u_palette[a_joints.x] + a_weights.y * u_palette[a_joints.y] +
            a_weights.z * u_palette[a_joints.z] + a_weights.w * u_palette[a_joints.w];
-  } else if (u_mode == 2) {
+  } else if (OSSA_MODE == 2) {
     world = mat4(i_world0, i_world1, i_world2, i_world3);
     int clip = int(i_anim.x), clip2 = int(i_anim.w);
     float t = i_anim.y + u_time * i_anim.z;
@@ -120,7 +121,7 @@ void main() {
     }
   }
 #ifdef OSSA_INSTANCE_POSES
-  else if (u_mode == 3) {  // the palette path's blend on this instance's palette (world included), by rows
+  else if (OSSA_MODE == 3) {  // the palette path's blend on this instance's palette (world included), by rows
     world = mat4(1.0);
     const ivec4 at = (u_palette_base + gl_InstanceID * u_slots + ivec4(a_joints)) * 3;
     vec4 w = a_weights;
