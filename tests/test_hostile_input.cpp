@@ -691,7 +691,9 @@ TEST(HostileImportReply, EveryFieldTravelsAndComparesBitForBit) {
 // valid number); under AddressSanitizer any read out of bounds or huge allocation would end the test.
 void expect_error_or_valid(const std::string& bytes, const std::string& what) {
   auto scene = detail::decode_scene(as_bytes(bytes));
-  if (scene) EXPECT_EQ(validate_scene(*scene), "") << what;
+  if (scene) {
+    EXPECT_EQ(validate_scene(*scene), "") << what;
+  }
 }
 
 TEST(HostileImportReply, TruncatedRepliesAreErrors) {
