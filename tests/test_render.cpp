@@ -21,8 +21,10 @@
 #include "ossa/import/import.h"
 #include "ossa/import/load_character.h"
 #include "ossa/render/gl_renderer.h"
+#include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/serialize/ossa_file.h"
+#include "synthetic_character.h"
 
 namespace ossa {
 namespace {
@@ -129,6 +131,99 @@ TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
   std::printf("  %d frames compared (GPU palette vs CPU skinning), worst %.5f of pixels differ\n", compared,
               worst);
   EXPECT_GT(compared, 0);
+}
+
+// Morph targets on the GPU (palette skinning) against MorphJob + SkinningJob on the CPU, through the same
+// pipeline, at the palette-vs-CPU bound, on a character made in code with large deltas: 3 active targets,
+// exactly the GPU's 8 slots on one mesh (negative weights among them), more than 8 (that mesh morphed on the
+// CPU, then skinned on the GPU), none. The statistics say which path each mesh took, so a renderer that
+// morphed everything on the CPU fails; the morphed frames differ from the unmorphed one, so one that ignored
+// the weights fails. Also writes these frames for the Direct3D 11 comparison (test_d3d11.cpp), into
+// OSSA_GL_REFERENCE_DIR-morph.
+TEST(Render, MorphTargetsOnTheGpuMatchCpuMorphing) {
+  REQUIRE_GL();
+  const CharacterAsset asset = test::synthetic_morph_character();
+  auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
+  ASSERT_TRUE(renderer) << renderer.error();
+  const std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-morph";
+  std::error_code ec;
+  fs::remove_all(references, ec);
+  fs::create_directories(references);
+  const int cape = asset.meshes[1].morph_targets().count();
+  Image none;
+  double worst = 0;
+  for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
+    const Image gpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette);
+    const MorphDrawStats stats = (*renderer)->morph_stats();
+    const Image cpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kCpu);
+    const ImageDifference d = compare_images(gpu, cpu, 1);
+    EXPECT_LE(d.fraction_over, kGpuCpuFraction) << f.name << ", max diff " << d.max_difference;
+    worst = std::max(worst, d.fraction_over);
+    const bool cape_active = f.weights.back() != 0;
+    if (f.body_active > kMaxGpuMorphTargets) {
+      EXPECT_EQ(stats.cpu_meshes, 1) << f.name;
+      EXPECT_EQ(stats.gpu_targets, cape_active ? cape : 0) << f.name;
+    } else {
+      EXPECT_EQ(stats.cpu_meshes, 0) << f.name;
+      EXPECT_EQ(stats.gpu_meshes, (f.body_active > 0) + cape_active) << f.name;
+      EXPECT_EQ(stats.gpu_targets, f.body_active + (cape_active ? cape : 0)) << f.name;
+    }
+    if (f.body_active == 0) none = gpu;
+    ASSERT_TRUE(write_png(gpu, references + "/" + f.name + ".png"));
+  }
+  for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
+    if (f.body_active == 0) continue;
+    const ImageDifference moved =
+        compare_images(test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette), none, 8);
+    EXPECT_GT(moved.fraction_over, 0.02) << f.name << ": the morph changed (almost) nothing";
+  }
+  // Weights of another size than the meshes' targets together: each mesh's defaults (0 here).
+  test::MorphFrame wrong_size{"wrong_size", {1.f, 1.f}, 0};
+  EXPECT_EQ(compare_images(test::render_morph_frame(**renderer, asset, wrong_size, SkinningPath::kGpuPalette),
+                           none, 0)
+                .max_difference,
+            0);
+  std::printf("  GPU vs CPU morphing: worst %.5f of pixels differ by more than 1/255\n", worst);
+  auto errors = context()->take_errors();
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+}
+
+// The morph models of ../shared (a cube and a sphere whose clip animates their targets; Blender's evaluations
+// verify the CPU morph in test_import_oracle.cpp) drawn by the Animator through GPU palette skinning with
+// GPU morphing and through the CPU path, over the clip.
+TEST(Render, MorphModelsDrawAlikeOnGpuAndCpu) {
+  REQUIRE_GL();
+  int compared = 0, morphed = 0;
+  for (const char* name : {"AnimatedMorphCube.gltf", "AnimatedMorphSphere.gltf"}) {
+    const std::string path = test::shared_dir() + "/models/morph/" + name;
+    if (!fs::exists(path)) GTEST_SKIP() << path << " not found (../shared is not in users' clones)";
+    auto m = load(path);
+    ASSERT_TRUE(m) << path;
+    ASSERT_FALSE(m->asset->clips.empty());
+    const FrameSettings frame = frame_for(*m->asset, 160, LightingMode::kBlinnPhong);
+    Animator animator(*m->asset);
+    ASSERT_TRUE(animator.play(0));
+    const float duration = m->asset->clips[0].duration();
+    for (int step = 0; step < 6; ++step) {
+      animator.update(step == 0 ? 0.f : duration / 6);
+      m->renderer->begin_frame(frame);
+      m->renderer->draw_palette(Mat4{}, animator.model(), animator.morph_weights());
+      const MorphDrawStats stats = m->renderer->morph_stats();
+      const Image gpu = m->renderer->end_frame();
+      m->renderer->begin_frame(frame);
+      m->renderer->draw_cpu(Mat4{}, animator.model(), animator.morph_weights());
+      const ImageDifference d = compare_images(gpu, m->renderer->end_frame(), 1);
+      EXPECT_LE(d.fraction_over, kGpuCpuFraction)
+          << name << " step " << step << ", max diff " << d.max_difference;
+      EXPECT_EQ(stats.cpu_meshes, 0);
+      morphed += stats.gpu_meshes > 0;
+      ++compared;
+    }
+    auto errors = context()->take_errors();
+    EXPECT_TRUE(errors.empty()) << path << ": " << (errors.empty() ? "" : errors[0]);
+  }
+  std::printf("  %d frames compared, %d of them morphed on the GPU\n", compared, morphed);
+  EXPECT_GT(morphed, compared / 2);
 }
 
 // Both evaluations of the bake against GPU palette skinning of the runtime's pose: at a frame time, halfway

@@ -121,9 +121,13 @@ Image render_character(Session& s, const Clip* clip, int clip_index, float t, Sk
   else
     for (int j = 0; j < s.asset->skeleton.joint_count(); ++j)
       c.model[j] = inverse(s.asset->skeleton.inverse_binds()[j]);
+  // The clip's morph weights at t (each mesh's defaults without a clip), as the Animator samples them.
+  Animator morphs(*s.asset);
+  if (clip) morphs.play(clip_index, LoopMode::kOnce, 1, t);
+  morphs.update(0);
   s.renderer->begin_frame(frame);
   if (path == SkinningPath::kCpu) {
-    s.renderer->draw_cpu(Mat4{}, c.model);
+    s.renderer->draw_cpu(Mat4{}, c.model, morphs.morph_weights());
   } else if (path == SkinningPath::kBaked && clip) {
     BakedInstance instance;
     instance.clip = clip_index;
@@ -131,7 +135,7 @@ Image render_character(Session& s, const Clip* clip, int clip_index, float t, Sk
     instance.speed = 0;
     s.renderer->draw_baked(std::span(&instance, 1), 0);
   } else {
-    s.renderer->draw_palette(Mat4{}, c.model);
+    s.renderer->draw_palette(Mat4{}, c.model, morphs.morph_weights());
   }
   if (skeleton) s.renderer->draw_skeleton(Mat4{}, c.model);
   return s.renderer->end_frame();
@@ -321,7 +325,7 @@ int run_demo(const DemoArgs& args) {
     for (int f = 0; f < count; ++f) {
       animator.update(f == 0 && c == 0 ? 0.f : 1.f / fps);
       s.renderer->begin_frame(frame);
-      s.renderer->draw_palette(Mat4{}, animator.model());
+      s.renderer->draw_palette(Mat4{}, animator.model(), animator.morph_weights());
       frames.push_back(s.renderer->end_frame());
     }
   }

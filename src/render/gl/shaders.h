@@ -22,7 +22,8 @@ enum : int { kUnitDiffuse = 0, kUnitNormal = 1, kUnitBaked = 2 };
 enum : int { kBindPoses = 3 };  // shader storage: per-instance poses (compute output, vertex input)
 enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3 };
 // Sources are assembled as kGlslVersion + parts: the vertex shader is kCharacterVertexInputs + kBakedSampling
-// + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read shader storage); the
+// + kMorphVertexFunctions (morph_shaders.h) + kCharacterVertexMain (with kInstancePosesDefine first where
+// vertex shaders may read shader storage); the
 // compute pass is kBakedSampling + kBakedPoseComputeShader.
 inline const char* kGlslVersion = "#version 450 core\n";
 inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
@@ -137,9 +138,11 @@ void main() {
   }
 #endif
   mat4 m = world * skin;
-  vec4 p = m * vec4(a_position, 1.0);
+  vec3 position = a_position, normal = a_normal;
+  if (u_mode == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
+  vec4 p = m * vec4(position, 1.0);
   v_position = p.xyz;
-  v_normal = mat3(m) * a_normal;
+  v_normal = mat3(m) * normal;
   v_tangent = vec4(mat3(m) * a_tangent.xyz, a_tangent.w);
   v_uv = a_uv;
   gl_Position = u_view_proj * p;
