@@ -102,6 +102,24 @@ std::vector<MorphFrame> morph_comparison_frames(const CharacterAsset& asset) {
           frame("morph_over_slots", kMaxGpuMorphTargets + 4, 1.f), frame("morph_none", 0, 0.f)};
 }
 
+std::string morph_stats_mismatch(const CharacterAsset& asset, const MorphFrame& frame,
+                                 const MorphDrawStats& stats) {
+  const bool body_on_cpu = frame.body_active > kMaxGpuMorphTargets, cape = frame.weights.back() != 0;
+  const int cape_targets = asset.meshes[1].morph_targets().count();
+  MorphDrawStats want;
+  want.cpu_meshes = body_on_cpu;
+  want.gpu_meshes = (frame.body_active > 0 && !body_on_cpu) + cape;
+  want.gpu_targets = (body_on_cpu ? 0 : frame.body_active) + (cape ? cape_targets : 0);
+  if (stats.cpu_meshes == want.cpu_meshes && stats.gpu_meshes == want.gpu_meshes &&
+      stats.gpu_targets == want.gpu_targets)
+    return "";
+  auto text = [](const MorphDrawStats& s) {
+    return std::to_string(s.gpu_meshes) + " meshes and " + std::to_string(s.gpu_targets) +
+           " targets on the GPU, " + std::to_string(s.cpu_meshes) + " meshes on the CPU";
+  };
+  return frame.name + ": " + text(stats) + " instead of " + text(want);
+}
+
 Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset, const MorphFrame& frame,
                          SkinningPath path) {
   CharacterInstance c;

@@ -44,6 +44,11 @@ struct MorphFrame {
   int body_active = 0;  // active targets on the Body
 };
 std::vector<MorphFrame> morph_comparison_frames(const CharacterAsset& asset);
+// What morph_stats() must say after the palette draw of `frame`: the Body on the GPU up to
+// kMaxGpuMorphTargets active targets, on the CPU past them; the Cape (3 targets) on the GPU when active.
+// Empty when `stats` says so, else what differs.
+std::string morph_stats_mismatch(const CharacterAsset& asset, const MorphFrame& frame,
+                                 const MorphDrawStats& stats);
 // One morph frame (Lambert, 192 pixels) through the palette or the CPU path.
 Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset, const MorphFrame& frame,
                          SkinningPath path);
