@@ -15,6 +15,7 @@
 #include <fstream>
 #include <optional>
 
+#include "../src/render/morph_plan.h"
 #include "backend_comparison.h"
 #include "gltf_builder.h"
 #include "oracle_compare.h"
@@ -177,6 +178,52 @@ TEST(Render, MorphTargetsOnTheGpuMatchCpuMorphing) {
   std::printf("  GPU vs CPU morphing: worst %.5f of pixels differ by more than 1/255\n", worst);
   auto errors = context()->take_errors();
   EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+}
+
+// The delta texture's layout, entry by entry against the targets' sparse deltas: each moved vertex's position
+// and normal deltas at first_texel + 2 (vertex - first_vertex), zeros elsewhere in the window, pairs never
+// straddling a row. A mesh that does not fit the rows allowed is left out (windows empty) and its draws with
+// active targets are planned on the CPU; the one that fits stays on the GPU.
+TEST(Render, MorphDeltaTextureHoldsEachTargetsWindow) {
+  const CharacterAsset asset = test::synthetic_morph_character();
+  const detail::MorphDeltaTable table = detail::morph_delta_table(asset, detail::kMorphMaxRows);
+  ASSERT_GT(table.rows, 0);
+  ASSERT_EQ(table.texels.size(), static_cast<size_t>(table.rows) * detail::kMorphTextureWidth * 4);
+  size_t nonzero = 0, entries = 0;
+  for (float x : table.texels) nonzero += x != 0;
+  for (size_t m = 0; m < asset.meshes.size(); ++m) {
+    const MorphTargets& targets = asset.meshes[m].morph_targets();
+    ASSERT_EQ(table.windows[m].size(), static_cast<size_t>(targets.count()));
+    for (int t = 0; t < targets.count(); ++t) {
+      const detail::MorphWindow& w = table.windows[m][t];
+      EXPECT_EQ(w.first_texel % 2, 0u);
+      for (uint32_t e = targets.target_first()[t]; e < targets.target_first()[t + 1]; ++e, ++entries) {
+        const uint32_t v = targets.vertices()[e];
+        ASSERT_GE(v, w.first_vertex);
+        ASSERT_LT(v, w.first_vertex + w.vertex_count);
+        const float* at = &table.texels[(w.first_texel + 2 * size_t{v - w.first_vertex}) * 4];
+        for (int k = 0; k < 3; ++k) {
+          EXPECT_EQ(at[k], targets.position_deltas()[e * 3 + k]);
+          EXPECT_EQ(at[4 + k], targets.normal_deltas().empty() ? 0.f : targets.normal_deltas()[e * 3 + k]);
+        }
+      }
+    }
+  }
+  // Nothing else is written: every non-zero value belongs to an entry (6 floats each at most).
+  EXPECT_LE(nonzero, entries * 6);
+  EXPECT_GT(nonzero, entries * 3);
+  // One row holds the Cape's targets but not the Body's: the Body is morphed on the CPU.
+  detail::MorphState state;
+  state.init(asset, 1);
+  EXPECT_TRUE(state.table().windows[0].empty());
+  EXPECT_EQ(state.table().windows[1].size(), 3u);
+  const std::vector<float> one_active = {0, 0.5f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.25f, 0};
+  EXPECT_TRUE(state.plan(0, state.mesh_weights(0, one_active)).on_cpu);
+  const detail::MorphDraw& cape = state.plan(1, state.mesh_weights(1, one_active));
+  EXPECT_FALSE(cape.on_cpu);
+  ASSERT_EQ(cape.active, 1);
+  EXPECT_EQ(cape.slots[0], 0.25f);
+  EXPECT_EQ(cape.slots[2], static_cast<float>(state.table().windows[1][1].first_vertex));
 }
 
 // The morph models of ../shared (a cube and a sphere whose clip animates their targets; Blender's evaluations

@@ -24,7 +24,7 @@
 namespace ossa::detail {
 
 constexpr int kMorphTextureWidth = 4096;  // a power of two: the shaders divide by it
-constexpr int kMorphMaxRows = 4096;       // 16M texels, 256 MB; meshes past it are morphed on the CPU
+constexpr int kMorphMaxRows = 1024;       // 4M texels, 64 MB at most; meshes past it are morphed on the CPU
 
 struct MorphWindow {
   uint32_t first_texel = 0, first_vertex = 0, vertex_count = 0;
