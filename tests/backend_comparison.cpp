@@ -84,4 +84,53 @@ Image render_comparison_frame(CharacterRenderer& renderer, const CharacterAsset&
   return renderer.end_frame();
 }
 
+std::vector<MorphFrame> morph_comparison_frames(const CharacterAsset& asset) {
+  size_t total = 0;
+  for (const SkinnedMesh& m : asset.meshes) total += static_cast<size_t>(m.morph_targets().count());
+  const int body = asset.meshes.empty() ? 0 : asset.meshes[0].morph_targets().count();
+  auto frame = [&](const char* name, int active, float cape) {
+    MorphFrame f;
+    f.name = name;
+    f.weights.assign(total, 0.f);
+    for (int t = 0; t < std::min(active, body); ++t)
+      f.weights[static_cast<size_t>(t)] = (t % 3 == 2 ? -0.6f : 1.f) * (0.5f + 0.07f * static_cast<float>(t));
+    for (size_t t = static_cast<size_t>(body); t < total; ++t) f.weights[t] = cape;
+    f.body_active = std::min(active, body);
+    return f;
+  };
+  return {frame("morph_3", 3, 0.9f), frame("morph_slots", kMaxGpuMorphTargets, -0.7f),
+          frame("morph_over_slots", kMaxGpuMorphTargets + 4, 1.f), frame("morph_none", 0, 0.f)};
+}
+
+std::string morph_stats_mismatch(const CharacterAsset& asset, const MorphFrame& frame,
+                                 const MorphDrawStats& stats) {
+  const bool body_on_cpu = frame.body_active > kMaxGpuMorphTargets, cape = frame.weights.back() != 0;
+  const int cape_targets = asset.meshes[1].morph_targets().count();
+  MorphDrawStats want;
+  want.cpu_meshes = body_on_cpu;
+  want.gpu_meshes = (frame.body_active > 0 && !body_on_cpu) + cape;
+  want.gpu_targets = (body_on_cpu ? 0 : frame.body_active) + (cape ? cape_targets : 0);
+  if (stats.cpu_meshes == want.cpu_meshes && stats.gpu_meshes == want.gpu_meshes &&
+      stats.gpu_targets == want.gpu_targets)
+    return "";
+  auto text = [](const MorphDrawStats& s) {
+    return std::to_string(s.gpu_meshes) + " meshes and " + std::to_string(s.gpu_targets) +
+           " targets on the GPU, " + std::to_string(s.cpu_meshes) + " meshes on the CPU";
+  };
+  return frame.name + ": " + text(stats) + " instead of " + text(want);
+}
+
+Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset, const MorphFrame& frame,
+                         SkinningPath path) {
+  CharacterInstance c;
+  c.init(asset.skeleton, &asset.clips[0], asset.clips[0].duration() / 3);
+  update_character(asset.skeleton, c, 0);
+  renderer.begin_frame(comparison_settings(asset, LightingMode::kLambert));
+  if (path == SkinningPath::kCpu)
+    renderer.draw_cpu(Mat4{}, c.model, frame.weights);
+  else
+    renderer.draw_palette(Mat4{}, c.model, frame.weights);
+  return renderer.end_frame();
+}
+
 }  // namespace ossa::test

@@ -34,6 +34,25 @@ FrameSettings comparison_settings(const CharacterAsset& asset, LightingMode ligh
 Image render_comparison_frame(CharacterRenderer& renderer, const CharacterAsset& asset,
                               const ComparisonFrame& frame);
 
+// Morph targets on every backend: synthetic_morph_character() (12 Body targets, 3 Cape targets) at clip 0,
+// 1/3 of its duration, with a weight set per frame, palette-skinned: 3 active targets, exactly
+// kMaxGpuMorphTargets active on the Body (negative weights among them), more than that (the Body morphed on
+// the CPU), and all targets at 0 (the bind-time shape). `weights`: every mesh's, mesh after mesh.
+struct MorphFrame {
+  std::string name;
+  std::vector<float> weights;
+  int body_active = 0;  // active targets on the Body
+};
+std::vector<MorphFrame> morph_comparison_frames(const CharacterAsset& asset);
+// What morph_stats() must say after the palette draw of `frame`: the Body on the GPU up to
+// kMaxGpuMorphTargets active targets, on the CPU past them; the Cape (3 targets) on the GPU when active.
+// Empty when `stats` says so, else what differs.
+std::string morph_stats_mismatch(const CharacterAsset& asset, const MorphFrame& frame,
+                                 const MorphDrawStats& stats);
+// One morph frame (Lambert, 192 pixels) through the palette or the CPU path.
+Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset, const MorphFrame& frame,
+                         SkinningPath path);
+
 // The bound both comparisons state: at most 1 % of pixels differ by more than 8/255 in any channel.
 constexpr int kBackendThreshold = 8;
 constexpr double kBackendFraction = 0.01;

@@ -137,4 +137,46 @@ CharacterAsset synthetic_character(int joints, uint32_t seed, const CharacterBui
   return std::move(asset).value();
 }
 
+CharacterAsset synthetic_morph_character(int targets, uint32_t seed) {
+  SyntheticScene scene = synthetic_scene(33, seed);
+  std::mt19937 rng(seed * 7 + 1);
+  std::uniform_real_distribution<float> unit(0, 1);
+  auto add_target = [&](RawMesh& mesh, int first, int count, float keep, bool normals) {
+    RawMorphTarget target;
+    target.name = "target" + std::to_string(mesh.morph_targets.size());
+    const int n = static_cast<int>(mesh.positions.size());
+    for (int v = first; v < std::min(n, first + count); ++v) {
+      if (unit(rng) > keep) continue;
+      target.vertices.push_back(static_cast<uint32_t>(v));
+      target.position_deltas.push_back(random_unit(rng) * (0.15f + 0.35f * unit(rng)));
+      if (normals) target.normal_deltas.push_back(random_unit(rng) * 0.6f);
+    }
+    mesh.morph_targets.push_back(std::move(target));
+    mesh.morph_default_weights.push_back(0);
+  };
+  RawMesh& body = scene.meshes[0];
+  const int body_vertices = static_cast<int>(body.positions.size());
+  for (int t = 0; t + 1 < targets; ++t)
+    add_target(body, static_cast<int>(unit(rng) * static_cast<float>(body_vertices - 150)), 150,
+               t % 2 ? 1.f : 0.67f, true);
+  if (targets > 0) add_target(body, 0, body_vertices, 0.05f, true);  // scattered: a window of the whole mesh
+  for (int t = 0; t < 3; ++t) add_target(scene.meshes[1], 40 * t, 120, 0.8f, false);
+  if (targets >= 3) {
+    RawMorphTrack track;
+    track.mesh = 0;
+    for (int k = 0; k <= 4; ++k) {
+      track.times.push_back(0.25f * static_cast<float>(k));
+      for (int t = 0; t < targets; ++t)
+        track.weights.push_back(t < 3 ? std::sin(static_cast<float>(k + t) * 1.3f) : 0.f);
+    }
+    scene.clips[0].morph_tracks.push_back(std::move(track));
+  }
+  auto asset = CharacterAsset::build(scene.skeleton, scene.clips, scene.meshes, "synthetic morph", {});
+  if (!asset) {
+    std::fprintf(stderr, "synthetic_morph_character: %s\n", asset.error().c_str());
+    std::abort();
+  }
+  return std::move(asset).value();
+}
+
 }  // namespace ossa::test

@@ -197,6 +197,57 @@ TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
   EXPECT_TRUE(errors.empty()) << errors.front();
 }
 
+// Morph targets on this backend (a character made in code, large deltas; backend_comparison.h): GPU morphing
+// against CPU morphing through the same pipeline at the palette-vs-CPU bound, the statistics saying which
+// path each mesh took (up to 8 active targets on the GPU, more on the CPU), the morphed frames differing from
+// the unmorphed one; and each palette frame against OpenGL's (Render.MorphTargetsOnTheGpuMatchCpuMorphing
+// writes them) at the backend comparison's bound.
+TEST(D3D11, MorphTargetsMatchCpuMorphingAndOpenGl) {
+  REQUIRE_D3D11();
+  const CharacterAsset asset = test::synthetic_morph_character();
+  auto renderer = create_d3d11_renderer(device(), asset, {}, {});
+  ASSERT_TRUE(renderer) << renderer.error();
+  std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-morph";
+  if (under_wine() && !references.empty() && references[0] == '/') references = "Z:" + references;
+  const bool have_references = fs::exists(references + "/morph_none.png");
+  if (!have_references && std::getenv("OSSA_REQUIRE_D3D11"))
+    ADD_FAILURE() << references << " missing: run the Linux release tests first";
+  Image none;
+  double worst_cpu = 0, worst_gl = 0;
+  for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
+    const Image gpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette);
+    const MorphDrawStats stats = (*renderer)->morph_stats();
+    const ImageDifference d =
+        compare_images(gpu, test::render_morph_frame(**renderer, asset, f, SkinningPath::kCpu), 1);
+    EXPECT_LE(d.fraction_over, 0.0004) << f.name << ", max diff " << d.max_difference;
+    worst_cpu = std::max(worst_cpu, d.fraction_over);
+    EXPECT_EQ(test::morph_stats_mismatch(asset, f, stats), "");
+    if (f.body_active == 0) none = gpu;
+    EXPECT_GT(pixels_drawn(gpu, FrameSettings{}.clear), 500) << f.name;
+    if (have_references) {
+      auto gl = read_png(references + "/" + f.name + ".png");
+      ASSERT_TRUE(gl) << gl.error();
+      const ImageDifference g = compare_images(*gl, gpu, test::kBackendThreshold);
+      EXPECT_LE(g.fraction_over, test::kBackendFraction) << f.name << ", max diff " << g.max_difference;
+      if (g.fraction_over > test::kBackendFraction)
+        (void)write_png(gpu, references + "/" + f.name + ".d3d11.png");  // for a look
+      worst_gl = std::max(worst_gl, g.fraction_over);
+      std::printf("  %-16s vs OpenGL: %.5f of pixels over 8/255 (largest %d/255)\n", f.name.c_str(),
+                  g.fraction_over, g.max_difference);
+    }
+  }
+  for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
+    if (f.body_active == 0) continue;
+    const Image gpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette);
+    EXPECT_GT(compare_images(gpu, none, 8).fraction_over, 0.02)
+        << f.name << ": the morph changed (almost) nothing";
+  }
+  std::printf("  GPU vs CPU morphing: worst %.5f of pixels over 1/255; vs OpenGL: %s %.5f over 8/255\n",
+              worst_cpu, have_references ? "worst" : "(no references)", worst_gl);
+  const auto errors = device()->take_errors();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
 // A bake Direct3D 11 cannot hold (over 2,048 layers), or whose texels do not match its size, is an error from
 // set_baked(), and nothing is uploaded from past the texels.
 TEST(D3D11, ABakeTheDeviceCannotHoldIsAnError) {

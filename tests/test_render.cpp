@@ -15,14 +15,17 @@
 #include <fstream>
 #include <optional>
 
+#include "../src/render/morph_plan.h"
 #include "backend_comparison.h"
 #include "gltf_builder.h"
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
 #include "ossa/import/load_character.h"
 #include "ossa/render/gl_renderer.h"
+#include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/serialize/ossa_file.h"
+#include "synthetic_character.h"
 
 namespace ossa {
 namespace {
@@ -129,6 +132,136 @@ TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
   std::printf("  %d frames compared (GPU palette vs CPU skinning), worst %.5f of pixels differ\n", compared,
               worst);
   EXPECT_GT(compared, 0);
+}
+
+// Morph targets on the GPU (palette skinning) against MorphJob + SkinningJob on the CPU, through the same
+// pipeline, at the palette-vs-CPU bound, on a character made in code with large deltas: 3 active targets,
+// exactly the GPU's 8 slots on one mesh (negative weights among them), more than 8 (that mesh morphed on the
+// CPU, then skinned on the GPU), none. The statistics say which path each mesh took, so a renderer that
+// morphed everything on the CPU fails; the morphed frames differ from the unmorphed one, so one that ignored
+// the weights fails. Also writes these frames for the Direct3D 11 comparison (test_d3d11.cpp), into
+// OSSA_GL_REFERENCE_DIR-morph.
+TEST(Render, MorphTargetsOnTheGpuMatchCpuMorphing) {
+  REQUIRE_GL();
+  const CharacterAsset asset = test::synthetic_morph_character();
+  auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
+  ASSERT_TRUE(renderer) << renderer.error();
+  const std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-morph";
+  std::error_code ec;
+  fs::remove_all(references, ec);
+  fs::create_directories(references);
+  Image none;
+  double worst = 0;
+  for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
+    const Image gpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette);
+    const MorphDrawStats stats = (*renderer)->morph_stats();
+    const Image cpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kCpu);
+    const ImageDifference d = compare_images(gpu, cpu, 1);
+    EXPECT_LE(d.fraction_over, kGpuCpuFraction) << f.name << ", max diff " << d.max_difference;
+    worst = std::max(worst, d.fraction_over);
+    EXPECT_EQ(test::morph_stats_mismatch(asset, f, stats), "");
+    if (f.body_active == 0) none = gpu;
+    ASSERT_TRUE(write_png(gpu, references + "/" + f.name + ".png"));
+  }
+  for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
+    if (f.body_active == 0) continue;
+    const ImageDifference moved =
+        compare_images(test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette), none, 8);
+    EXPECT_GT(moved.fraction_over, 0.02) << f.name << ": the morph changed (almost) nothing";
+  }
+  // Weights of another size than the meshes' targets together: each mesh's defaults (0 here).
+  test::MorphFrame wrong_size{"wrong_size", {1.f, 1.f}, 0};
+  EXPECT_EQ(compare_images(test::render_morph_frame(**renderer, asset, wrong_size, SkinningPath::kGpuPalette),
+                           none, 0)
+                .max_difference,
+            0);
+  std::printf("  GPU vs CPU morphing: worst %.5f of pixels differ by more than 1/255\n", worst);
+  auto errors = context()->take_errors();
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+}
+
+// The delta texture's layout, entry by entry against the targets' sparse deltas: each moved vertex's position
+// and normal deltas at first_texel + 2 (vertex - first_vertex), zeros elsewhere in the window, pairs never
+// straddling a row. A mesh that does not fit the rows allowed is left out (windows empty) and its draws with
+// active targets are planned on the CPU; the one that fits stays on the GPU.
+TEST(Render, MorphDeltaTextureHoldsEachTargetsWindow) {
+  const CharacterAsset asset = test::synthetic_morph_character();
+  const detail::MorphDeltaTable table = detail::morph_delta_table(asset, detail::kMorphMaxRows);
+  ASSERT_GT(table.rows, 0);
+  ASSERT_EQ(table.texels.size(), static_cast<size_t>(table.rows) * detail::kMorphTextureWidth * 4);
+  size_t nonzero = 0, entries = 0;
+  for (float x : table.texels) nonzero += x != 0;
+  for (size_t m = 0; m < asset.meshes.size(); ++m) {
+    const MorphTargets& targets = asset.meshes[m].morph_targets();
+    ASSERT_EQ(table.windows[m].size(), static_cast<size_t>(targets.count()));
+    for (int t = 0; t < targets.count(); ++t) {
+      const detail::MorphWindow& w = table.windows[m][t];
+      EXPECT_EQ(w.first_texel % 2, 0u);
+      for (uint32_t e = targets.target_first()[t]; e < targets.target_first()[t + 1]; ++e, ++entries) {
+        const uint32_t v = targets.vertices()[e];
+        ASSERT_GE(v, w.first_vertex);
+        ASSERT_LT(v, w.first_vertex + w.vertex_count);
+        const float* at = &table.texels[(w.first_texel + 2 * size_t{v - w.first_vertex}) * 4];
+        for (int k = 0; k < 3; ++k) {
+          EXPECT_EQ(at[k], targets.position_deltas()[e * 3 + k]);
+          EXPECT_EQ(at[4 + k], targets.normal_deltas().empty() ? 0.f : targets.normal_deltas()[e * 3 + k]);
+        }
+      }
+    }
+  }
+  // Nothing else is written: every non-zero value belongs to an entry (6 floats each at most).
+  EXPECT_LE(nonzero, entries * 6);
+  EXPECT_GT(nonzero, entries * 3);
+  // One row holds the Cape's targets but not the Body's: the Body is morphed on the CPU.
+  detail::MorphState state;
+  state.init(asset, 1);
+  EXPECT_TRUE(state.table().windows[0].empty());
+  EXPECT_EQ(state.table().windows[1].size(), 3u);
+  const std::vector<float> one_active = {0, 0.5f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.25f, 0};
+  EXPECT_TRUE(state.plan(0, state.mesh_weights(0, one_active)).on_cpu);
+  const detail::MorphDraw& cape = state.plan(1, state.mesh_weights(1, one_active));
+  EXPECT_FALSE(cape.on_cpu);
+  ASSERT_EQ(cape.active, 1);
+  EXPECT_EQ(cape.slots[0], 0.25f);
+  EXPECT_EQ(cape.slots[2], static_cast<float>(state.table().windows[1][1].first_vertex));
+}
+
+// The morph models of ../shared (a cube and a sphere whose clip animates their targets; Blender's evaluations
+// verify the CPU morph in test_import_oracle.cpp) drawn by the Animator through GPU palette skinning with
+// GPU morphing and through the CPU path, over the clip.
+TEST(Render, MorphModelsDrawAlikeOnGpuAndCpu) {
+  REQUIRE_GL();
+  int compared = 0, morphed = 0;
+  for (const char* name : {"AnimatedMorphCube.gltf", "AnimatedMorphSphere.gltf"}) {
+    const std::string path = test::shared_dir() + "/models/morph/" + name;
+    if (!fs::exists(path)) GTEST_SKIP() << path << " not found (../shared is not in users' clones)";
+    auto m = load(path);
+    ASSERT_TRUE(m) << path;
+    ASSERT_FALSE(m->asset->clips.empty());
+    const FrameSettings frame = frame_for(*m->asset, 160, LightingMode::kBlinnPhong);
+    Animator animator(*m->asset);
+    ASSERT_TRUE(animator.play(0));
+    const float duration = m->asset->clips[0].duration();
+    for (int step = 0; step < 6; ++step) {
+      animator.update(step == 0 ? 0.f : duration / 6);
+      m->renderer->begin_frame(frame);
+      m->renderer->draw_palette(Mat4{}, animator.model(), animator.morph_weights());
+      const MorphDrawStats stats = m->renderer->morph_stats();
+      const Image gpu = m->renderer->end_frame();
+      m->renderer->begin_frame(frame);
+      m->renderer->draw_cpu(Mat4{}, animator.model(), animator.morph_weights());
+      const ImageDifference d = compare_images(gpu, m->renderer->end_frame(), 1);
+      EXPECT_LE(d.fraction_over, kGpuCpuFraction)
+          << name << " step " << step << ", max diff " << d.max_difference;
+      EXPECT_EQ(stats.cpu_meshes, 0);
+      morphed += stats.gpu_meshes > 0;
+      ++compared;
+    }
+    auto errors = context()->take_errors();
+    EXPECT_TRUE(errors.empty()) << path << ": " << (errors.empty() ? "" : errors[0]);
+  }
+  std::printf("  %d frames compared, %d of them morphed on the GPU\n", compared, morphed);
+  EXPECT_GT(morphed, compared / 2);
 }
 
 // Both evaluations of the bake against GPU palette skinning of the runtime's pose: at a frame time, halfway

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <random>
 
+#include "morph_plan.h"
+#include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
 
@@ -163,8 +165,8 @@ std::vector<StaticVertex> static_vertices(const SkinnedMesh& mesh) {
   return vertices;
 }
 
-void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, CpuSkinningScratch& scratch,
-                 std::vector<float>& stream) {
+void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, std::span<const float> morph_weights,
+                 CpuSkinningScratch& scratch, std::vector<float>& stream) {
   const int n = mesh.vertex_count();
   scratch.palette.resize(mesh.inverse_binds().size());
   PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), scratch.palette, {}}.run();
@@ -182,6 +184,17 @@ void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, CpuSkinni
   }
   // One interleaved stream (position, normal, tangent) through the strided SkinningJob.
   SkinningJob job = SkinningJob::for_mesh(mesh, scratch.palette);
+  if (any_active(morph_weights)) {  // morph before skinning: MorphJob's output is SkinningJob's input
+    scratch.morphed_positions.resize(mesh.positions().size());
+    scratch.morphed_normals.resize(mesh.normals().size());
+    MorphJob morph = MorphJob::for_mesh(mesh, morph_weights);
+    morph.out_positions = scratch.morphed_positions;
+    morph.out_normals = scratch.morphed_normals;
+    if (morph.run()) {
+      job.in_positions = scratch.morphed_positions.data();
+      if (!mesh.normals().empty()) in_normals = scratch.morphed_normals.data();
+    }
+  }
   job.in_normals = in_normals;
   job.in_tangents = in_tangents;
   job.out_positions = stream.data();

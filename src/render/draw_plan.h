@@ -35,14 +35,16 @@ struct StaticVertex {
 static_assert(sizeof(StaticVertex) == 72);
 std::vector<StaticVertex> static_vertices(const SkinnedMesh& mesh);
 
-// The CPU path's stream: position 3, normal 3, tangent 4 per vertex, skinned by the runtime's SkinningJob.
+// The CPU path's stream: position 3, normal 3, tangent 4 per vertex, skinned by the runtime's SkinningJob
+// after MorphJob has applied `morph_weights` (the mesh's own, one per target; empty or all 0: no morph).
 constexpr int kSkinnedFloats = 10;
 struct CpuSkinningScratch {
   std::vector<Mat4> palette;
-  std::vector<float> normals, tangents;  // stand-ins for meshes without them
+  std::vector<float> normals, tangents;                   // stand-ins for meshes without them
+  std::vector<float> morphed_positions, morphed_normals;  // MorphJob's output
 };
-void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, CpuSkinningScratch& scratch,
-                 std::vector<float>& stream);
+void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, std::span<const float> morph_weights,
+                 CpuSkinningScratch& scratch, std::vector<float>& stream);
 
 struct MeshMaterial {
   Vec4 base_color{0.8f, 0.8f, 0.8f, 1};

@@ -18,6 +18,7 @@
 #endif
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
+#include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
 #include "text_output.h"
@@ -31,7 +32,17 @@ bool ends_with(const std::string& s, const char* suffix) {
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
 }
 
-// Bounds of the skinned meshes (or the joints, when there are none) over the given times of a clip.
+// Every mesh's morph weights of `clip` at time t, mesh after mesh (each mesh's defaults without a clip), as
+// the Animator samples them.
+std::vector<float> clip_morph_weights(const CharacterAsset& asset, const Clip* clip, float t) {
+  Animator animator(asset);
+  if (clip) animator.play(static_cast<int>(clip - asset.clips.data()), LoopMode::kOnce, 1, t);
+  animator.update(0);
+  return {animator.morph_weights().begin(), animator.morph_weights().end()};
+}
+
+// Bounds of the skinned meshes, morph targets applied (or the joints, when there are none) over the given
+// times of a clip.
 void animated_bounds(const CharacterAsset& asset, const Clip* clip, const std::vector<float>& times, Vec3& lo,
                      Vec3& hi) {
   lo = {1e30f, 1e30f, 1e30f};
@@ -52,11 +63,20 @@ void animated_bounds(const CharacterAsset& asset, const Clip* clip, const std::v
         c.model[j] = inverse(asset.skeleton.inverse_binds()[j]);
     }
     for (const Mat4& m : c.model) grow(m.translation());
+    const std::vector<float> weights = clip_morph_weights(asset, clip, t);
+    size_t first_weight = 0;
     for (const SkinnedMesh& mesh : asset.meshes) {
       std::vector<Mat4> palette(mesh.inverse_binds().size());
       PaletteJob{c.model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
-      std::vector<float> out(mesh.positions().size());
+      std::vector<float> out(mesh.positions().size()), morphed(mesh.positions().size());
       SkinningJob job = SkinningJob::for_mesh(mesh, palette);
+      const auto targets = static_cast<size_t>(mesh.morph_targets().count());
+      // The Animator's weights: every mesh's targets, mesh after mesh.
+      MorphJob morph =
+          MorphJob::for_mesh(mesh, std::span<const float>(weights).subspan(first_weight, targets));
+      first_weight += targets;
+      morph.out_positions = morphed;
+      if (targets > 0 && morph.run()) job.in_positions = morphed.data();
       job.out_positions = out.data();
       job.run();
       for (size_t v = 0; v + 2 < out.size(); v += 3) grow({out[v], out[v + 1], out[v + 2]});
@@ -121,9 +141,10 @@ Image render_character(Session& s, const Clip* clip, int clip_index, float t, Sk
   else
     for (int j = 0; j < s.asset->skeleton.joint_count(); ++j)
       c.model[j] = inverse(s.asset->skeleton.inverse_binds()[j]);
+  const std::vector<float> morph_weights = clip_morph_weights(*s.asset, clip, t);
   s.renderer->begin_frame(frame);
   if (path == SkinningPath::kCpu) {
-    s.renderer->draw_cpu(Mat4{}, c.model);
+    s.renderer->draw_cpu(Mat4{}, c.model, morph_weights);
   } else if (path == SkinningPath::kBaked && clip) {
     BakedInstance instance;
     instance.clip = clip_index;
@@ -131,7 +152,7 @@ Image render_character(Session& s, const Clip* clip, int clip_index, float t, Sk
     instance.speed = 0;
     s.renderer->draw_baked(std::span(&instance, 1), 0);
   } else {
-    s.renderer->draw_palette(Mat4{}, c.model);
+    s.renderer->draw_palette(Mat4{}, c.model, morph_weights);
   }
   if (skeleton) s.renderer->draw_skeleton(Mat4{}, c.model);
   return s.renderer->end_frame();
@@ -321,7 +342,7 @@ int run_demo(const DemoArgs& args) {
     for (int f = 0; f < count; ++f) {
       animator.update(f == 0 && c == 0 ? 0.f : 1.f / fps);
       s.renderer->begin_frame(frame);
-      s.renderer->draw_palette(Mat4{}, animator.model());
+      s.renderer->draw_palette(Mat4{}, animator.model(), animator.morph_weights());
       frames.push_back(s.renderer->end_frame());
     }
   }

@@ -281,8 +281,9 @@ int main(int argc, char** argv) {
       renderer.draw_baked(crowd, clock);
     } else {
       for (const ossa::BakedInstance& b : crowd)
-        path == ossa::SkinningPath::kCpu ? renderer.draw_cpu(b.world, animator.model())
-                                         : renderer.draw_palette(b.world, animator.model());
+        path == ossa::SkinningPath::kCpu
+            ? renderer.draw_cpu(b.world, animator.model(), animator.morph_weights())
+            : renderer.draw_palette(b.world, animator.model(), animator.morph_weights());
     }
     ComPtr<ID3D11Texture2D> back_buffer;
     swap_chain->GetBuffer(0, __uuidof(ID3D11Texture2D), &back_buffer);

@@ -17,6 +17,16 @@
 // unlit, texture-only; one directional light plus ambient; diffuse texture and tangent-space normal map when
 // present. Backends (OpenGL 4.5 in gl_renderer.h, Direct3D 11 in d3d11_renderer.h) implement the same
 // interface from one shared description of each draw, so their pixels agree (tests compare them).
+//
+// Morph targets (blend shapes) are applied before skinning, as MorphJob does, on the palette and CPU paths:
+//   renderer->draw_palette(world, animator.model(), animator.morph_weights());
+// Palette skinning morphs on the GPU: every mesh's position and normal deltas are uploaded once, at creation,
+// into one RGBA32F texture (per target, the window of vertices from the lowest to the highest it moves), and
+// each draw applies the mesh's active targets (weight != 0), up to kMaxGpuMorphTargets of them, in the
+// vertex shader. A mesh with more active targets than that in a draw, or whose deltas did not fit the
+// texture, is morphed on the CPU (MorphJob) for that draw and then skinned on the GPU: the picture is the
+// same either way. The CPU path runs MorphJob, then SkinningJob. Baked instancing has no morphs yet (it draws
+// each mesh at its bind-time shape).
 #pragma once
 
 #include <memory>
@@ -32,6 +42,8 @@
 namespace ossa {
 
 enum class LightingMode { kPhong, kBlinnPhong, kLambert, kUnlit, kTextureOnly };
+// Active morph targets a palette draw applies on the GPU per mesh; more fall back to CPU morphing.
+constexpr int kMaxGpuMorphTargets = 8;
 enum class SkinningPath { kGpuPalette, kCpu, kBaked };
 const char* to_string(LightingMode mode);
 bool parse_lighting_mode(const std::string& text, LightingMode& out);
@@ -80,6 +92,13 @@ struct BakedDrawStats {
   int reduced = 0;  // of those drawn, skinned with 2 influences (level of detail)
 };
 
+// How the palette draws since begin_frame() applied morph targets: meshes morphed on the GPU, meshes morphed
+// on the CPU (more active targets than kMaxGpuMorphTargets, or deltas not on the device), and the targets
+// the GPU applied. Meshes without active targets count in neither.
+struct MorphDrawStats {
+  int gpu_meshes = 0, cpu_meshes = 0, gpu_targets = 0;
+};
+
 struct BakedInstance {
   Mat4 world;
   int clip = 0;
@@ -112,11 +131,17 @@ class CharacterRenderer {
   virtual Result<bool> set_baked(const BakedAnimation& baked) = 0;
 
   virtual void begin_frame(const FrameSettings& settings) = 0;
-  virtual void draw_palette(const Mat4& world, std::span<const Mat4> model) = 0;
-  virtual void draw_cpu(const Mat4& world, std::span<const Mat4> model) = 0;
+  // `morph_weights`: every mesh's morph target weights, mesh after mesh (Animator::morph_weights()); empty,
+  // or of another size than the meshes' targets together, for each mesh's default weights. Morphs are
+  // applied before skinning, as MorphJob does: on the GPU for palette skinning (see "Morph targets" above).
+  virtual void draw_palette(const Mat4& world, std::span<const Mat4> model,
+                            std::span<const float> morph_weights = {}) = 0;
+  virtual void draw_cpu(const Mat4& world, std::span<const Mat4> model,
+                        std::span<const float> morph_weights = {}) = 0;
   // One instanced draw per mesh (two with level of detail) for every instance; needs set_baked().
   virtual BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
                                     const BakedDrawOptions& options = {}) = 0;
+  virtual MorphDrawStats morph_stats() const = 0;
   // Lines from each joint to its parent, over the character.
   virtual void draw_skeleton(const Mat4& world, std::span<const Mat4> model) = 0;
   virtual Image end_frame() = 0;  // waits for the GPU and reads the frame back (top row first)

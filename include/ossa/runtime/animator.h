@@ -115,6 +115,9 @@ class Animator {
   int mesh_count() const { return static_cast<int>(mesh_palette_offset_.size()) - 1; }
   // Mesh m's morph target weights after this update (one per target; empty for a mesh without targets).
   std::span<const float> mesh_morph_weights(int mesh) const;
+  // Every mesh's morph weights, mesh after mesh (mesh m's are mesh_morph_weights(m)): what
+  // CharacterRenderer::draw_palette and draw_cpu take.
+  std::span<const float> morph_weights() const { return morph_weights_; }
   // The expression layer, driven by code. False (nothing changes) for a mesh or target that does not exist.
   // An override replaces the clips' weight (NaN removes it); an offset is added after it (0 removes it).
   bool set_morph_override(int mesh, int target, float weight);

@@ -18,6 +18,7 @@
 #include <mutex>
 
 #include "../draw_plan.h"
+#include "../morph_plan.h"
 #include "ossa/runtime/palette_job.h"
 #include "shader_compiler.h"
 
@@ -184,6 +185,16 @@ struct FrameConstants {
 static_assert(sizeof(FrameConstants) == 192);
 enum : int32_t { kModePalette = 0, kModeStatic = 1, kModeBaked = 2 };
 
+// The cbuffer Morph of character.hlsl (register b1), byte for byte; its MORPH_TARGET expansions and row
+// width are written for these sizes.
+struct MorphConstants {
+  float slots[kMaxGpuMorphTargets * 4];
+  int32_t count, padding[3];
+};
+static_assert(sizeof(MorphConstants) == 144 && kMaxGpuMorphTargets == 8 &&
+              detail::kMorphTextureWidth == 4096);
+constexpr UINT kMorphConstantsSlot = 1, kMorphDeltasSlot = 6;
+
 constexpr int kPaletteTexels = detail::kMaxPaletteJoints * 3;  // rows 0-2 per palette slot
 constexpr int kBindTableTexels =
     1024;  // 768 correction rows, then each slot's joint (x): no integer division
@@ -209,8 +220,11 @@ class D3D11Renderer final : public CharacterRenderer {
   bool has_per_instance_evaluation() const override { return false; }
   Result<bool> set_baked(const BakedAnimation& baked) override;
   void begin_frame(const FrameSettings& settings) override;
-  void draw_palette(const Mat4& world, std::span<const Mat4> model) override;
-  void draw_cpu(const Mat4& world, std::span<const Mat4> model) override;
+  void draw_palette(const Mat4& world, std::span<const Mat4> model,
+                    std::span<const float> morph_weights) override;
+  void draw_cpu(const Mat4& world, std::span<const Mat4> model,
+                std::span<const float> morph_weights) override;
+  MorphDrawStats morph_stats() const override { return morph_.stats(); }
   BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
                             const BakedDrawOptions& options) override;
   void draw_skeleton(const Mat4& world, std::span<const Mat4> model) override;
@@ -235,6 +249,7 @@ class D3D11Renderer final : public CharacterRenderer {
   void set_constants(int32_t mode, const Mat4& world, const GpuMesh* mesh, float time, bool corrected);
   void bind_character(ID3D11InputLayout* layout);
   void draw_lines(const std::vector<float>& vertices, bool depth_test);
+  Result<bool> upload_morph_deltas();
   template <typename Fill>
   void write_dynamic(ID3D11Resource* resource, Fill&& fill) {  // Map(WRITE_DISCARD), fill, Unmap
     D3D11_MAPPED_SUBRESOURCE mapped{};
@@ -273,6 +288,9 @@ class D3D11Renderer final : public CharacterRenderer {
   detail::CpuSkinningScratch cpu_scratch_;
   std::vector<float> skinned_;  // scratch
   detail::BakedDrawPlan plan_;  // scratch
+  detail::MorphState morph_;
+  ComPtr<ID3D11ShaderResourceView> morph_view_;  // every mesh's morph deltas; null when none is on the GPU
+  ComPtr<ID3D11Buffer> morph_constants_;
 };
 
 Result<ComPtr<ID3D11Buffer>> D3D11Renderer::buffer(UINT bind, const void* data, UINT bytes, bool dynamic) {
@@ -472,6 +490,7 @@ Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Ma
   if (!constants || !line_constants || !dummy) return R::failure("cannot create the constant buffers");
   frame_constants_ = *constants;
   line_constants_ = *line_constants;
+  if (auto morph = upload_morph_deltas(); !morph) return morph;
   dummy_instance_ = *dummy;
 
   D3D11_SAMPLER_DESC sampler{};
@@ -546,6 +565,7 @@ Result<bool> D3D11Renderer::set_baked(const BakedAnimation& baked) {
 
 void D3D11Renderer::begin_frame(const FrameSettings& settings) {
   frame_ = settings;
+  morph_.begin_frame();
   if (!color_ || width_ != settings.width || height_ != settings.height) {
     D3D11_TEXTURE2D_DESC desc{};
     desc.Width = static_cast<UINT>(settings.width);
@@ -665,9 +685,15 @@ void draw_mesh(ID3D11DeviceContext* ctx, ID3D11Buffer* vertices, ID3D11Buffer* s
 }
 }  // namespace
 
-void D3D11Renderer::draw_palette(const Mat4& world, std::span<const Mat4> model) {
+void D3D11Renderer::draw_palette(const Mat4& world, std::span<const Mat4> model,
+                                 std::span<const float> morph_weights) {
   bind_character(static_layout_.Get());
-  for (GpuMesh& g : meshes_) {
+  ID3D11Buffer* morph_constants[] = {morph_constants_.Get()};
+  ctx->VSSetConstantBuffers(kMorphConstantsSlot, 1, morph_constants);
+  ID3D11ShaderResourceView* morph_deltas[] = {morph_view_.Get()};
+  ctx->VSSetShaderResources(kMorphDeltasSlot, 1, morph_deltas);
+  for (size_t m = 0; m < meshes_.size(); ++m) {
+    GpuMesh& g = meshes_[m];
     // Each mesh's own palette (its joint slots), rows 0-2 per slot, right before its draw.
     const SkinnedMesh& mesh = *g.mesh;
     palette_.resize(mesh.inverse_binds().size());
@@ -676,18 +702,36 @@ void D3D11Renderer::draw_palette(const Mat4& world, std::span<const Mat4> model)
       auto* rows = reinterpret_cast<float*>(out);
       for (size_t k = 0; k < palette_.size(); ++k) put_rows(palette_[k], rows + k * 12);
     });
+    const std::span<const float> weights = morph_.mesh_weights(static_cast<int>(m), morph_weights);
+    const detail::MorphDraw& plan = morph_.plan(static_cast<int>(m), weights);
+    write_dynamic(morph_constants_.Get(), [&](uint8_t* out) {
+      MorphConstants c{};
+      std::memcpy(c.slots, plan.slots.data(), sizeof c.slots);
+      c.count = plan.active;
+      std::memcpy(out, &c, sizeof c);
+    });
+    if (plan.on_cpu) {  // morphed here, skinned on the GPU from the mesh's streamed vertices (slot 1)
+      detail::morph_on_cpu(mesh, weights, cpu_scratch_, skinned_);
+      write_dynamic(g.skinned.Get(),
+                    [&](uint8_t* out) { std::memcpy(out, skinned_.data(), skinned_.size() * 4); });
+      ctx->IASetInputLayout(cpu_layout_.Get());
+    }
     set_constants(kModePalette, world, &g, 0, false);
     ID3D11ShaderResourceView* views[] = {palette_view_.Get(), g.bind_table.Get(), baked_view_.Get(),
                                          clip_view_.Get()};
     draw_mesh(ctx, g.vertices.Get(), g.skinned.Get(), dummy_instance_.Get(), g.indices.Get(), g.index_count,
               0, 0, views, g.diffuse, g.normal_map);
+    if (plan.on_cpu) ctx->IASetInputLayout(static_layout_.Get());
   }
 }
 
-void D3D11Renderer::draw_cpu(const Mat4& world, std::span<const Mat4> model) {
+void D3D11Renderer::draw_cpu(const Mat4& world, std::span<const Mat4> model,
+                             std::span<const float> morph_weights) {
   bind_character(cpu_layout_.Get());
-  for (GpuMesh& g : meshes_) {
-    detail::skin_on_cpu(*g.mesh, model, cpu_scratch_, skinned_);
+  for (size_t m = 0; m < meshes_.size(); ++m) {
+    GpuMesh& g = meshes_[m];
+    detail::skin_on_cpu(*g.mesh, model, morph_.mesh_weights(static_cast<int>(m), morph_weights), cpu_scratch_,
+                        skinned_);
     write_dynamic(g.skinned.Get(),
                   [&](uint8_t* out) { std::memcpy(out, skinned_.data(), skinned_.size() * 4); });
     set_constants(kModeStatic, world, &g, 0, false);
@@ -696,6 +740,36 @@ void D3D11Renderer::draw_cpu(const Mat4& world, std::span<const Mat4> model) {
     draw_mesh(ctx, g.vertices.Get(), g.skinned.Get(), dummy_instance_.Get(), g.indices.Get(), g.index_count,
               0, 0, views, g.diffuse, g.normal_map);
   }
+}
+
+// The morph delta texture, once (morph_plan.h), and the per-draw constants; meshes that do not fit the
+// texture are morphed on the CPU.
+Result<bool> D3D11Renderer::upload_morph_deltas() {
+  morph_.init(*asset_, D3D11_REQ_TEXTURE2D_U_OR_V_DIMENSION);
+  auto constants = buffer(D3D11_BIND_CONSTANT_BUFFER, nullptr, sizeof(MorphConstants), true);
+  if (!constants) return Result<bool>::failure("cannot create the morph constants: " + constants.error());
+  morph_constants_ = *constants;
+  const detail::MorphDeltaTable& table = morph_.table();
+  if (table.rows > 0) {
+    D3D11_TEXTURE2D_DESC desc{};
+    desc.Width = detail::kMorphTextureWidth;
+    desc.Height = static_cast<UINT>(table.rows);
+    desc.MipLevels = 1;
+    desc.ArraySize = 1;
+    desc.Format = DXGI_FORMAT_R32G32B32A32_FLOAT;
+    desc.SampleDesc.Count = 1;
+    desc.Usage = D3D11_USAGE_IMMUTABLE;
+    desc.BindFlags = D3D11_BIND_SHADER_RESOURCE;
+    const D3D11_SUBRESOURCE_DATA init{table.texels.data(), detail::kMorphTextureWidth * 16, 0};
+    ComPtr<ID3D11Texture2D> texture;
+    HRESULT hr = dev->CreateTexture2D(&desc, &init, &texture);
+    if (SUCCEEDED(hr)) hr = dev->CreateShaderResourceView(texture.Get(), nullptr, &morph_view_);
+    if (FAILED(hr))
+      return Result<bool>::failure("cannot create the morph delta texture (4096 x " +
+                                   std::to_string(table.rows) + " texels): HRESULT " + hresult_text(hr));
+  }
+  morph_.release_texels();
+  return true;
 }
 
 BakedDrawStats D3D11Renderer::draw_baked(std::span<const BakedInstance> instances, float global_time,

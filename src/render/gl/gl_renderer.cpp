@@ -13,6 +13,8 @@
 #include <mutex>
 
 #include "../draw_plan.h"
+#include "../morph_plan.h"
+#include "morph_shaders.h"
 #include "ossa/runtime/palette_job.h"
 #include "shaders.h"
 
@@ -213,8 +215,11 @@ class GlRenderer final : public CharacterRenderer {
   bool has_per_instance_evaluation() const override { return pose_program != 0; }
   Result<bool> set_baked(const BakedAnimation& baked) override;
   void begin_frame(const FrameSettings& settings) override;
-  void draw_palette(const Mat4& world, std::span<const Mat4> model) override;
-  void draw_cpu(const Mat4& world, std::span<const Mat4> model) override;
+  void draw_palette(const Mat4& world, std::span<const Mat4> model,
+                    std::span<const float> morph_weights) override;
+  void draw_cpu(const Mat4& world, std::span<const Mat4> model,
+                std::span<const float> morph_weights) override;
+  MorphDrawStats morph_stats() const override { return morph.stats(); }
   BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
                             const BakedDrawOptions& options) override;
   void draw_skeleton(const Mat4& world, std::span<const Mat4> model) override;
@@ -243,6 +248,10 @@ class GlRenderer final : public CharacterRenderer {
   // Material, then the draw (instanced when instances > 0, from instance `first`).
   void draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first = 0);
   void draw_lines(const std::vector<float>& vertices, bool depth_test);
+  // Draws the mesh with position, normal and tangent from `stream` (kSkinnedFloats a vertex) instead of its
+  // static vertices: the CPU path, and palette skinning of a mesh morphed on the CPU.
+  void draw_streamed(GpuMesh& g, const std::vector<float>& stream);
+  void upload_morph_deltas();
 
   std::shared_ptr<GlContext> context_;
   const CharacterAsset* asset = nullptr;
@@ -274,6 +283,8 @@ class GlRenderer final : public CharacterRenderer {
   detail::CpuSkinningScratch cpu_scratch;
   std::vector<float> skinned;  // scratch for the CPU path
   bool has_baked = false;
+  detail::MorphState morph;
+  GLuint morph_texture = 0;  // every mesh's morph deltas (morph_plan.h); 0 when none is on the GPU
 };
 
 GlRenderer::~GlRenderer() {
@@ -287,6 +298,7 @@ GlRenderer::~GlRenderer() {
   glDeleteBuffers(6, buffers);
   glDeleteProgram(pose_program);
   glDeleteTextures(1, &baked_texture);
+  glDeleteTextures(1, &morph_texture);
   glDeleteVertexArrays(1, &line_vao);
   for (GLuint p : mode_programs) glDeleteProgram(p);
   glDeleteProgram(line_program);
@@ -311,7 +323,7 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
         link({compile(GL_VERTEX_SHADER,
                       {detail::kGlslVersion, mode_define.c_str(),
                        instance_poses ? detail::kInstancePosesDefine : "", detail::kCharacterVertexInputs,
-                       detail::kBakedSampling, detail::kCharacterVertexMain},
+                       detail::kBakedSampling, detail::kMorphVertexFunctions, detail::kCharacterVertexMain},
                       error),
               compile(GL_FRAGMENT_SHADER, {detail::kCharacterFragmentShader}, error)},
              error);
@@ -403,6 +415,7 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
   glNamedBufferStorage(palette_ubo, detail::kMaxPaletteJoints * 64, nullptr, GL_DYNAMIC_STORAGE_BIT);
   glCreateBuffers(1, &clips_ubo);
   glNamedBufferStorage(clips_ubo, detail::kMaxBakedClips * 16, nullptr, GL_DYNAMIC_STORAGE_BIT);
+  upload_morph_deltas();
   glCreateVertexArrays(1, &line_vao);
   glEnableVertexArrayAttrib(line_vao, 0);
   glVertexArrayAttribFormat(line_vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
@@ -441,6 +454,7 @@ Result<bool> GlRenderer::set_baked(const BakedAnimation& baked) {
 
 void GlRenderer::begin_frame(const FrameSettings& settings) {
   frame = settings;
+  morph.begin_frame();
   if (!fbo || fbo_width != settings.width || fbo_height != settings.height) {
     if (fbo) {
       glDeleteFramebuffers(1, &fbo);
@@ -519,41 +533,78 @@ void GlRenderer::draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first) {
     glDrawElements(GL_TRIANGLES, g.index_count, GL_UNSIGNED_INT, nullptr);
 }
 
-void GlRenderer::draw_palette(const Mat4& world, std::span<const Mat4> model) {
+void GlRenderer::draw_palette(const Mat4& world, std::span<const Mat4> model,
+                              std::span<const float> morph_weights) {
   use_program(detail::kModePalette, world);
-  for (GpuMesh& g : meshes) {
+  if (morph_texture) glBindTextureUnit(detail::kUnitMorphDeltas, morph_texture);
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    GpuMesh& g = meshes[m];
     // Each mesh's own palette (its joint slots) goes into the uniform buffer right before its draw.
     const SkinnedMesh& mesh = *g.mesh;
     palette.resize(mesh.inverse_binds().size());
     PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
     glNamedBufferSubData(palette_ubo, 0, static_cast<GLsizeiptr>(palette.size() * 64), palette.data());
-    draw_mesh(g, 0);
+    const std::span<const float> weights = morph.mesh_weights(static_cast<int>(m), morph_weights);
+    const detail::MorphDraw& plan = morph.plan(static_cast<int>(m), weights);
+    glUniform1i(loc("u_morph_count"), plan.active);
+    if (plan.active > 0) glUniform4fv(loc("u_morph"), plan.active, plan.slots.data());
+    if (plan.on_cpu) {
+      detail::morph_on_cpu(mesh, weights, cpu_scratch, skinned);
+      draw_streamed(g, skinned);
+    } else {
+      draw_mesh(g, 0);
+    }
   }
 }
 
-void GlRenderer::draw_cpu(const Mat4& world, std::span<const Mat4> model) {
+void GlRenderer::draw_cpu(const Mat4& world, std::span<const Mat4> model,
+                          std::span<const float> morph_weights) {
   use_program(detail::kModeStatic, world);
-  for (GpuMesh& g : meshes) {
-    detail::skin_on_cpu(*g.mesh, model, cpu_scratch, skinned);
-    glNamedBufferSubData(g.skinned_vbo, 0, static_cast<GLsizeiptr>(skinned.size() * 4), skinned.data());
-    glVertexArrayVertexBuffer(g.vao, 1, g.skinned_vbo, 0, kSkinnedFloats * 4);
-    glVertexArrayAttribBinding(g.vao, detail::kAttrPosition, 1);
-    glVertexArrayAttribBinding(g.vao, detail::kAttrNormal, 1);
-    glVertexArrayAttribBinding(g.vao, detail::kAttrTangent, 1);
-    glVertexArrayAttribFormat(g.vao, detail::kAttrPosition, 3, GL_FLOAT, GL_FALSE, 0);
-    glVertexArrayAttribFormat(g.vao, detail::kAttrNormal, 3, GL_FLOAT, GL_FALSE, 12);
-    glVertexArrayAttribFormat(g.vao, detail::kAttrTangent, 4, GL_FLOAT, GL_FALSE, 24);
-    draw_mesh(g, 0);
-    // Back to the static stream for the other paths.
-    glVertexArrayAttribFormat(g.vao, detail::kAttrPosition, 3, GL_FLOAT, GL_FALSE,
-                              offsetof(StaticVertex, position));
-    glVertexArrayAttribFormat(g.vao, detail::kAttrNormal, 3, GL_FLOAT, GL_FALSE,
-                              offsetof(StaticVertex, normal));
-    glVertexArrayAttribFormat(g.vao, detail::kAttrTangent, 4, GL_FLOAT, GL_FALSE,
-                              offsetof(StaticVertex, tangent));
-    for (int a : {detail::kAttrPosition, detail::kAttrNormal, detail::kAttrTangent})
-      glVertexArrayAttribBinding(g.vao, a, 0);
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    detail::skin_on_cpu(*meshes[m].mesh, model, morph.mesh_weights(static_cast<int>(m), morph_weights),
+                        cpu_scratch, skinned);
+    draw_streamed(meshes[m], skinned);
   }
+}
+
+void GlRenderer::draw_streamed(GpuMesh& g, const std::vector<float>& stream) {
+  glNamedBufferSubData(g.skinned_vbo, 0, static_cast<GLsizeiptr>(stream.size() * 4), stream.data());
+  glVertexArrayVertexBuffer(g.vao, 1, g.skinned_vbo, 0, kSkinnedFloats * 4);
+  glVertexArrayAttribBinding(g.vao, detail::kAttrPosition, 1);
+  glVertexArrayAttribBinding(g.vao, detail::kAttrNormal, 1);
+  glVertexArrayAttribBinding(g.vao, detail::kAttrTangent, 1);
+  glVertexArrayAttribFormat(g.vao, detail::kAttrPosition, 3, GL_FLOAT, GL_FALSE, 0);
+  glVertexArrayAttribFormat(g.vao, detail::kAttrNormal, 3, GL_FLOAT, GL_FALSE, 12);
+  glVertexArrayAttribFormat(g.vao, detail::kAttrTangent, 4, GL_FLOAT, GL_FALSE, 24);
+  draw_mesh(g, 0);
+  // Back to the static stream for the other paths.
+  glVertexArrayAttribFormat(g.vao, detail::kAttrPosition, 3, GL_FLOAT, GL_FALSE,
+                            offsetof(StaticVertex, position));
+  glVertexArrayAttribFormat(g.vao, detail::kAttrNormal, 3, GL_FLOAT, GL_FALSE,
+                            offsetof(StaticVertex, normal));
+  glVertexArrayAttribFormat(g.vao, detail::kAttrTangent, 4, GL_FLOAT, GL_FALSE,
+                            offsetof(StaticVertex, tangent));
+  for (int a : {detail::kAttrPosition, detail::kAttrNormal, detail::kAttrTangent})
+    glVertexArrayAttribBinding(g.vao, a, 0);
+}
+
+// The delta texture, once (morph_plan.h); meshes that do not fit are morphed on the CPU.
+void GlRenderer::upload_morph_deltas() {
+  static_assert(detail::kMorphTextureWidth == 4096 && kMaxGpuMorphTargets == 8,
+                "kMorphVertexFunctions (morph_shaders.h) assumes these");
+  GLint max_side = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side);
+  morph.init(*asset, max_side >= detail::kMorphTextureWidth ? max_side : 0);
+  const detail::MorphDeltaTable& table = morph.table();
+  if (table.rows > 0) {
+    glCreateTextures(GL_TEXTURE_2D, 1, &morph_texture);
+    glTextureStorage2D(morph_texture, 1, GL_RGBA32F, detail::kMorphTextureWidth, table.rows);
+    glTextureSubImage2D(morph_texture, 0, 0, 0, detail::kMorphTextureWidth, table.rows, GL_RGBA, GL_FLOAT,
+                        table.texels.data());
+    glTextureParameteri(morph_texture, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTextureParameteri(morph_texture, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  }
+  morph.release_texels();
 }
 
 BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, float global_time,

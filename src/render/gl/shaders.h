@@ -23,9 +23,9 @@ enum : int { kBindPoses = 3 };  // shader storage: per-instance poses (compute o
 enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3, kModes = 4 };
 // Sources are assembled as kGlslVersion + parts: the vertex shader is "#define OSSA_MODE m" (one program per
 // mode: a software rasteriser such as llvmpipe runs every side of a branch on a uniform, so one shader for
-// all paths made each pay for the others) + kCharacterVertexInputs + kBakedSampling + kCharacterVertexMain
-// (with kInstancePosesDefine first where vertex shaders may read shader storage); the compute pass is
-// kBakedSampling + kBakedPoseComputeShader.
+// all paths made each pay for the others) + kCharacterVertexInputs + kBakedSampling + kMorphVertexFunctions
+// (morph_shaders.h) + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read
+// shader storage); the compute pass is kBakedSampling + kBakedPoseComputeShader.
 inline const char* kGlslVersion = "#version 450 core\n";
 inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
 
@@ -138,9 +138,11 @@ void main() {
   }
 #endif
   mat4 m = world * skin;
-  vec4 p = m * vec4(a_position, 1.0);
+  vec3 position = a_position, normal = a_normal;
+  if (u_mode == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
+  vec4 p = m * vec4(position, 1.0);
   v_position = p.xyz;
-  v_normal = mat3(m) * a_normal;
+  v_normal = mat3(m) * normal;
   v_tangent = vec4(mat3(m) * a_tangent.xyz, a_tangent.w);
   v_uv = a_uv;
   gl_Position = u_view_proj * p;

@@ -703,9 +703,9 @@ void App::render_scene() {
     self.speed = 0;
     r.draw_baked({&self, 1}, 0);
   } else if (skinning_ == 1) {
-    r.draw_cpu(world, p.model());
+    r.draw_cpu(world, p.model(), p.animator().morph_weights());
   } else {
-    r.draw_palette(world, p.model());
+    r.draw_palette(world, p.model(), p.animator().morph_weights());
   }
   if (crowd_count_ > 0 && prepare_bake()) {
     const CharacterAsset& animated = p.animated_asset();

@@ -31,6 +31,14 @@ Texture2D<float4> diffuse_map : register(t4);
 Texture2D<float4> normal_map : register(t5);
 SamplerState linear_repeat : register(s0);
 
+// Morph targets on the palette path (src/render/morph_plan.h), applied before skinning as MorphJob does.
+cbuffer Morph : register(b1) {
+  float4 morph_slots[8];  // per active target: weight, first texel, first vertex, vertex count
+  int morph_count;        // active targets in morph_slots (0: none)
+  int3 morph_padding;
+};
+Texture2D<float4> morph_deltas : register(t6);  // 4096 texels a row: position delta, normal delta per vertex
+
 static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of corrections, then each slot's joint
 
 // Wine 8's compiler (vkd3d-shader 1.6) has no calls to user-defined functions, no ternary operator, skips an
@@ -56,6 +64,22 @@ static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of correc
   M##2 = float4(C0.z, C1.z, C2.z, C3.z)
 #define AFFINE_POINT(M, P) float3(dot(M##0, float4(P, 1.0)), dot(M##1, float4(P, 1.0)), dot(M##2, float4(P, 1.0)))
 #define AFFINE_VECTOR(M, D) float3(dot(M##0.xyz, D), dot(M##1.xyz, D), dot(M##2.xyz, D))
+
+// POSITION and NORMAL += the weighted deltas of active target S (a literal) for vertex v, when v lies in the
+// target's window. Flat for the compiler (above): one expansion per slot, no loop; the texel's row and
+// column by float division (exact: texels < 2^24, the width a power of two).
+#define MORPH_TARGET(S)                                                                 \
+  if (morph_count > S) {                                                                \
+    float4 morph_slot = morph_slots[S];                                                 \
+    float local = float(v.vertex_id) - morph_slot.z;                                    \
+    if (local >= 0.0 && local < morph_slot.w) {                                         \
+      float texel = morph_slot.y + 2.0 * local;                                         \
+      float row = floor(texel / 4096.0);                                                \
+      int column = int(texel - row * 4096.0);                                           \
+      position += morph_slot.x * morph_deltas.Load(int3(column, int(row), 0)).xyz;      \
+      normal += morph_slot.x * morph_deltas.Load(int3(column + 1, int(row), 0)).xyz;    \
+    }                                                                                   \
+  }
 
 // SKIN += W * (palette slot SLOT's matrix in the bake: clip `clip` at `clip_time`, blended towards clip2 by
 // v.blend, bind-corrected), as baked_model() and the per-vertex path of the GLSL. Flat by necessity (above):
@@ -138,6 +162,7 @@ struct VertexIn {
   float4 world3 : INSTANCE_WORLD3;
   float4 anim : INSTANCE_ANIM;      // clip, time, speed, clip2 (-1: none)
   float blend : INSTANCE_BLEND;     // weight of clip2
+  uint vertex_id : SV_VertexID;     // morph targets: the vertex's index in its mesh
 };
 
 struct VertexOut {
@@ -177,11 +202,23 @@ VertexOut vs_main(VertexIn v) {
     BAKED_INFLUENCE(skin, slots.z, v.weights.z)
     BAKED_INFLUENCE(skin, slots.w, v.weights.w)
   }
+  float3 position = v.position;
+  float3 normal = v.normal;
+  if (mode == 0) {  // morph targets, before skinning
+    MORPH_TARGET(0)
+    MORPH_TARGET(1)
+    MORPH_TARGET(2)
+    MORPH_TARGET(3)
+    MORPH_TARGET(4)
+    MORPH_TARGET(5)
+    MORPH_TARGET(6)
+    MORPH_TARGET(7)
+  }
   AFFINE(m);
   AFFINE_MUL(m, place, skin);
   VertexOut o;
-  o.position = AFFINE_POINT(m, v.position);
-  o.normal = AFFINE_VECTOR(m, v.normal);
+  o.position = AFFINE_POINT(m, position);
+  o.normal = AFFINE_VECTOR(m, normal);
   o.tangent = float4(AFFINE_VECTOR(m, v.tangent.xyz), v.tangent.w);
   o.uv = v.uv;
   o.clip_position = view_proj[0] * o.position.x + view_proj[1] * o.position.y + view_proj[2] * o.position.z +
