@@ -139,7 +139,7 @@ void main() {
 #endif
   mat4 m = world * skin;
   vec3 position = a_position, normal = a_normal;
-  if (u_mode == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
+  if (OSSA_MODE == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
   vec4 p = m * vec4(position, 1.0);
   v_position = p.xyz;
   v_normal = mat3(m) * normal;
