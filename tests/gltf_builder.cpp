@@ -100,6 +100,30 @@ void GltfBuilder::write(const std::string& path, const std::string& external_buf
   std::ofstream(path) << doc.dump(1);
 }
 
+void GltfBuilder::write_glb(const std::string& path) const {
+  nlohmann::json doc = doc_;
+  doc["buffers"] = {{{"byteLength", buffer_.size()}}};
+  std::string json = doc.dump();
+  while (json.size() % 4) json += ' ';
+  std::vector<uint8_t> bin = buffer_;
+  while (bin.size() % 4) bin.push_back(0);
+  std::vector<uint8_t> out;
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  u32(0x46546C67);  // "glTF"
+  u32(2);
+  u32(static_cast<uint32_t>(12 + 8 + json.size() + 8 + bin.size()));
+  u32(static_cast<uint32_t>(json.size()));
+  u32(0x4E4F534A);  // "JSON"
+  out.insert(out.end(), json.begin(), json.end());
+  u32(static_cast<uint32_t>(bin.size()));
+  u32(0x004E4942);  // "BIN"
+  out.insert(out.end(), bin.begin(), bin.end());
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
+}
+
 std::string temp_dir(const std::string& name) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("ossa-test-" + name + "-" + std::to_string(::getpid()));

@@ -19,6 +19,8 @@ class GltfBuilder {
   int add_node(nlohmann::json node);  // returns the node index
   // The buffer is embedded as a data URI, or written to `external_buffer` (a file name) beside `path`.
   void write(const std::string& path, const std::string& external_buffer = "") const;
+  // Binary glTF: the JSON chunk, then the buffer as the BIN chunk (buffer 0 without a uri).
+  void write_glb(const std::string& path) const;
 
  private:
   int add_view(const void* data, size_t bytes);

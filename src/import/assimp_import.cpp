@@ -14,6 +14,8 @@
 //  * FBX AnimationStack LocalStart is already subtracted by assimp; ticks/s of 0 falls back to the file's
 //    frame rate, else 25.
 //  * Never OptimizeGraph, Debone or PreTransformVertices: they destroy or bake skinned hierarchies.
+//  * glTF sampler interpolation is dropped (STEP and CUBICSPLINE come out as linear keys, CUBICSPLINE weights
+//    of several targets misread): gltf_interpolation.h reads the file's own samplers and rewrites those.
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -34,6 +36,7 @@
 #include <unordered_map>
 
 #include "child_process.h"
+#include "gltf_interpolation.h"
 #include "ossa/import/import.h"
 #include "scene_wire.h"
 #include "space.h"
@@ -225,8 +228,11 @@ class Importer {
   std::string build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names);
   std::string build_morph_targets(const aiMesh* am, const Mat4& node_global, const std::string& where,
                                   RawMesh& mesh);
-  std::string build_morph_tracks(const aiAnimation* anim, double tps, const std::string& where, RawClip& clip,
+  std::string build_morph_tracks(unsigned animation, double tps, const std::string& where, RawClip& clip,
                                  double& last_key);
+  std::string morph_track_from_keys(const aiMeshMorphAnim* ch, double tps, const std::string& where,
+                                    const std::vector<float>& default_weights, RawMorphTrack& track,
+                                    double& last_key);
   std::string build_clips();
   void build_materials();
   int add_texture(const aiString& path, const std::string& material);
@@ -249,6 +255,7 @@ class Importer {
   std::vector<std::vector<int>> meshes_of_node_;  // indices into out_.meshes, per node (morph channels)
   std::map<std::string, int> texture_by_path_;
   detail::SpaceMapper* mapper_ = nullptr;
+  detail::GltfInterpolation gltf_interpolation_;  // STEP and CUBICSPLINE channels, which assimp drops
 };
 
 void Importer::collect_nodes(const aiNode* node, int parent) {
@@ -677,8 +684,9 @@ std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_glo
 // primitive) all take the weights; FBX names "<model>*<geometry index>", one of the node's meshes. A key
 // lists (target, weight) pairs, all targets in glTF, only the keyed ones in FBX: each target's own keys are
 // interpolated to every key time so that the track stores full weight vectors.
-std::string Importer::build_morph_tracks(const aiAnimation* anim, double tps, const std::string& where,
+std::string Importer::build_morph_tracks(unsigned animation, double tps, const std::string& where,
                                          RawClip& clip, double& last_key) {
+  const aiAnimation* anim = scene_->mAnimations[animation];
   std::set<int> seen_meshes;
   for (unsigned c = 0; c < anim->mNumMorphMeshChannels; ++c) {
     const aiMeshMorphAnim* ch = anim->mMorphMeshChannels[c];
@@ -702,58 +710,19 @@ std::string Importer::build_morph_tracks(const aiAnimation* anim, double tps, co
       continue;
     }
     const std::string cw = where + ", morph weights of '" + target + "'";
-    if (ch->mNumKeys > 0 && !ch->mKeys) return cw + ": keys are missing";
-    // Per target, its own (time, weight) keys.
     const size_t targets = out_.meshes[meshes[0]].morph_targets.size();
-    std::vector<std::vector<std::pair<float, float>>> keys(targets);
-    std::vector<float> times;
-    for (unsigned k = 0; k < ch->mNumKeys; ++k) {
-      const aiMeshMorphKey& key = ch->mKeys[k];
-      const double t = key.mTime / tps;
-      if (!std::isfinite(t)) return cw + ": key " + std::to_string(k) + " time is not finite";
-      if (key.mNumValuesAndWeights > 0 && (!key.mValues || !key.mWeights))
-        return cw + ": key " + std::to_string(k) + " has no values";
-      for (unsigned i = 0; i < key.mNumValuesAndWeights; ++i) {
-        if (key.mValues[i] >= targets)
-          return cw + ": key " + std::to_string(k) + " weights target " + std::to_string(key.mValues[i]) +
-                 " of " + std::to_string(targets);
-        if (!std::isfinite(key.mWeights[i]))
-          return cw + ": key " + std::to_string(k) + " weight is not finite";
-        keys[key.mValues[i]].emplace_back(static_cast<float>(t), static_cast<float>(key.mWeights[i]));
-      }
-      times.push_back(static_cast<float>(t));
-      last_key = std::max(last_key, t);
-    }
-    if (times.empty()) continue;
-    if (!std::is_sorted(times.begin(), times.end())) warn(cw + ": keys were not in time order; sorted");
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
     RawMorphTrack track;
-    track.times = times;
-    track.weights.resize(times.size() * targets);
-    for (size_t t = 0; t < targets; ++t) {
-      auto& list = keys[t];
-      std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.first < b.first; });
-      const float fallback = out_.meshes[meshes[0]].morph_default_weights[t];
-      std::vector<float> kt, kw;
-      for (auto& [time, w] : list) kt.push_back(time), kw.push_back(w);
-      for (size_t k = 0; k < times.size(); ++k) {
-        float value = fallback;
-        if (!kt.empty()) {
-          auto hi = std::upper_bound(kt.begin(), kt.end(), times[k]) - kt.begin();
-          if (hi == 0) {
-            value = kw.front();
-          } else if (hi == static_cast<long>(kt.size())) {
-            value = kw.back();
-          } else {
-            const float a = kt[hi - 1], b = kt[hi];
-            const float f = b > a ? (times[k] - a) / (b - a) : 0.f;
-            value = kw[hi - 1] + (kw[hi] - kw[hi - 1]) * f;
-          }
-        }
-        track.weights[k * targets + t] = value;
-      }
+    std::string error;
+    if (gltf_interpolation_.convert_weights(animation, ch->mName.C_Str(), targets, track, clip, error)) {
+      last_key = std::max<double>(last_key, track.times.back());
+    } else if (!error.empty()) {
+      return cw + ": " + error;
+    } else if (auto e = morph_track_from_keys(ch, tps, cw, out_.meshes[meshes[0]].morph_default_weights,
+                                              track, last_key);
+               !e.empty()) {
+      return e;
     }
+    if (track.times.empty()) continue;
     for (int m : meshes) {
       if (out_.meshes[m].morph_targets.size() != targets) {
         warn(cw + ": mesh '" + out_.meshes[m].name + "' has another target count; it keeps its weights");
@@ -770,6 +739,62 @@ std::string Importer::build_morph_tracks(const aiAnimation* anim, double tps, co
   return {};
 }
 
+// One weight channel's keys as a track of full weight vectors (one per target of `default_weights`).
+std::string Importer::morph_track_from_keys(const aiMeshMorphAnim* ch, double tps, const std::string& cw,
+                                            const std::vector<float>& default_weights, RawMorphTrack& track,
+                                            double& last_key) {
+  if (ch->mNumKeys > 0 && !ch->mKeys) return cw + ": keys are missing";
+  // Per target, its own (time, weight) keys.
+  const size_t targets = default_weights.size();
+  std::vector<std::vector<std::pair<float, float>>> keys(targets);
+  std::vector<float> times;
+  for (unsigned k = 0; k < ch->mNumKeys; ++k) {
+    const aiMeshMorphKey& key = ch->mKeys[k];
+    const double t = key.mTime / tps;
+    if (!std::isfinite(t)) return cw + ": key " + std::to_string(k) + " time is not finite";
+    if (key.mNumValuesAndWeights > 0 && (!key.mValues || !key.mWeights))
+      return cw + ": key " + std::to_string(k) + " has no values";
+    for (unsigned i = 0; i < key.mNumValuesAndWeights; ++i) {
+      if (key.mValues[i] >= targets)
+        return cw + ": key " + std::to_string(k) + " weights target " + std::to_string(key.mValues[i]) +
+               " of " + std::to_string(targets);
+      if (!std::isfinite(key.mWeights[i])) return cw + ": key " + std::to_string(k) + " weight is not finite";
+      keys[key.mValues[i]].emplace_back(static_cast<float>(t), static_cast<float>(key.mWeights[i]));
+    }
+    times.push_back(static_cast<float>(t));
+    last_key = std::max(last_key, t);
+  }
+  if (times.empty()) return {};
+  if (!std::is_sorted(times.begin(), times.end())) warn(cw + ": keys were not in time order; sorted");
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  track.times = times;
+  track.weights.resize(times.size() * targets);
+  for (size_t t = 0; t < targets; ++t) {
+    auto& list = keys[t];
+    std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    std::vector<float> kt, kw;
+    for (auto& [time, w] : list) kt.push_back(time), kw.push_back(w);
+    for (size_t k = 0; k < times.size(); ++k) {
+      float value = default_weights[t];
+      if (!kt.empty()) {
+        auto hi = std::upper_bound(kt.begin(), kt.end(), times[k]) - kt.begin();
+        if (hi == 0) {
+          value = kw.front();
+        } else if (hi == static_cast<long>(kt.size())) {
+          value = kw.back();
+        } else {
+          const float a = kt[hi - 1], b = kt[hi];
+          const float f = b > a ? (times[k] - a) / (b - a) : 0.f;
+          value = kw[hi - 1] + (kw[hi] - kw[hi - 1]) * f;
+        }
+      }
+      track.weights[k * targets + t] = value;
+    }
+  }
+  return {};
+}
+
 double Importer::file_frame_rate() const {
   double mode = 0, custom = 0;
   if (!read_meta_number(scene_, "FrameRate", mode)) return 0;
@@ -780,6 +805,8 @@ double Importer::file_frame_rate() const {
 
 std::string Importer::build_clips() {
   std::set<std::string> names;
+  if (out_.format == "gltf" && scene_->mNumAnimations > 0)
+    gltf_interpolation_.load(path_, from_memory_ ? memory_ : std::span<const uint8_t>(), out_.warnings);
   for (unsigned a = 0; a < scene_->mNumAnimations; ++a) {
     const aiAnimation* anim = scene_->mAnimations[a];
     RawClip clip;
@@ -871,9 +898,12 @@ std::string Importer::build_clips() {
       sort_channel(track.translation_times, track.translations, "translation");
       sort_channel(track.rotation_times, track.rotations, "rotation");
       sort_channel(track.scale_times, track.scales, "scale");
+      if (auto e = gltf_interpolation_.convert_track(a, ch->mNodeName.C_Str(), *mapper_, track, clip);
+          !e.empty())
+        return cw + ": " + e;
       clip.tracks.push_back(std::move(track));
     }
-    if (auto e = build_morph_tracks(anim, tps, where, clip, last_key); !e.empty()) return e;
+    if (auto e = build_morph_tracks(a, tps, where, clip, last_key); !e.empty()) return e;
     if (duration == 0 && last_key > 0) duration = last_key;
     if (duration > kAbsurdDurationSeconds)
       warn(where + ": duration " + std::to_string(duration) + " s is implausibly long (ticks/s " +

@@ -78,6 +78,7 @@ class Writer {
   void put(const RawMorphTrack& t) { put(t.mesh), put(t.times), put(t.weights); }
   void put(const RawClip& c) {
     put(c.name), put(c.duration), put(c.ticks_per_second), put(c.tracks), put(c.morph_tracks);
+    put(c.converted_step_channels), put(c.converted_cubic_channels);
   }
   void put(const Material& m) {
     put(m.name), put(m.base_color), put(m.diffuse_texture), put(m.normal_texture), put(m.specular_texture);
@@ -216,7 +217,9 @@ class Reader {
   }
   bool get(RawMorphTrack& t) { return get(t.mesh) && get(t.times) && get(t.weights); }
   bool get(RawClip& c) {
-    return get(c.name) && get(c.duration) && get(c.ticks_per_second) && get(c.tracks) && get(c.morph_tracks);
+    return get(c.name) && get(c.duration) && get(c.ticks_per_second) && get(c.tracks) &&
+           get(c.morph_tracks) && get(c.converted_step_channels) && c.converted_step_channels >= 0 &&
+           get(c.converted_cubic_channels) && c.converted_cubic_channels >= 0;
   }
   bool get(Material& m) {
     return get(m.name) && get(m.base_color) && get_index(m.diffuse_texture) && get_index(m.normal_texture) &&
@@ -328,7 +331,9 @@ class Comparer {
   bool eq(const RawClip& a, const RawClip& b, const std::string& w) {
     return eq(a.name, b.name, w + ".name") && eq(a.duration, b.duration, w + ".duration") &&
            eq(a.ticks_per_second, b.ticks_per_second, w + ".ticks_per_second") &&
-           eq(a.tracks, b.tracks, w + ".tracks") && eq(a.morph_tracks, b.morph_tracks, w + ".morph_tracks");
+           eq(a.tracks, b.tracks, w + ".tracks") && eq(a.morph_tracks, b.morph_tracks, w + ".morph_tracks") &&
+           eq(a.converted_step_channels, b.converted_step_channels, w + ".converted_step_channels") &&
+           eq(a.converted_cubic_channels, b.converted_cubic_channels, w + ".converted_cubic_channels");
   }
   bool eq(const Material& a, const Material& b, const std::string& w) {
     return eq(a.name, b.name, w + ".name") && eq(a.base_color, b.base_color, w + ".base_color") &&

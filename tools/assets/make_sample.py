@@ -3,7 +3,8 @@
 Run (Blender 3.4, e.g. Debian's `blender` package):
 
     blender -b --factory-startup --python tools/assets/make_sample.py -- OUT_DIR \
-            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed [--centimetres] | --face]
+            [--golden-dir DIR] [--oracle PATH/TO/blender_eval.py] [--collada | --detailed [--centimetres] |
+            --face | --face-step]
 
     # what the repository uses:
     cd <repo> && blender -b --factory-startup --python tools/assets/make_sample.py -- \
@@ -18,6 +19,10 @@ Run (Blender 3.4, e.g. Debian's `blender` package):
     # FBX exporter's object order, so that only its time stamp changes from one run to the next):
     PYTHONHASHSEED=0 blender -b --factory-startup --python tools/assets/make_sample.py -- \
         assets/sample --face --golden-dir tests/golden
+    # the same face with STEP weights, assets/sample/ossa_face_step.glb and its golden (its FBX is not kept):
+    PYTHONHASHSEED=0 blender -b --factory-startup --python tools/assets/make_sample.py -- \
+        /tmp/ossa_face_step --face-step --golden-dir tests/golden
+    cp /tmp/ossa_face_step/ossa_face_step.glb assets/sample/
 
 (Blender 3.4 on Debian runs the system Python: python3-numpy must be installed.)
 
@@ -88,6 +93,11 @@ Mixamo-like centimetre rig (binary FBX, lengths x100, UnitScaleFactor 1: importe
 armature's root by 0.01), armature only, no textures, no golden. The compression tests compare it
 with the metre GLB.
 
+--face-step builds the same face with the driver F-curves left without keys, so that Blender's glTF
+exporter writes its weights as STEP (per frame): OUT_DIR/ossa_face_step.glb and, with --golden-dir,
+DIR/ossa_face_step.glb.blender.json (the FBX it also exports is not used). assimp drops the STEP; Ossa
+reads it back from the file (src/import/gltf_interpolation.h), and the test compares with Blender.
+
 Licence of the generated files: CC0 1.0 (public domain dedication).
 """
 import argparse
@@ -144,9 +154,11 @@ def parse_args():
     ap.add_argument("--centimetres", action="store_true",
                     help="with --detailed: export the humanoid as a Mixamo-like centimetre FBX instead, "
                          "OUT_DIR/ossa_humanoid70_cm.fbx (no textures, no golden)")
+    ap.add_argument("--face-step", action="store_true",
+                    help="the shape-key face with STEP weights in its glTF: OUT_DIR/ossa_face_step.glb")
     args = ap.parse_args(argv)
-    if args.face and (args.collada or args.detailed):
-        ap.error("--face cannot be combined with --collada or --detailed")
+    if (args.face or args.face_step) and (args.collada or args.detailed or (args.face and args.face_step)):
+        ap.error("--face and --face-step cannot be combined with each other, --collada or --detailed")
     if args.centimetres and (not args.detailed or args.golden_dir):
         ap.error("--centimetres needs --detailed and writes no golden")
     if args.collada and args.detailed:
@@ -1131,7 +1143,7 @@ def key_face_weights(action, duration):
         fc.update()
 
 
-def build_face(out_dir, golden_dir, oracle):
+def build_face(out_dir, golden_dir, oracle, step=False):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = FPS, 1.0
@@ -1158,6 +1170,15 @@ def build_face(out_dir, golden_dir, oracle):
             v.co = co + face_key_offsets(co)[k]
         armature[name] = 0.0
         fcurve = kb.driver_add("value")
+        if step:  # the default Generator modifier and no keys: the glTF exporter writes STEP
+            drv = fcurve.driver
+            drv.type = "AVERAGE"
+            var = drv.variables.new()
+            var.type = "SINGLE_PROP"
+            var.targets[0].id_type = "OBJECT"
+            var.targets[0].id = armature
+            var.targets[0].data_path = '["%s"]' % name
+            continue
         # An identity mapping as two LINEAR keys instead of the default Generator modifier: Blender 3.4's
         # glTF exporter writes a driver channel whose F-curve has fewer than 2 keys as STEP (which assimp
         # 5.2.5 reads as linear); with keys, as LINEAR.
@@ -1186,8 +1207,9 @@ def build_face(out_dir, golden_dir, oracle):
     scene.frame_start, scene.frame_end = 0, int(round(FACE_TALK_S * FPS))
     scene.frame_set(0)
 
-    fbx_path = os.path.join(out_dir, FACE_NAME + ".fbx")
-    glb_path = os.path.join(out_dir, FACE_NAME + ".glb")
+    face_name = FACE_NAME + ("_step" if step else "")
+    fbx_path = os.path.join(out_dir, face_name + ".fbx")
+    glb_path = os.path.join(out_dir, face_name + ".glb")
     export_fbx(fbx_path)
     export_glb(glb_path, morph=True)
     print("bones (%d): %s" % (len(armature.data.bones), ", ".join(b.name for b in armature.data.bones)))
@@ -1198,7 +1220,7 @@ def build_face(out_dir, golden_dir, oracle):
         print("wrote %s (%d bytes)" % (p, os.path.getsize(p)))
     if golden_dir:
         os.makedirs(golden_dir, exist_ok=True)
-        for p in (fbx_path, glb_path):
+        for p in (glb_path,) if step else (fbx_path, glb_path):
             run_oracle(oracle, p, os.path.join(golden_dir, os.path.basename(p) + ".blender.json"),
                        FACE_ORACLE_MAX_VERTS)
 
@@ -1212,10 +1234,10 @@ def main():
     if golden_dir and not os.path.isfile(oracle):
         raise SystemExit("make_sample: oracle script not found: %s (pass --oracle PATH)" % oracle)
     os.makedirs(out_dir, exist_ok=True)
-    if args.face:
+    if args.face or args.face_step:
         if os.environ.get("PYTHONHASHSEED") != "0":
             print("make_sample: PYTHONHASHSEED is not 0: the FBX's object order will differ from the committed one")
-        build_face(out_dir, golden_dir, oracle)
+        build_face(out_dir, golden_dir, oracle, step=args.face_step)
         return
     detailed = args.detailed
     name = (DETAILED_NAME + CENTIMETRE_SUFFIX if args.centimetres else DETAILED_NAME) if detailed else NAME

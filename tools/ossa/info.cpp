@@ -183,7 +183,9 @@ ordered_json build_info(const ImportedScene& scene) {
                      {"translation_keys", t},
                      {"rotation_keys", r},
                      {"scale_keys", s},
-                     {"morph_weight_tracks", std::move(morph)}});
+                     {"morph_weight_tracks", std::move(morph)},
+                     {"converted_step_channels", c.converted_step_channels},
+                     {"converted_cubic_channels", c.converted_cubic_channels}});
   }
   out["clips"] = std::move(clips);
   auto texture_json = [&](int index) -> ordered_json {
@@ -240,6 +242,13 @@ void print_text(const ImportedScene& scene, const ordered_json& info) {
           c["name"].get<std::string>().c_str(), c["duration"].get<double>(), c["tracks"].get<size_t>(),
           c["translation_keys"].get<size_t>(), c["rotation_keys"].get<size_t>(),
           c["scale_keys"].get<size_t>(), c["ticks_per_second"].get<double>());
+    const int step = c["converted_step_channels"].get<int>(),
+              cubic = c["converted_cubic_channels"].get<int>();
+    if (step > 0 || cubic > 0)
+      print(
+          "    %d STEP and %d CUBICSPLINE channels rewritten as linear keys (STEP held, CUBICSPLINE "
+          "resampled)\n",
+          step, cubic);
     print_morph_weight_tracks(c);
   }
   print("\nmaterials: %zu\n", scene.materials.size());

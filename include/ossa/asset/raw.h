@@ -108,6 +108,11 @@ struct RawClip {
   double ticks_per_second = 0;              // the file's tick rate after defaulting (informational)
   std::vector<RawTrack> tracks;             // joints without a track keep their rest transform
   std::vector<RawMorphTrack> morph_tracks;  // meshes without one keep their default morph weights
+  // Channels (a joint's translation, rotation or scale, a mesh's weights) whose file interpolation was not
+  // linear and that the import rewrote as linear keys: stepped ones with a holding key before each key,
+  // cubic splines resampled (informational, for `ossa info`).
+  int converted_step_channels = 0;
+  int converted_cubic_channels = 0;
 };
 
 struct Texture {
