@@ -645,6 +645,8 @@ ImportedScene every_field_scene() {
   t.scales = {{1, 2, 1}};
   c.tracks = {t};
   c.morph_tracks = {RawMorphTrack{0, {0, 2}, {0, 1}}};
+  c.converted_step_channels = 2;
+  c.converted_cubic_channels = 1;
   s.clips = {c};
   s.materials = {Material{"skin", {0.5f, 0.25f, 1, 1}, 0, -1, 1}};
   s.textures = {Texture{"*0", "", true, {0x89, 'P', 'N', 'G', 0, 1, 2}, "png"},
@@ -685,6 +687,9 @@ TEST(HostileImportReply, EveryFieldTravelsAndComparesBitForBit) {
   changed = *back;
   changed.clips[0].morph_tracks[0].weights.push_back(0);
   EXPECT_EQ(detail::scene_difference(scene, changed), "clips[0].morph_tracks[0].weights.size()");
+  changed = *back;
+  changed.clips[0].converted_cubic_channels = 0;
+  EXPECT_EQ(detail::scene_difference(scene, changed), "clips[0].converted_cubic_channels");
 }
 
 // Each outcome is an error, or a scene that passes validate_scene (a flipped bit in a float may still be a
