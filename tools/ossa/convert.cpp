@@ -112,8 +112,8 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
                     clip.segment_frames(), clip_ms[c]);
       std::string text = line;
       if (s.morph_bytes) {
-        std::snprintf(line, sizeof line, "; morph weights %zu bytes, displacement bound %.4f mm", s.morph_bytes,
-                      s.morph_error_bound * 1000);
+        std::snprintf(line, sizeof line, "; morph weights %zu bytes, displacement bound %.4f mm",
+                      s.morph_bytes, s.morph_error_bound * 1000);
         text += line;
       }
       report.clip_lines.push_back(text);
