@@ -4,7 +4,7 @@
 //   float terrain_height(const void* terrain, float x, float z);     // your ground: world y under (x, z)
 //   ossa::LegJoints legs[2] = {{thigh_l, calf_l, foot_l, ball_l}, {thigh_r, calf_r, foot_r, ball_r}};
 //   ossa::FootPlacementJob feet;
-//   feet.skeleton = &skeleton; feet.locals = locals; feet.model = model; feet.root = &world;
+//   feet.skeleton = &skeleton, feet.root = &world, feet.locals = locals, feet.model = model;
 //   feet.pelvis = pelvis; feet.legs = legs; feet.ground = {terrain_height, &terrain};
 //   feet.forward = heel_to_toe;                                      // the knees bend this way
 //   each frame, after LocalToModelJob{&skeleton, locals, model, &world}: feet.run();
