@@ -104,3 +104,16 @@ TEST(FileIo, NonAsciiPathsWriteAndLoad) {
 
 }  // namespace
 }  // namespace ossa
+
+// The import's folder policy compares whole path elements: a sibling whose name starts like the folder is
+// outside it, and so is the folder's parent.
+TEST(FileIo, PathIsInsideComparesWholeElements) {
+  const std::filesystem::path folder = "/models/hero";
+  EXPECT_TRUE(ossa::path_is_inside("/models/hero/hero.bin", folder));
+  EXPECT_TRUE(ossa::path_is_inside("/models/hero/textures/skin.png", folder));
+  EXPECT_TRUE(ossa::path_is_inside("/models/hero", folder));
+  EXPECT_FALSE(ossa::path_is_inside("/models/hero2/hero.bin", folder));
+  EXPECT_FALSE(ossa::path_is_inside("/models/her", folder));
+  EXPECT_FALSE(ossa::path_is_inside("/models", folder));
+  EXPECT_FALSE(ossa::path_is_inside("/etc/passwd", folder));
+}

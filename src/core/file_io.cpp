@@ -42,6 +42,13 @@ bool same_file(const std::string& a, const std::string& b) {
   return pa == pb || fs::equivalent(pa, pb, same_ec);
 }
 
+bool path_is_inside(const fs::path& path, const fs::path& folder) {
+  auto p = path.begin(), f = folder.begin();
+  for (; f != folder.end() && !f->empty(); ++f, ++p)
+    if (p == path.end() || *p != *f) return false;
+  return true;
+}
+
 std::string utf8_from_path(const fs::path& path) {
 #ifdef _WIN32
   try {

@@ -37,6 +37,7 @@
 
 #include "child_process.h"
 #include "gltf_interpolation.h"
+#include "ossa/core/file_io.h"
 #include "ossa/import/import.h"
 #include "scene_wire.h"
 #include "space.h"
@@ -915,16 +916,6 @@ std::string Importer::build_clips() {
   return {};
 }
 
-namespace {
-// `path` lies inside `folder` (both lexically normal and absolute).
-bool is_inside(const fs::path& path, const fs::path& folder) {
-  auto p = path.begin(), f = folder.begin();
-  for (; f != folder.end() && !f->empty(); ++f, ++p)
-    if (p == path.end() || *p != *f) return false;
-  return true;
-}
-}  // namespace
-
 // The texture policy of ImportOptions::texture_folders: returns "" and fills `tex` with the file's bytes, or
 // why the texture is not read.
 std::string Importer::read_external_texture(const std::string& path, Texture& tex) {
@@ -937,7 +928,8 @@ std::string Importer::read_external_texture(const std::string& path, Texture& te
   for (const std::string& folder : options_.texture_folders)
     allowed.push_back(fs::weakly_canonical(fs::absolute(folder, ec), ec));
   auto permitted = [&](const fs::path& p) {
-    return std::any_of(allowed.begin(), allowed.end(), [&](const fs::path& a) { return is_inside(p, a); });
+    return std::any_of(allowed.begin(), allowed.end(),
+                       [&](const fs::path& a) { return path_is_inside(p, a); });
   };
   const fs::path as_written = fs::path(normalized);
   bool escaped = false;
@@ -947,7 +939,7 @@ std::string Importer::read_external_texture(const std::string& path, Texture& te
        {(model_dir / as_written).lexically_normal(), model_dir / as_written.filename()}) {
     if (as_written.filename().empty()) break;
     // Lexically first, so that nothing outside the allowed folders is even tested for existence.
-    if (!permitted(candidate) && !is_inside(candidate, model_dir)) {
+    if (!permitted(candidate) && !path_is_inside(candidate, model_dir)) {
       escaped = true;
       continue;
     }

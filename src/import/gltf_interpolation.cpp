@@ -240,10 +240,7 @@ std::string GltfFile::buffer_bytes(uint64_t buffer, uint64_t offset, uint64_t le
   const fs::path folder = fs::weakly_canonical(fs::absolute(path_from_utf8(path_), ec).parent_path(), ec);
   const fs::path file = fs::weakly_canonical(folder / path_from_utf8(percent_decode(uri)), ec);
   if (ec) return "buffer '" + uri + "' cannot be resolved";
-  auto f = folder.begin();
-  auto p = file.begin();
-  for (; f != folder.end() && !f->empty(); ++f, ++p)
-    if (p == file.end() || *p != *f) return "buffer '" + uri + "' lies outside the model's folder";
+  if (!path_is_inside(file, folder)) return "buffer '" + uri + "' lies outside the model's folder";
   if (!fs::is_regular_file(file, ec)) return "buffer '" + uri + "' is not a file";
   return read_range(file, offset, length, out);
 }

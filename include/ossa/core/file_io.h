@@ -30,5 +30,9 @@ std::string utf8_from_path(const std::filesystem::path& path);
 // True when the two UTF-8 paths name the same file: the same absolute path, or (for existing files) the same
 // file through links. What tools check before writing, so that an output never replaces one of their inputs.
 bool same_file(const std::string& a, const std::string& b);
+// True when `path` lies in `folder` or below it, comparing element by element (give both absolute and
+// lexically normal, symlinks resolved where that matters: the import's folder policy for textures and
+// buffers).
+bool path_is_inside(const std::filesystem::path& path, const std::filesystem::path& folder);
 
 }  // namespace ossa
