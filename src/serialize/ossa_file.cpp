@@ -374,8 +374,11 @@ std::string decode_morph_targets(Reader& r, PendingTargets& out) {
       first.back() != vertices.size() || positions.size() != vertices.size() * 3 ||
       (!normals.empty() && normals.size() != positions.size()))
     return "morph targets: arrays do not match the target count";
-  for (uint32_t t = 0; t < count; ++t) {
+  // Every offset is checked before any entry is read: ascending, and so within the arrays (the last is their
+  // size).
+  for (uint32_t t = 0; t < count; ++t)
     if (first[t + 1] < first[t]) return "morph targets: target offsets are not ascending";
+  for (uint32_t t = 0; t < count; ++t) {
     RawMorphTarget& target = out.targets[t];
     for (uint32_t e = first[t]; e < first[t + 1]; ++e) {
       target.vertices.push_back(vertices[e]);
