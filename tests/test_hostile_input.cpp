@@ -462,6 +462,20 @@ TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
   EXPECT_EQ(Clip::frame_count_for(0, 30), 1);
 }
 
+// A keyed channel table whose middle offset points past the keys, followed by one that ends where the keys
+// do (found by fuzz_ossa_loader in CI): every offset is checked before any key is read. Under ASan the read past
+// the key arrays fails this test without the check.
+TEST(HostileOssa, KeyedChannelOffsetsPastTheKeysAreRefusedBeforeAnyRead) {
+  const int joints = 1;  // 3 channels: offsets 0, a, b, 3
+  std::vector<float> times = {0, 0, 0}, values(12, 0.0f);
+  for (uint32_t past : {4u, 1000u, 1u << 30}) {
+    auto clip = Clip::from_keys("x", 1, joints, {0, past, 2, 3}, times, values);
+    ASSERT_FALSE(clip) << "offset " << past;
+    EXPECT_NE(clip.error().find("channel table"), std::string::npos) << clip.error();
+  }
+  EXPECT_TRUE(Clip::from_keys("x", 1, joints, {0, 1, 2, 3}, times, values));
+}
+
 // A clip whose duration is not a whole number of frames: the last interval is shorter than the others, and
 // sampling inside it must interpolate over that shorter span. Truth: the keys are linear in time (x = t).
 TEST(FixedRateClip, TheShortLastIntervalInterpolatesOverItsOwnLength) {
