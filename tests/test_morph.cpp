@@ -206,6 +206,58 @@ TEST(Morph, RootMotionExtractionKeepsTheWeights) {
   EXPECT_NEAR(out[1], 0.875f, 1e-6f);
 }
 
+// Retargeting a clip onto another character carries its morph weights by name: truth is the source's own
+// sampling of the same-named target at the same time (at keys, between keys and at a step).
+TEST(Morph, RetargetingCarriesWeightsByMeshAndTargetName) {
+  std::mt19937 rng(5);
+  RawMesh face = random_morph_mesh(6, 2, rng), brows = random_morph_mesh(6, 3, rng);  // t0 t1 / t0 t1 t2
+  brows.name = "brows";
+  face.morph_default_weights = {0, 0};
+  brows.morph_default_weights = {0, 0, 0};
+  RawClip clip = weight_clip("A", 0, 1, {0, 1, 1, 0.5f});  // face: t0 0 -> 1, t1 1 -> 0.5
+  RawMorphTrack steps;                                     // brows: keys at 0, 0.5 (twice: a step) and 1
+  steps.mesh = 1;
+  steps.times = {0, 0.5f, 0.5f, 1};
+  steps.weights = {0, 0, 0, 0.2f, 0.3f, 0.4f, 0.9f, 0.8f, 0.7f, 0.1f, 0.1f, 0.1f};
+  clip.morph_tracks.push_back(steps);
+  auto source = CharacterAsset::build(one_joint(), std::vector<RawClip>{clip},
+                                      std::vector<RawMesh>{face, brows}, "source", {Clip::Layout::kKeyed, 0});
+  ASSERT_TRUE(source) << source.error();
+  // The target's face lists its targets in another order, lacks t1 and has one the source lacks; its "jaw"
+  // mesh has t2, which only the source's brows animate.
+  RawMesh target_face = random_morph_mesh(4, 3, rng), jaw = random_morph_mesh(4, 1, rng);
+  target_face.morph_targets[0].name = "t9";
+  target_face.morph_targets[1].name = "t0";
+  target_face.morph_targets[2].name = "t2";
+  target_face.morph_default_weights = {0.25f, 0, 0};
+  jaw.name = "jaw";
+  jaw.morph_targets[0].name = "t2";
+  auto target = CharacterAsset::build(one_joint(), {}, std::vector<RawMesh>{target_face, jaw}, "target");
+  ASSERT_TRUE(target) << target.error();
+  std::vector<std::string> unmatched;
+  auto moved = retarget_clip(source->clips[0], *source, *target, &unmatched);
+  ASSERT_TRUE(moved) << moved.error();
+  EXPECT_EQ(unmatched, (std::vector<std::string>{"face/t1", "brows/t0", "brows/t1"}));
+  const MorphWeightTracks& from = source->clips[0].morph_weights();
+  const MorphWeightTracks& to = moved->morph_weights();
+  ASSERT_EQ(to.tracks().size(), 2u);
+  auto weight = [](const MorphWeightTracks& w, int mesh, int targets, float time, int target) {
+    std::vector<float> out(static_cast<size_t>(targets), -1.f);
+    w.sample_mesh(mesh, time, out);
+    return out[static_cast<size_t>(target)];
+  };
+  for (float time : {0.f, 0.1f, 0.25f, 0.49f, 0.5f, 0.51f, 0.75f, 1.f}) {
+    SCOPED_TRACE(time);
+    EXPECT_FLOAT_EQ(weight(to, 0, 3, time, 0), 0.25f);                           // t9: its default
+    EXPECT_NEAR(weight(to, 0, 3, time, 1), weight(from, 0, 2, time, 0), 1e-6f);  // t0 from the face
+    EXPECT_NEAR(weight(to, 0, 3, time, 2), weight(from, 1, 3, time, 2), 1e-6f);  // t2 from the brows
+    EXPECT_NEAR(weight(to, 1, 1, time, 0), weight(from, 1, 3, time, 2), 1e-6f);
+  }
+  // The step at 0.5 survives: just before it the brows' t2 is near 0.4, at it 0.7.
+  EXPECT_NEAR(weight(to, 1, 1, 0.4999f, 0), 0.4f, 1e-3f);
+  EXPECT_FLOAT_EQ(weight(to, 1, 1, 0.5f, 0), 0.7f);
+}
+
 TEST(Morph, CrossfadeBlendsWeightsWithTheJointsWeights) {
   // A holds the joint at x = 0 and weights (1, 0); B holds x = 1 and weights (0, 1).
   CharacterAsset c =

@@ -763,4 +763,122 @@ Result<Clip> retarget_clip(const Clip& clip, const Skeleton& source, const Skele
                                "': quantized clips are retargeted before compression");
 }
 
+namespace {
+
+// Which source weight each morph target of one target mesh takes: (track, target) or none.
+struct MorphSource {
+  int track = -1, target = -1;
+};
+
+// Target mesh `mesh`'s sources in `weights` (a clip of `source`); by name, the same-named source mesh first.
+std::vector<MorphSource> morph_sources(const MorphWeightTracks& weights, const CharacterAsset& source,
+                                       const SkinnedMesh& mesh) {
+  const auto names = mesh.morph_targets().names();
+  std::vector<MorphSource> from(names.size());
+  const auto tracks = weights.tracks();
+  for (size_t t = 0; t < names.size(); ++t)
+    for (int pass = 0; pass < 2 && from[t].track < 0; ++pass)
+      for (size_t i = 0; i < tracks.size() && from[t].track < 0; ++i) {
+        if (tracks[i].mesh >= static_cast<int>(source.meshes.size())) continue;
+        const SkinnedMesh& from_mesh = source.meshes[static_cast<size_t>(tracks[i].mesh)];
+        const auto from_names = from_mesh.morph_targets().names();
+        if (tracks[i].targets != static_cast<int>(from_names.size())) continue;  // the Animator skips it too
+        if (pass == 0 && from_mesh.name() != mesh.name()) continue;
+        const auto hit = std::find(from_names.begin(), from_names.end(), names[t]);
+        if (hit != from_names.end())
+          from[t] = {static_cast<int>(i), static_cast<int>(hit - from_names.begin())};
+      }
+  return from;
+}
+
+// One raw track for a target mesh from its sources: the contributing tracks' keys merged by time, a time
+// repeated as often as any track repeats it (a step), each track giving its own key there or its lerp.
+RawMorphTrack merge_morph_keys(const MorphWeightTracks& weights, std::span<const MorphSource> from,
+                               std::span<const float> defaults, int mesh) {
+  std::vector<int> used;
+  for (const MorphSource& f : from)
+    if (f.track >= 0 && std::find(used.begin(), used.end(), f.track) == used.end()) used.push_back(f.track);
+  const auto tracks = weights.tracks();
+  const auto times = weights.key_times();
+  auto keys_of = [&](int track) {
+    const auto& t = tracks[static_cast<size_t>(track)];
+    return times.subspan(t.key_first, t.key_count);
+  };
+  std::vector<float> merged;
+  for (int track : used) {
+    std::vector<float> out;
+    std::merge(merged.begin(), merged.end(), keys_of(track).begin(), keys_of(track).end(),
+               std::back_inserter(out));
+    merged = std::move(out);
+  }
+  RawMorphTrack raw;
+  raw.mesh = mesh;
+  std::vector<float> sampled;
+  for (size_t k = 0; k < merged.size();) {
+    const float time = merged[k];
+    int repeats = 0;  // the most keys any contributing track has at `time`
+    for (int track : used) {
+      const auto keys = keys_of(track);
+      repeats = std::max(repeats, static_cast<int>(std::upper_bound(keys.begin(), keys.end(), time) -
+                                                   std::lower_bound(keys.begin(), keys.end(), time)));
+    }
+    for (int o = 0; o < repeats; ++o) {
+      raw.times.push_back(time);
+      for (size_t t = 0; t < from.size(); ++t) {
+        if (from[t].track < 0) {
+          raw.weights.push_back(defaults[t]);
+          continue;
+        }
+        const auto keys = keys_of(from[t].track);
+        const auto first = std::lower_bound(keys.begin(), keys.end(), time);
+        const int at = static_cast<int>(std::upper_bound(keys.begin(), keys.end(), time) - first);
+        if (at > 0) {
+          const auto key = static_cast<uint32_t>(first - keys.begin() + std::min(o, at - 1));
+          raw.weights.push_back(weights.key_weight(from[t].track, key, from[t].target));
+        } else {
+          sampled.resize(static_cast<size_t>(tracks[static_cast<size_t>(from[t].track)].targets));
+          weights.sample(from[t].track, time, sampled);
+          raw.weights.push_back(sampled[static_cast<size_t>(from[t].target)]);
+        }
+      }
+    }
+    while (k < merged.size() && merged[k] == time) ++k;
+  }
+  return raw;
+}
+
+}  // namespace
+
+Result<Clip> retarget_clip(const Clip& clip, const CharacterAsset& source, const CharacterAsset& target,
+                           std::vector<std::string>* unmatched) {
+  auto joints = retarget_clip(clip, source.skeleton, target.skeleton, unmatched);
+  const MorphWeightTracks& weights = clip.morph_weights();
+  if (!joints || weights.empty()) return joints;
+  std::vector<RawMorphTrack> raw;
+  std::vector<std::vector<bool>> taken(weights.tracks().size());
+  for (size_t i = 0; i < taken.size(); ++i)
+    taken[i].assign(static_cast<size_t>(weights.tracks()[i].targets), false);
+  for (size_t m = 0; m < target.meshes.size(); ++m) {
+    const SkinnedMesh& mesh = target.meshes[m];
+    const std::vector<MorphSource> from = morph_sources(weights, source, mesh);
+    if (std::none_of(from.begin(), from.end(), [](const MorphSource& f) { return f.track >= 0; })) continue;
+    for (const MorphSource& f : from)
+      if (f.track >= 0) taken[static_cast<size_t>(f.track)][static_cast<size_t>(f.target)] = true;
+    raw.push_back(
+        merge_morph_keys(weights, from, mesh.morph_targets().default_weights(), static_cast<int>(m)));
+  }
+  if (unmatched)
+    for (size_t i = 0; i < taken.size(); ++i) {
+      const int mesh = weights.tracks()[i].mesh;
+      if (mesh >= static_cast<int>(source.meshes.size())) continue;
+      const SkinnedMesh& from_mesh = source.meshes[static_cast<size_t>(mesh)];
+      const auto names = from_mesh.morph_targets().names();
+      for (size_t t = 0; t < taken[i].size() && t < names.size(); ++t)
+        if (!taken[i][t]) unmatched->push_back(from_mesh.name() + "/" + names[t]);
+    }
+  auto built = MorphWeightTracks::build(raw, "clip '" + clip.name() + "'");
+  if (!built) return Result<Clip>::failure(built.error());
+  return Clip::with_morph_weights(std::move(joints).value(), std::move(built).value());
+}
+
 }  // namespace ossa

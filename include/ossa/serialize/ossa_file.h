@@ -64,4 +64,13 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
 Result<Clip> retarget_clip(const Clip& clip, const Skeleton& source, const Skeleton& target,
                            std::vector<std::string>* unmatched = nullptr);
 
+// The same for a whole character, morph weights too (the overload above drops them: they name meshes of the
+// source). A target mesh's morph target receives the weights of the source's morph target of the same name,
+// taken from the source mesh of the same name when it animates one, else from any animated source mesh; the
+// target's other morph targets keep their default weights. Exact: the weights are the source's keys (merged
+// across source meshes where one target mesh takes from several, steps kept). `unmatched` also receives the
+// animated source morph targets no target took, as "mesh/target".
+Result<Clip> retarget_clip(const Clip& clip, const CharacterAsset& source, const CharacterAsset& target,
+                           std::vector<std::string>* unmatched = nullptr);
+
 }  // namespace ossa
