@@ -9,6 +9,7 @@
 
 #include "ossa/asset/compression.h"
 #include "ossa/reference/reference_eval.h"
+#include "ossa/runtime/sample_job.h"
 #include "synthetic_character.h"
 
 namespace ossa {
@@ -47,50 +48,75 @@ struct ScaledRigResult {
   float worst = 0;  // brute-force displacement, metres
 };
 
+// Offsets from a joint, in model space: the six virtual vertices at the shell and points on the sphere of
+// radius shell / sqrt(3), which the compressor's guarantee covers.
+std::vector<Vec3> shell_offsets(float shell) {
+  std::vector<Vec3> offsets;
+  for (int axis = 0; axis < 3; ++axis)
+    for (float sign : {-1.f, 1.f}) {
+      Vec3 v{0, 0, 0};
+      (axis == 0 ? v.x : axis == 1 ? v.y : v.z) = sign * shell;
+      offsets.push_back(v);
+    }
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n;
+  for (int i = 0; i < 24; ++i)
+    offsets.push_back(normalize(Vec3{n(rng), n(rng), n(rng)}) * (shell / std::sqrt(3.f)));
+  return offsets;
+}
+
+// The farthest any of those points moves (metres) between `reference` and `lossy` sampled by the runtime at
+// each of `times`, carried by the reference evaluator's matrices.
+float worst_displacement(const RawSkeleton& skeleton, const Clip& reference, const Clip& lossy,
+                         const std::vector<float>& times, float shell) {
+  const std::vector<Vec3> offsets = shell_offsets(shell);
+  const int joints = reference.joint_count();
+  std::vector<JointPose> exact(joints), decoded(joints);
+  SamplingCache exact_cache, lossy_cache;
+  float worst = 0;
+  for (float t : times) {
+    EXPECT_TRUE((SampleJob{&reference, t, &exact_cache, exact}.run()));
+    EXPECT_TRUE((SampleJob{&lossy, t, &lossy_cache, decoded}.run()));
+    const auto want = model_matrices(skeleton, exact.data());
+    const auto got = model_matrices(skeleton, decoded.data());
+    for (int j = 0; j < joints; ++j) {
+      Mat4 to_joint;
+      if (!invert(want[j], to_joint)) continue;
+      for (Vec3 offset : offsets) {
+        const Vec3 p = want[j].translation() + offset;
+        worst = std::max(worst, length(transform_point(got[j], transform_point(to_joint, p)) - p));
+      }
+    }
+  }
+  return worst;
+}
+
+// A fixed-rate clip's frame times (the last at its end) and, with `midpoints`, the times halfway between.
+std::vector<float> frame_times(const Clip& clip, bool midpoints) {
+  std::vector<float> times;
+  for (int f = 0; f < clip.frame_count(); ++f) {
+    const float t = f + 1 < clip.frame_count() ? static_cast<float>(f) / clip.frame_rate() : clip.duration();
+    if (midpoints && f > 0) times.push_back(0.5f * (times.back() + t));
+    times.push_back(t);
+  }
+  return times;
+}
+
 ScaledRigResult compress_and_measure(float root_scale, const CompressionSettings& settings) {
   const test::SyntheticScene scene = under_scaled_root(root_scale);
   auto asset = CharacterAsset::build(scene.skeleton, scene.clips, {}, "scaled rig");
   EXPECT_TRUE(asset) << asset.error();
   ScaledRigResult result;
   if (!asset) return result;
-  // Offsets from a joint, in model space: the six virtual vertices at the shell and points on the sphere of
-  // radius shell / sqrt(3), which the compressor's guarantee covers.
-  std::vector<Vec3> offsets;
-  const float r = settings.shell_distance;
-  for (int axis = 0; axis < 3; ++axis)
-    for (float sign : {-1.f, 1.f}) {
-      Vec3 v{0, 0, 0};
-      (axis == 0 ? v.x : axis == 1 ? v.y : v.z) = sign * r;
-      offsets.push_back(v);
-    }
-  std::mt19937 rng(3);
-  std::normal_distribution<float> n;
-  for (int i = 0; i < 24; ++i)
-    offsets.push_back(normalize(Vec3{n(rng), n(rng), n(rng)}) * (r / std::sqrt(3.f)));
-
-  const int joints = asset->skeleton.joint_count();
-  std::vector<JointPose> decoded(joints);
   for (const Clip& clip : asset->clips) {
     CompressionStats stats;
     auto compressed = compress_clip(clip, asset->skeleton, settings, &stats);
     EXPECT_TRUE(compressed) << compressed.error();
     if (!compressed) continue;
     result.compressed_bytes += stats.compressed_bytes;
-    for (int f = 0; f < clip.frame_count(); ++f) {
-      const auto reference =
-          model_matrices(scene.skeleton, clip.frames().data() + static_cast<size_t>(f) * joints);
-      compressed->decode_frame(f, decoded.data());
-      const auto lossy = model_matrices(scene.skeleton, decoded.data());
-      for (int j = 0; j < joints; ++j) {
-        Mat4 to_joint;
-        if (!invert(reference[j], to_joint)) continue;
-        for (Vec3 offset : offsets) {
-          const Vec3 p = reference[j].translation() + offset;
-          const float moved = length(transform_point(lossy[j], transform_point(to_joint, p)) - p);
-          result.worst = std::max(result.worst, moved);
-        }
-      }
-    }
+    result.worst =
+        std::max(result.worst, worst_displacement(scene.skeleton, clip, *compressed, frame_times(clip, false),
+                                                  settings.shell_distance));
   }
   return result;
 }
@@ -109,6 +135,67 @@ TEST(Compression, BoundHoldsInModelUnitsUnderScaledRoots) {
                 0.03 * static_cast<double>(metres.compressed_bytes))
         << "root scale " << root_scale;
   }
+}
+
+// A clip resampled above its keys' rate (CesiumMan's 24 fps keys come out at 48 fps) is stored at the keys'
+// rate: dropping every other frame costs nothing there. The bound still holds by brute force at every frame
+// of the 48 fps clip and halfway between, and the size is that of the clip built at 24 fps.
+TEST(Compression, FramesTheMotionDoesNotNeedAreDropped) {
+  RawSkeleton skeleton;
+  for (int j = 0; j < 4; ++j) {
+    RawJoint joint;
+    joint.name = "bone" + std::to_string(j);
+    joint.parent = j - 1;
+    joint.rest.translation = {0, j ? 0.5f : 0.f, 0};
+    skeleton.joints.push_back(joint);
+  }
+  // Keys at `rate` for 2 s; with `wiggle`, every other key turns 0.05 rad more about x.
+  auto swing = [](float rate, bool wiggle) {
+    RawClip raw;
+    raw.name = "swing";
+    raw.duration = 2;
+    for (int j = 0; j < 4; ++j) {
+      RawTrack track;
+      track.joint = j;
+      for (int k = 0; k <= static_cast<int>(2 * rate); ++k) {
+        const float t = static_cast<float>(k) / rate,
+                    angle = 0.6f * std::sin(3.f * t + static_cast<float>(j));
+        Quat q = quat_from_axis_angle(normalize(Vec3{0.2f, 0.3f, 1}), angle);
+        if (wiggle && k % 2) q = normalize(q * quat_from_axis_angle({1, 0, 0}, 0.05f));
+        track.rotation_times.push_back(t);
+        track.rotations.push_back(q);
+        track.translation_times.push_back(t);
+        track.translations.push_back({0.1f * std::sin(2.f * t), j ? 0.5f : 0.f, 0});
+      }
+      raw.tracks.push_back(track);
+    }
+    return raw;
+  };
+  const RawClip raw = swing(24, false);
+  auto built = Skeleton::build(skeleton);
+  ASSERT_TRUE(built) << built.error();
+  auto at_48 = Clip::build_fixed_rate(raw, *built, 48), at_24 = Clip::build_fixed_rate(raw, *built, 24);
+  ASSERT_TRUE(at_48 && at_24);
+  const CompressionSettings settings;
+  CompressionStats stats, stats_24;
+  auto compressed = compress_clip(*at_48, *built, settings, &stats);
+  ASSERT_TRUE(compressed) << compressed.error();
+  ASSERT_TRUE(compress_clip(*at_24, *built, settings, &stats_24));
+  EXPECT_EQ(compressed->frame_rate(), 24.f);
+  EXPECT_EQ(stats.stored_frame_rate, 24.f);
+  EXPECT_EQ(stats.raw_bytes, static_cast<size_t>(at_48->frame_count()) * 4 * 40)
+      << "the ratio is to the clip given";
+  EXPECT_LE(stats.compressed_bytes, stats_24.compressed_bytes * 21 / 20);
+  const float worst =
+      worst_displacement(skeleton, *at_48, *compressed, frame_times(*at_48, true), settings.shell_distance);
+  EXPECT_LE(worst, settings.tolerance + 1e-6f);
+  EXPECT_NEAR(stats.max_error, worst, 0.05 * settings.tolerance) << "the stats measure what the clip does";
+  // Where every frame carries motion (keys at 48 fps with a fast wiggle), all frames stay.
+  auto wiggle = Clip::build_fixed_rate(swing(48, true), *built, 48);
+  ASSERT_TRUE(wiggle);
+  auto kept = compress_clip(*wiggle, *built, settings, &stats);
+  ASSERT_TRUE(kept) << kept.error();
+  EXPECT_EQ(kept->frame_rate(), 48.f);
 }
 
 }  // namespace

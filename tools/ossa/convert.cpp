@@ -100,6 +100,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     report.compress_threads = pool.thread_count();
     for (int c = 0; c < count; ++c) {
       if (!*compressed[c]) return R::failure(input + ": " + compressed[c]->error());
+      const float given_rate = asset->clips[c].frame_rate();
       asset->clips[c] = std::move(*compressed[c]).value();
       const Clip& clip = asset->clips[c];
       const CompressionStats& s = stats[c];
@@ -111,6 +112,11 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
                     s.p99_error * 1000, s.animated_channels, s.average_bits, s.constant_channels,
                     clip.segment_frames(), clip_ms[c]);
       std::string text = line;
+      if (clip.frame_rate() != given_rate) {
+        std::snprintf(line, sizeof line, "; %g fps stored of %g (the motion needs no more)",
+                      clip.frame_rate(), given_rate);
+        text += line;
+      }
       if (s.morph_bytes) {
         std::snprintf(line, sizeof line, "; morph weights %zu bytes, displacement bound %.4f mm",
                       s.morph_bytes, s.morph_error_bound * 1000);
