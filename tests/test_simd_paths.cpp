@@ -309,6 +309,53 @@ TEST(RuntimeJobs, CompressedClipsDecodeBitIdenticallyAtEverySimdLevel) {
   set_simd_level(best_simd_level());
 }
 
+// A compressed clip turning through 180 degrees: its decoded frames lie on opposite hemispheres there (the
+// decoder rebuilds w >= 0), and sampling between them must still take the short way, at every SIMD level.
+// Truth: the fixed-rate clip's rotation at the same times (its frames share a hemisphere), within the
+// compression bound's reach (0.1 mm at a 3 cm shell: 3.4e-3 rad).
+TEST(RuntimeJobs, CompressedSamplingTakesTheShortArcThroughHalfTurnsAtEveryLevel) {
+  RawSkeleton skeleton;
+  skeleton.joints.resize(2);
+  skeleton.joints[0].name = "root";
+  skeleton.joints[1].name = "arm";
+  skeleton.joints[1].parent = 0;
+  skeleton.joints[1].rest.translation = {0, 0.5f, 0};
+  RawClip raw;
+  raw.name = "half_turn";
+  raw.duration = 1;
+  RawTrack track;
+  track.joint = 1;
+  const Vec3 axis = normalize(Vec3{0.2f, 0.1f, 1});
+  for (int k = 0; k <= 30; ++k) {  // 150 to 210 degrees
+    track.rotation_times.push_back(k / 30.f);
+    track.rotations.push_back(quat_from_axis_angle(axis, (150.f + 2.f * k) * 3.14159265f / 180));
+  }
+  raw.tracks.push_back(track);
+  auto built = Skeleton::build(skeleton);
+  ASSERT_TRUE(built) << built.error();
+  auto fixed = Clip::build_fixed_rate(raw, *built, 30);
+  ASSERT_TRUE(fixed) << fixed.error();
+  auto compressed = compress_clip(*fixed, *built);
+  ASSERT_TRUE(compressed) << compressed.error();
+  std::vector<SimdLevel> levels = simd_levels();
+  levels.insert(levels.begin(), SimdLevel::kScalar);
+  for (SimdLevel level : levels) {
+    set_simd_level(level);
+    SamplingCache cache;
+    std::vector<JointPose> want(2), got(2);
+    float worst = 0;
+    for (float t = 0; t <= 1; t += 1.f / 97) {  // between frames, forward
+      ASSERT_TRUE((SampleJob{&*fixed, t, nullptr, want}.run()));
+      ASSERT_TRUE((SampleJob{&*compressed, t, &cache, got}.run()));
+      float d = 0;
+      for (int i = 0; i < 4; ++i) d += want[1].rotation[i] * got[1].rotation[i];
+      worst = std::max(worst, 2 * std::acos(std::min(std::fabs(d), 1.f)));
+    }
+    EXPECT_LT(worst, 3.4e-3f) << to_string(level) << ": radians off the fixed-rate clip";
+  }
+  set_simd_level(best_simd_level());
+}
+
 TEST(RuntimeJobs, SkinningHandlesInterleavedStridesAndInPlace) {
   // One vertex, two influences, interleaved position+normal (24-byte stride), skinned in place.
   Mat4 palette[2] = {translation_matrix({1, 0, 0}),

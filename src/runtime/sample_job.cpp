@@ -96,18 +96,25 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
     return -1;
   };
   int a = slot_of(i);
+  bool decoded = false;
   if (a < 0) {
     a = slot_of(j) == 0 ? 1 : 0;
     clip.decode_animated(i, slots[a]);
     cache.decoded_frame[a] = i;
+    decoded = true;
   }
   int b = slot_of(j);
   if (b < 0) {
     b = 1 - a;
     clip.decode_animated(j, slots[b]);
     cache.decoded_frame[b] = j;
+    decoded = true;
   }
-  detail::active_kernels().blend_poses(slots[a], slots[b], alpha, joints, /*shortest=*/true, out);
+  // Decoded rotations sit on the w >= 0 hemisphere, so neighbouring frames may disagree in sign: align the
+  // pair once per decode (q and -q are the same rotation and give the same matrix, bit for bit) rather than
+  // test every joint's sign on every update.
+  if (decoded && a != b) detail::active_kernels().align_rotations(slots[a], slots[b], joints);
+  detail::active_kernels().blend_poses(slots[a], slots[b], alpha, joints, /*shortest=*/false, out);
 }
 
 void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {

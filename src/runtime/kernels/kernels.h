@@ -33,6 +33,9 @@ struct Kernels {
   // multiply-add), so a clip decodes to the same bits on every machine and the compressor's bound holds.
   void (*decode_quantized)(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
                            JointPose* out);
+  // q[j].rotation negated where it lies on the other hemisphere from reference[j].rotation (q and -q are the
+  // same rotation): a pair aligned once blends with shortest = false from then on.
+  void (*align_rotations)(const JointPose* reference, JointPose* q, int count);
 };
 
 // The plain C++ decode, shared by the scalar and SSE2 tables (SSE2 lacks a per-lane variable shift).

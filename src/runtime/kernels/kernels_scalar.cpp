@@ -132,7 +132,16 @@ void decode_quantized_scalar(const uint8_t* frame, const Clip::DecodeStep* steps
   }
 }
 
-const Kernels kScalarKernels = {blend_poses, local_to_model, palette,
-                                skin,        sample_blend2,  decode_quantized_scalar};
+void align_rotations(const JointPose* reference, JointPose* q, int count) {
+  for (int j = 0; j < count; ++j) {
+    float d = 0;
+    for (int i = 0; i < 4; ++i) d += reference[j].rotation[i] * q[j].rotation[i];
+    if (d < 0)
+      for (float& v : q[j].rotation) v = -v;
+  }
+}
+
+const Kernels kScalarKernels = {blend_poses,   local_to_model,          palette,        skin,
+                                sample_blend2, decode_quantized_scalar, align_rotations};
 
 }  // namespace ossa::detail

@@ -61,6 +61,13 @@ void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count,
     blend_poses_t<false>(a, b, alpha, count, out);
 }
 
+void align_rotations(const JointPose* reference, JointPose* q, int count) {
+  for (int j = 0; j < count; ++j) {
+    const F4 r = load(q[j].rotation);
+    store(q[j].rotation, flip_sign(r, dot4(load(reference[j].rotation), r)));
+  }
+}
+
 void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
                    const JointPose* b1, float beta, float weight, int count, JointPose* out) {
   const F4 ta_ = set1(alpha), tb_ = set1(beta), w = set1(weight);
@@ -394,7 +401,8 @@ void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int r
 #endif
 const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,   OSSA_KERNEL_NS::local_to_model,
                                    OSSA_KERNEL_NS::palette,       OSSA_KERNEL_NS::skin,
-                                   OSSA_KERNEL_NS::sample_blend2, OSSA_DECODE_QUANTIZED};
+                                   OSSA_KERNEL_NS::sample_blend2, OSSA_DECODE_QUANTIZED,
+                                   OSSA_KERNEL_NS::align_rotations};
 #undef OSSA_DECODE_QUANTIZED
 
 }  // namespace ossa::detail
