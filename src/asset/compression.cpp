@@ -657,7 +657,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
     CompressionStats candidate_stats;
     Result<Clip> candidate = Result<Clip>::failure("");
     std::vector<float> errors;
-    for (int attempt = 0; attempt < 3 && rest.tolerance > 0.1f * settings.tolerance; ++attempt) {
+    for (int attempt = 0; attempt < 3 && rest.tolerance > settings.tolerance * 0.1f; ++attempt) {
       candidate = compress_every_frame(*fewer, skeleton, rest, &candidate_stats);
       if (!candidate) break;
       errors = virtual_vertex_errors(*between, *candidate, skeleton, settings.shell_distance);
