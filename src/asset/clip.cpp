@@ -296,10 +296,10 @@ Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
     return fail("duration " + std::to_string(duration) + " s is outside 0-1e7 s");
   if (channel_first.front() != 0 || channel_first.back() != key_times.size())
     return fail("channel table does not cover the keys");
-  // The whole table first: an offset past the keys followed by a smaller one would otherwise be read from.
+  // The whole table before any key: ascending from 0 to the key count, so no offset lies past the keys (one
+  // past them followed by a smaller one was read from when this was checked channel by channel).
   for (size_t c = 0; c + 1 < channel_first.size(); ++c)
-    if (channel_first[c + 1] <= channel_first[c] || channel_first[c + 1] > key_times.size())
-      return fail("channel table has a channel without keys or past them");
+    if (channel_first[c + 1] <= channel_first[c]) return fail("channel table has a channel without keys");
   for (size_t c = 0; c + 1 < channel_first.size(); ++c) {
     for (uint32_t k = channel_first[c]; k < channel_first[c + 1]; ++k) {
       if (!std::isfinite(key_times[k]) || (k > channel_first[c] && key_times[k] < key_times[k - 1]))
