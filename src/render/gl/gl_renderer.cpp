@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "../baked_morph_plan.h"
 #include "../draw_plan.h"
 #include "../morph_plan.h"
 #include "morph_shaders.h"
@@ -265,6 +266,7 @@ class GlRenderer final : public CharacterRenderer {
   GLuint baked_texture = 0, instance_vbo = 0, pose_ssbo = 0;
   GLsizeiptr instance_capacity = 0, pose_capacity = 0;  // bytes allocated in instance_vbo and pose_ssbo
   std::vector<BakedClipInfo> baked_clips;               // frame counts, rates, per-frame bounds (culling)
+  std::vector<detail::BakedMorphSlots> baked_morphs;    // per mesh: the targets the bake animates
   detail::BakedDrawPlan plan;                           // scratch: the visible instances
   std::vector<int> palette_base;                        // scratch: each mesh's first per-instance palette row
   GLuint dummy_instance_vbo = 0;  // one zero instance: keeps binding 2 valid for non-instanced draws
@@ -323,7 +325,8 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
         link({compile(GL_VERTEX_SHADER,
                       {detail::kGlslVersion, mode_define.c_str(),
                        instance_poses ? detail::kInstancePosesDefine : "", detail::kCharacterVertexInputs,
-                       detail::kBakedSampling, detail::kMorphVertexFunctions, detail::kCharacterVertexMain},
+                       detail::kBakedSampling, detail::kMorphVertexFunctions, detail::kBakedMorphFunctions,
+                       detail::kCharacterVertexMain},
                       error),
               compile(GL_FRAGMENT_SHADER, {detail::kCharacterFragmentShader}, error)},
              error);
@@ -434,6 +437,9 @@ Result<bool> GlRenderer::set_baked(const BakedAnimation& baked) {
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side);
   glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers);
   if (auto fits = detail::check_bake(baked, max_side, max_layers, "this OpenGL device"); !fits) return fits;
+  auto morphs = detail::baked_morph_slots(*asset, baked, morph.table());
+  if (!morphs) return Result<bool>::failure(morphs.error());
+  baked_morphs = std::move(morphs).value();
   glCreateTextures(GL_TEXTURE_2D_ARRAY, 1, &baked_texture);
   glTextureStorage3D(baked_texture, 1, baked.half ? GL_RGBA16F : GL_RGBA32F, baked.width, baked.height,
                      baked.layers);
@@ -657,11 +663,15 @@ BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, 
 
   use_program(per_instance ? detail::kModeBakedPerInstance : detail::kModeBaked, Mat4{});
   glUniform1f(loc("u_time"), global_time);
+  if (morph_texture) glBindTextureUnit(detail::kUnitMorphDeltas, morph_texture);
   for (size_t m = 0; m < meshes.size(); ++m) {
     GpuMesh& g = meshes[m];
     const int slots = static_cast<int>(g.mesh->joint_remap().size());
     glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindMeshBind, g.bake_bind_ubo);
     glUniform1i(loc("u_corrected"), g.bake_corrected);
+    const detail::BakedMorphSlots& morphs = baked_morphs[m];
+    glUniform1i(loc("u_baked_morph_count"), morphs.count);
+    if (morphs.count > 0) glUniform4fv(loc("u_baked_morph"), 2 * morphs.count, morphs.slots.data());
     if (per_instance) glUniform1i(loc("u_slots"), slots);
     glVertexArrayVertexBuffer(g.vao, 2, instance_vbo, 0, detail::kInstanceFloats * 4);
     // Full detail, then the reduced instances: the second draw starts at instance `full` (the base instance

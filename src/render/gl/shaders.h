@@ -24,7 +24,7 @@ enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerIns
 // Sources are assembled as kGlslVersion + parts: the vertex shader is "#define OSSA_MODE m" (one program per
 // mode: a software rasteriser such as llvmpipe runs every side of a branch on a uniform, so one shader for
 // all paths made each pay for the others) + kCharacterVertexInputs + kBakedSampling + kMorphVertexFunctions
-// (morph_shaders.h) + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read
+// (morph_shaders.h) + kBakedMorphFunctions + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read
 // shader storage); the compute pass is kBakedSampling + kBakedPoseComputeShader.
 inline const char* kGlslVersion = "#version 450 core\n";
 inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
@@ -44,12 +44,11 @@ mat4 baked_matrix(int joint, int frame, int layer) {
 
 mat4 lerp_matrix(mat4 a, mat4 b, float t) { return a + (b - a) * t; }
 
-// Skinning matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
-mat4 baked_model(int joint, int clip, float t) {
+// The two frames around looped time t in clip `clip` and the weight of the second: (f0, f1, weight, layer).
+vec4 baked_frames(int clip, float t) {
   vec4 info = u_clip[clip];
   int frames = int(info.x);
   float rate = info.y, duration = info.z;
-  int layer = int(info.w);
   t = duration > 0.0 ? mod(t, duration) : 0.0;
   float f = t * rate;
   int f0 = min(int(floor(f)), frames - 1);
@@ -60,7 +59,14 @@ mat4 baked_model(int joint, int clip, float t) {
     a = duration > start ? clamp((t - start) / (duration - start), 0.0, 1.0) : 0.0;
   }
   if (f0 >= frames - 1) a = 0.0;
-  return lerp_matrix(baked_matrix(joint, f0, layer), baked_matrix(joint, f1, layer), a);
+  return vec4(f0, f1, a, info.w);
+}
+
+// Skinning matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
+mat4 baked_model(int joint, int clip, float t) {
+  const vec4 f = baked_frames(clip, t);
+  const int layer = int(f.w);
+  return lerp_matrix(baked_matrix(joint, int(f.x), layer), baked_matrix(joint, int(f.y), layer), f.z);
 }
 
 )";
@@ -96,6 +102,38 @@ out vec3 v_position;
 out vec3 v_normal;
 out vec4 v_tangent;
 out vec2 v_uv;
+)";
+
+// Morph targets on the baked path (slots: src/render/baked_morph_plan.h), after kMorphVertexFunctions (its
+// delta texture): the instance's weights interpolated between the frames and clips its matrices are, then
+// MorphJob's sum over the mesh's slots for the vertices inside each window, before skinning.
+inline const char* kBakedMorphFunctions = R"(
+uniform int u_baked_morph_count;  // the mesh's slots (0: none)
+uniform vec4 u_baked_morph[16];   // per slot: weight texel, first texel, first vertex, vertex count; mask
+
+// A weight's value in frames `f` (baked_frames()) at texel `column`, component `mask`.
+float baked_weight(vec4 f, int column, vec4 mask) {
+  const float w0 = dot(texelFetch(u_baked, ivec3(column, int(f.x), int(f.w)), 0), mask);
+  return w0 + (dot(texelFetch(u_baked, ivec3(column, int(f.y), int(f.w)), 0), mask) - w0) * f.z;
+}
+
+void apply_baked_morphs(inout vec3 position, inout vec3 normal) {
+  const int clip2 = int(i_anim.w);
+  const float t = i_anim.y + u_time * i_anim.z;
+  const bool blend = clip2 >= 0 && i_blend > 0.0;
+  const vec4 frames = baked_frames(int(i_anim.x), t), frames2 = blend ? baked_frames(clip2, t) : vec4(0.0);
+  for (int s = 0; s < u_baked_morph_count; ++s) {
+    const vec4 target = u_baked_morph[2 * s], mask = u_baked_morph[2 * s + 1];
+    const int local = gl_VertexID - int(target.z);
+    if (local < 0 || local >= int(target.w)) continue;
+    float w = baked_weight(frames, int(target.x), mask);
+    if (blend) w += (baked_weight(frames2, int(target.x), mask) - w) * i_blend;
+    const int texel = int(target.y) + 2 * local;
+    const ivec2 at = ivec2(texel & 4095, texel >> 12);
+    position += w * texelFetch(u_morph_deltas, at, 0).xyz;
+    normal += w * texelFetch(u_morph_deltas, at + ivec2(1, 0), 0).xyz;
+  }
+}
 )";
 
 inline const char* kCharacterVertexMain = R"(
@@ -140,6 +178,7 @@ void main() {
   mat4 m = world * skin;
   vec3 position = a_position, normal = a_normal;
   if (OSSA_MODE == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
+  if ((OSSA_MODE == 2 || OSSA_MODE == 3) && u_baked_morph_count > 0) apply_baked_morphs(position, normal);
   vec4 p = m * vec4(position, 1.0);
   v_position = p.xyz;
   v_normal = mat3(m) * normal;
