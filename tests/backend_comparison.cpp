@@ -205,7 +205,8 @@ void baked_morph_truth(const CharacterAsset& asset, const BakedAnimation& baked,
   const std::vector<Mat4> other = runtime_model(asset, frame.clip2, frame.time);
   for (size_t j = 0; j < model.size(); ++j)
     for (int e = 0; e < 16; ++e) model[j].m[e] += (other[j].m[e] - model[j].m[e]) * frame.weight;
-  const std::vector<float> other_weights = framed_weights(asset, baked.clips[frame.clip2], frame.clip2, frame.time);
+  const std::vector<float> other_weights =
+      framed_weights(asset, baked.clips[frame.clip2], frame.clip2, frame.time);
   for (size_t k = 0; k < weights.size(); ++k) weights[k] += (other_weights[k] - weights[k]) * frame.weight;
 }
 

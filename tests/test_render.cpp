@@ -463,8 +463,9 @@ TEST(Render, BakedBoundsHoldEveryMorphedVertex) {
 // baked-vs-palette bounds: the bundled face (clip Talk, crossfading into Look) and the synthetic character
 // (its Walk animates 3 Body targets, deltas of up to half a unit). At frame times and crossfading, the same
 // draws with the weights zeroed differ from the baked draw by far more than the truth does (measured: 0.10 %
-// of pixels over 8/255 at least, on the face's crossfade, against 0.00 %), so a shader that ignored them fails. The synthetic frames are written for the Direct3D 11
-// comparison (OSSA_GL_REFERENCE_DIR-baked-morph, test_d3d11.cpp).
+// of pixels over 8/255 at least, on the face's crossfade, against 0.00 %), so a shader that ignored them
+// fails. The synthetic frames are written for the Direct3D 11 comparison (OSSA_GL_REFERENCE_DIR-baked-morph,
+// test_d3d11.cpp).
 TEST(Render, BakedMorphsMatchPaletteMorphing) {
   REQUIRE_GL();
   auto face = load_character(test::source_dir() + "/assets/sample/ossa_face.glb");
@@ -491,8 +492,8 @@ TEST(Render, BakedMorphsMatchPaletteMorphing) {
       const Image palette =
           test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kGpuPalette);
       EXPECT_EQ((*renderer)->morph_stats().cpu_meshes, 0) << f.name;
-      const Image unmorphed = test::render_baked_morph_frame(**renderer, *asset, *baked, f,
-                                                             SkinningPath::kGpuPalette, {}, true);
+      const Image unmorphed =
+          test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kGpuPalette, {}, true);
       for (BakedEvaluation evaluation : {BakedEvaluation::kPerInstance, BakedEvaluation::kPerVertex}) {
         const Image instanced =
             test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kBaked, evaluation);

@@ -76,8 +76,9 @@ struct BoundsScratch {
 // Appends the box around every mesh's unmorphed vertices skinned with `model` (one frame) to
 // info.frame_bounds; records the frame's largest morph displacement (`weights`: every mesh's, from
 // `weight_first[m]`) and the skinning matrices' row norms, with which bake_animation() widens the boxes.
-void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model, std::span<const float> weights,
-                      std::span<const size_t> weight_first, BoundsScratch& scratch, BakedClipInfo& info) {
+void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model,
+                      std::span<const float> weights, std::span<const size_t> weight_first,
+                      BoundsScratch& scratch, BakedClipInfo& info) {
   Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
   for (size_t m = 0; m < asset.meshes.size(); ++m) {
     const SkinnedMesh& mesh = asset.meshes[m];

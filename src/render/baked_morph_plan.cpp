@@ -6,12 +6,14 @@
 namespace ossa::detail {
 
 float baked_weight(const BakedAnimation& baked, int layer, int frame, int k) {
-  const size_t at = ((static_cast<size_t>(layer) * baked.height + frame) * baked.width + baked.weights_texel()) * 4 +
-                    static_cast<size_t>(k);
+  const size_t at =
+      ((static_cast<size_t>(layer) * baked.height + frame) * baked.width + baked.weights_texel()) * 4 +
+      static_cast<size_t>(k);
   return baked.half ? half_to_float(baked.halves[at]) : baked.texels[at];
 }
 
-Result<std::vector<BakedMorphSlots>> baked_morph_slots(const CharacterAsset& asset, const BakedAnimation& baked,
+Result<std::vector<BakedMorphSlots>> baked_morph_slots(const CharacterAsset& asset,
+                                                       const BakedAnimation& baked,
                                                        const MorphDeltaTable& table) {
   using R = Result<std::vector<BakedMorphSlots>>;
   std::vector<BakedMorphSlots> out(asset.meshes.size());
@@ -34,12 +36,13 @@ Result<std::vector<BakedMorphSlots>> baked_morph_slots(const CharacterAsset& ass
       for (int layer = 0; layer < baked.layers && !animated; ++layer)
         for (int f = 0; f < baked.height && !animated; ++f) animated = baked_weight(baked, layer, f, k) != 0;
       if (!animated) continue;
-      if (slots.count == kMaxGpuMorphTargets || table.windows[m].size() != static_cast<size_t>(mesh.morph_targets().count()))
+      if (slots.count == kMaxGpuMorphTargets ||
+          table.windows[m].size() != static_cast<size_t>(mesh.morph_targets().count()))
         return R::failure("mesh '" + mesh.name() + "': " +
-                          (table.windows[m].empty() ? std::string("its morph deltas are not on the GPU")
-                                                    : "the bake animates more than " +
-                                                          std::to_string(kMaxGpuMorphTargets) +
-                                                          " of its morph targets") +
+                          (table.windows[m].empty()
+                               ? std::string("its morph deltas are not on the GPU")
+                               : "the bake animates more than " + std::to_string(kMaxGpuMorphTargets) +
+                                     " of its morph targets") +
                           "; baked instancing applies up to " + std::to_string(kMaxGpuMorphTargets) +
                           " per mesh from the delta texture (draw it with palette skinning)");
       float* slot = &slots.slots[static_cast<size_t>(slots.count++) * 8];

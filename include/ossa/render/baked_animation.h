@@ -11,7 +11,8 @@
 // clips repeat their last frame). A character without morph targets bakes exactly as before.
 // Skinning multiplies by the mesh's own inverse binds in the shader, so meshes bound at different poses share
 // one bake. Memory: 48 bytes (RGBA32F) or 24 bytes (RGBA16F) per joint per frame, i.e. 48 x frame_rate bytes
-// per joint per clip-second at full precision, plus 16 (8) bytes per frame for every 4 morph targets. Baking in half precision reports its worst error.
+// per joint per clip-second at full precision, plus 16 (8) bytes per frame for every 4 morph targets. Baking
+// in half precision reports its worst error.
 #pragma once
 
 #include <cstdint>

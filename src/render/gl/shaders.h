@@ -24,8 +24,8 @@ enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerIns
 // Sources are assembled as kGlslVersion + parts: the vertex shader is "#define OSSA_MODE m" (one program per
 // mode: a software rasteriser such as llvmpipe runs every side of a branch on a uniform, so one shader for
 // all paths made each pay for the others) + kCharacterVertexInputs + kBakedSampling + kMorphVertexFunctions
-// (morph_shaders.h) + kBakedMorphFunctions + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read
-// shader storage); the compute pass is kBakedSampling + kBakedPoseComputeShader.
+// (morph_shaders.h) + kBakedMorphFunctions + kCharacterVertexMain (with kInstancePosesDefine first where
+// vertex shaders may read shader storage); the compute pass is kBakedSampling + kBakedPoseComputeShader.
 inline const char* kGlslVersion = "#version 450 core\n";
 inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
 
