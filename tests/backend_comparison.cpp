@@ -7,6 +7,19 @@
 
 namespace ossa::test {
 
+namespace {
+// One baked instance held at `time` of `clip` (speed 0), crossfading `weight` towards `clip2`.
+BakedInstance still_instance(int clip, float time, int clip2, float weight) {
+  BakedInstance instance;
+  instance.clip = clip;
+  instance.time = time;
+  instance.speed = 0;
+  instance.clip2 = clip2;
+  instance.weight = weight;
+  return instance;
+}
+}  // namespace
+
 std::vector<ComparisonFrame> comparison_frames(const CharacterAsset& asset) {
   std::vector<ComparisonFrame> frames;
   for (size_t c = 0; c < asset.clips.size(); ++c)
@@ -69,12 +82,7 @@ Image render_comparison_frame(CharacterRenderer& renderer, const CharacterAsset&
   update_character(asset.skeleton, c, 0);
   renderer.begin_frame(comparison_settings(asset, frame.lighting));
   if (frame.path == SkinningPath::kBaked) {
-    BakedInstance instance;
-    instance.clip = frame.clip;
-    instance.time = frame.time;
-    instance.speed = 0;
-    instance.clip2 = frame.clip2;
-    instance.weight = frame.weight;
+    const BakedInstance instance = still_instance(frame.clip, frame.time, frame.clip2, frame.weight);
     renderer.draw_baked(std::span(&instance, 1), 0, {BakedEvaluation::kPerVertex, true, 0});
   } else if (frame.path == SkinningPath::kCpu) {
     renderer.draw_cpu(Mat4{}, c.model);
@@ -215,12 +223,7 @@ Image render_baked_morph_frame(CharacterRenderer& renderer, const CharacterAsset
                                BakedEvaluation evaluation, bool zero_weights) {
   renderer.begin_frame(comparison_settings(asset, LightingMode::kLambert));
   if (path == SkinningPath::kBaked) {
-    BakedInstance instance;
-    instance.clip = frame.clip;
-    instance.time = frame.time;
-    instance.speed = 0;
-    instance.clip2 = frame.clip2;
-    instance.weight = frame.weight;
+    const BakedInstance instance = still_instance(frame.clip, frame.time, frame.clip2, frame.weight);
     renderer.draw_baked(std::span(&instance, 1), 0, {evaluation, true, 0});
   } else {
     std::vector<Mat4> model;
