@@ -725,6 +725,50 @@ TEST(Render, CrowdLevelOfDetailReducesFarInstancesAtABoundedCost) {
   EXPECT_LT(some.reduced, some.drawn);
 }
 
+// A morphing crowd (the synthetic character, 16 instances at their own phases and speeds, a third of them
+// crossfading): the per-instance evaluation (weights from the compute pass, read per instance) draws what
+// the per-vertex one (weights sampled per vertex) draws, to rounding, at several times.
+TEST(Render, BakedMorphCrowdPerInstanceMatchesPerVertex) {
+  REQUIRE_GL();
+  const CharacterAsset asset = test::synthetic_morph_character();
+  auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
+  ASSERT_TRUE(renderer) << renderer.error();
+  if (!(*renderer)->has_per_instance_evaluation()) GTEST_SKIP() << "no per-instance evaluation here";
+  auto baked = bake_animation(asset);
+  ASSERT_TRUE(baked) << baked.error();
+  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  std::vector<BakedInstance> crowd;
+  const int clips = static_cast<int>(asset.clips.size());
+  for (int i = 0; i < 16; ++i) {
+    BakedInstance b;
+    b.world = translation_matrix({(i % 4 - 1.5f) * 2.5f, 0, -(i / 4) * 2.5f});
+    b.clip = i % 3 == 1 ? 1 % clips : 0;
+    b.time = 0.137f * i;
+    b.speed = 0.9f + 0.02f * i;
+    b.clip2 = i % 3 == 0 ? 1 % clips : -1;
+    b.weight = b.clip2 >= 0 ? 0.35f : 0;
+    crowd.push_back(b);
+  }
+  const FrameSettings frame = crowd_frame({4, 6, 9}, {0, 0.5f, -4});
+  double worst = 0;
+  for (float time : {0.f, 0.29f, 0.83f}) {
+    Image image[2];
+    for (int e = 0; e < 2; ++e) {
+      (*renderer)->begin_frame(frame);
+      const BakedDrawOptions options{e ? BakedEvaluation::kPerVertex : BakedEvaluation::kPerInstance, false,
+                                     0};
+      EXPECT_EQ((*renderer)->draw_baked(crowd, time, options).drawn, 16);
+      image[e] = (*renderer)->end_frame();
+    }
+    const ImageDifference d = compare_images(image[0], image[1], 1);
+    worst = std::max(worst, d.fraction_over);
+    EXPECT_LE(d.fraction_over, kGpuCpuFraction) << "time " << time << ", max diff " << d.max_difference;
+  }
+  std::printf("  worst fraction of pixels differing by more than 1/255: %.5f\n", worst);
+  auto errors = context()->take_errors();
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+}
+
 // Golden images of the five lighting modes (Mesa 22.3.6's llvmpipe renders them identically run to run).
 // OSSA_UPDATE_GOLDENS=1 rewrites them.
 TEST(Render, LightingModesMatchGoldenImages) {

@@ -19,7 +19,8 @@ enum : int {
 };
 enum : int { kBindPalette = 0, kBindMeshBind = 1, kBindClips = 2 };
 enum : int { kUnitDiffuse = 0, kUnitNormal = 1, kUnitBaked = 2 };
-enum : int { kBindPoses = 3 };  // shader storage: per-instance poses (compute output, vertex input)
+enum : int { kBindPoses = 3 };    // shader storage: per-instance poses (compute output, vertex input)
+enum : int { kBindWeights = 4 };  // shader storage: per-instance morph weights (compute output, vertex input)
 enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3, kModes = 4 };
 // Sources are assembled as kGlslVersion + parts: the vertex shader is "#define OSSA_MODE m" (one program per
 // mode: a software rasteriser such as llvmpipe runs every side of a branch on a uniform, so one shader for
@@ -60,6 +61,13 @@ vec4 baked_frames(int clip, float t) {
   }
   if (f0 >= frames - 1) a = 0.0;
   return vec4(f0, f1, a, info.w);
+}
+
+// A morph weight of the bake (baked_morph_plan.h: its texel `column`, its component `mask`) in frames `f`
+// (baked_frames()), interpolated as the matrices are.
+float baked_weight(vec4 f, int column, vec4 mask) {
+  const float w0 = dot(texelFetch(u_baked, ivec3(column, int(f.x), int(f.w)), 0), mask);
+  return w0 + (dot(texelFetch(u_baked, ivec3(column, int(f.y), int(f.w)), 0), mask) - w0) * f.z;
 }
 
 // Skinning matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
@@ -105,34 +113,74 @@ out vec2 v_uv;
 )";
 
 // Morph targets on the baked path (slots: src/render/baked_morph_plan.h), after kMorphVertexFunctions (its
-// delta texture): the instance's weights interpolated between the frames and clips its matrices are, then
-// MorphJob's sum over the mesh's slots for the vertices inside each window, before skinning.
+// delta texture): MorphJob's sum over the mesh's slots for the vertices inside each window, before skinning,
+// with the instance's weights interpolated between the frames and clips its matrices are: by this vertex
+// (mode 2), or once per instance by kBakedWeightComputeShader (mode 3).
 inline const char* kBakedMorphFunctions = R"(
 uniform int u_baked_morph_count;  // the mesh's slots (0: none)
 uniform vec4 u_baked_morph[16];   // per slot: weight texel, first texel, first vertex, vertex count; mask
-
-// A weight's value in frames `f` (baked_frames()) at texel `column`, component `mask`.
-float baked_weight(vec4 f, int column, vec4 mask) {
-  const float w0 = dot(texelFetch(u_baked, ivec3(column, int(f.x), int(f.w)), 0), mask);
-  return w0 + (dot(texelFetch(u_baked, ivec3(column, int(f.y), int(f.w)), 0), mask) - w0) * f.z;
-}
+#if OSSA_MODE == 3 && defined(OSSA_INSTANCE_POSES)
+uniform int u_weight_base;  // this mesh's first weight vector, for this draw's first instance
+layout(std430, binding = 4) readonly buffer InstanceWeights { vec4 p_weights[]; };  // 2 per instance
+#endif
 
 void apply_baked_morphs(inout vec3 position, inout vec3 normal) {
+#if OSSA_MODE != 3 || !defined(OSSA_INSTANCE_POSES)
   const int clip2 = int(i_anim.w);
   const float t = i_anim.y + u_time * i_anim.z;
   const bool blend = clip2 >= 0 && i_blend > 0.0;
   const vec4 frames = baked_frames(int(i_anim.x), t), frames2 = blend ? baked_frames(clip2, t) : vec4(0.0);
+#endif
   for (int s = 0; s < u_baked_morph_count; ++s) {
-    const vec4 target = u_baked_morph[2 * s], mask = u_baked_morph[2 * s + 1];
+    const vec4 target = u_baked_morph[2 * s];
     const int local = gl_VertexID - int(target.z);
     if (local < 0 || local >= int(target.w)) continue;
+#if OSSA_MODE == 3 && defined(OSSA_INSTANCE_POSES)
+    const float w = p_weights[u_weight_base + gl_InstanceID * 2 + (s >> 2)][s & 3];
+#else
+    const vec4 mask = u_baked_morph[2 * s + 1];
     float w = baked_weight(frames, int(target.x), mask);
     if (blend) w += (baked_weight(frames2, int(target.x), mask) - w) * i_blend;
+#endif
     const int texel = int(target.y) + 2 * local;
     const ivec2 at = ivec2(texel & 4095, texel >> 12);
     position += w * texelFetch(u_morph_deltas, at, 0).xyz;
     normal += w * texelFetch(u_morph_deltas, at + ivec2(1, 0), 0).xyz;
   }
+}
+)";
+
+// Per-instance evaluation of the morph weights (after kBakedSampling): one invocation per instance writes the
+// mesh's slots' weights for it (2 vectors of 4), interpolated between frames and clips as the vertex
+// shader's mode 2 interpolates them; the instanced vertex shader (mode 3) then reads one value per slot.
+inline const char* kBakedWeightComputeShader = R"(
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer Instances { float i_data[]; };  // 24 floats per instance
+layout(std430, binding = 4) writeonly buffer InstanceWeights { vec4 p_weights[]; };
+uniform int u_instances;
+uniform int u_weight_base;  // where the mesh's weights start in p_weights
+uniform float u_time;
+uniform int u_baked_morph_count;
+uniform vec4 u_baked_morph[16];  // the mesh's slots, as kBakedMorphFunctions reads them
+
+void main() {
+  const int instance = int(gl_GlobalInvocationID.x);
+  if (instance >= u_instances) return;
+  const int at = instance * 24 + 16;  // after the world matrix: clip, time, speed, clip2, weight
+  const int clip2 = int(i_data[at + 3]);
+  const float t = i_data[at + 1] + u_time * i_data[at + 2], blend_weight = i_data[at + 4];
+  const bool blend = clip2 >= 0 && blend_weight > 0.0;
+  const vec4 frames = baked_frames(int(i_data[at]), t), frames2 = blend ? baked_frames(clip2, t) : vec4(0.0);
+  vec4 weights[2] = vec4[2](vec4(0.0), vec4(0.0));
+  for (int s = 0; s < u_baked_morph_count; ++s) {
+    const int column = int(u_baked_morph[2 * s].x);
+    const vec4 mask = u_baked_morph[2 * s + 1];
+    float w = baked_weight(frames, column, mask);
+    if (blend) w += (baked_weight(frames2, column, mask) - w) * blend_weight;
+    weights[s >> 2][s & 3] = w;
+  }
+  p_weights[u_weight_base + instance * 2] = weights[0];
+  p_weights[u_weight_base + instance * 2 + 1] = weights[1];
 }
 )";
 
