@@ -727,10 +727,12 @@ TEST(Render, CrowdLevelOfDetailReducesFarInstancesAtABoundedCost) {
 
 // A morphing crowd (the synthetic character, 16 instances at their own phases and speeds, a third of them
 // crossfading): the per-instance evaluation (weights from the compute pass, read per instance) draws what
-// the per-vertex one (weights sampled per vertex) draws, to rounding, at several times.
+// the per-vertex one (weights sampled per vertex) draws, to rounding, at several times; also with level of
+// detail on the far instances (a second draw, whose weights start at its first instance): the character
+// keeps 2 influences a vertex, so only the weights could make a difference.
 TEST(Render, BakedMorphCrowdPerInstanceMatchesPerVertex) {
   REQUIRE_GL();
-  const CharacterAsset asset = test::synthetic_morph_character();
+  const CharacterAsset asset = test::synthetic_morph_character(12, 5, 2);
   auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
   ASSERT_TRUE(renderer) << renderer.error();
   if (!(*renderer)->has_per_instance_evaluation()) GTEST_SKIP() << "no per-instance evaluation here";
@@ -763,6 +765,14 @@ TEST(Render, BakedMorphCrowdPerInstanceMatchesPerVertex) {
     const ImageDifference d = compare_images(image[0], image[1], 1);
     worst = std::max(worst, d.fraction_over);
     EXPECT_LE(d.fraction_over, kGpuCpuFraction) << "time " << time << ", max diff " << d.max_difference;
+    (*renderer)->begin_frame(frame);
+    const BakedDrawStats lod =
+        (*renderer)->draw_baked(crowd, time, {BakedEvaluation::kPerInstance, false, 150});
+    EXPECT_GT(lod.reduced, 0);
+    EXPECT_LT(lod.reduced, lod.drawn);
+    const ImageDifference r = compare_images((*renderer)->end_frame(), image[1], 1);
+    worst = std::max(worst, r.fraction_over);
+    EXPECT_LE(r.fraction_over, kGpuCpuFraction) << "time " << time << ", level of detail";
   }
   std::printf("  worst fraction of pixels differing by more than 1/255: %.5f\n", worst);
   auto errors = context()->take_errors();
