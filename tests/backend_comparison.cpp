@@ -1,10 +1,24 @@
 #include "backend_comparison.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ossa/runtime/crowd.h"
 
 namespace ossa::test {
+
+namespace {
+// One baked instance held at `time` of `clip` (speed 0), crossfading `weight` towards `clip2`.
+BakedInstance still_instance(int clip, float time, int clip2, float weight) {
+  BakedInstance instance;
+  instance.clip = clip;
+  instance.time = time;
+  instance.speed = 0;
+  instance.clip2 = clip2;
+  instance.weight = weight;
+  return instance;
+}
+}  // namespace
 
 std::vector<ComparisonFrame> comparison_frames(const CharacterAsset& asset) {
   std::vector<ComparisonFrame> frames;
@@ -68,12 +82,7 @@ Image render_comparison_frame(CharacterRenderer& renderer, const CharacterAsset&
   update_character(asset.skeleton, c, 0);
   renderer.begin_frame(comparison_settings(asset, frame.lighting));
   if (frame.path == SkinningPath::kBaked) {
-    BakedInstance instance;
-    instance.clip = frame.clip;
-    instance.time = frame.time;
-    instance.speed = 0;
-    instance.clip2 = frame.clip2;
-    instance.weight = frame.weight;
+    const BakedInstance instance = still_instance(frame.clip, frame.time, frame.clip2, frame.weight);
     renderer.draw_baked(std::span(&instance, 1), 0, {BakedEvaluation::kPerVertex, true, 0});
   } else if (frame.path == SkinningPath::kCpu) {
     renderer.draw_cpu(Mat4{}, c.model);
@@ -130,6 +139,99 @@ Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asse
     renderer.draw_cpu(Mat4{}, c.model, frame.weights);
   else
     renderer.draw_palette(Mat4{}, c.model, frame.weights);
+  return renderer.end_frame();
+}
+
+std::vector<BakedMorphFrame> baked_morph_frames(const BakedAnimation& baked, int clip, int clip2) {
+  const BakedClipInfo& info = baked.clips[clip];
+  const int f = info.frame_count / 3;
+  const std::string prefix = "baked_morph_clip" + std::to_string(clip);
+  std::vector<BakedMorphFrame> frames;
+  BakedMorphFrame at;
+  at.name = prefix + "_frame";
+  at.clip = clip;
+  at.time = static_cast<float>(f) / info.frame_rate;
+  frames.push_back(at);
+  BakedMorphFrame between = at;
+  between.name = prefix + "_between";
+  between.time = (static_cast<float>(f) + 0.5f) / info.frame_rate;
+  between.between = true;
+  frames.push_back(between);
+  if (clip2 >= 0 && clip2 != clip) {
+    BakedMorphFrame fade = at;
+    fade.name = prefix + "_crossfade";
+    fade.clip2 = clip2;
+    fade.weight = 0.4f;
+    frames.push_back(fade);
+  }
+  return frames;
+}
+
+namespace {
+// Clip `clip`'s model matrices at time t (looped), from the runtime.
+std::vector<Mat4> runtime_model(const CharacterAsset& asset, int clip, float t) {
+  const float duration = asset.clips[clip].duration();
+  CharacterInstance c;
+  c.init(asset.skeleton, &asset.clips[clip], duration > 0 ? std::fmod(t, duration) : 0.f);
+  update_character(asset.skeleton, c, 0);
+  return c.model;
+}
+
+// Every mesh's weights of clip `clip` at time t: the defaults, replaced by the clip's tracks.
+std::vector<float> clip_weights(const CharacterAsset& asset, int clip, float t) {
+  std::vector<float> weights;
+  for (size_t m = 0; m < asset.meshes.size(); ++m) {
+    const std::span<const float> defaults = asset.meshes[m].morph_targets().default_weights();
+    const size_t first = weights.size();
+    weights.insert(weights.end(), defaults.begin(), defaults.end());
+    asset.clips[clip].morph_weights().sample_mesh(static_cast<int>(m), t,
+                                                  std::span<float>(weights).subspan(first, defaults.size()));
+  }
+  return weights;
+}
+
+// The weights the bake's frames around time t give (looped; the last frame at the clip's end).
+std::vector<float> framed_weights(const CharacterAsset& asset, const BakedClipInfo& info, int clip, float t) {
+  t = info.duration > 0 ? std::fmod(t, info.duration) : 0.f;
+  const int f0 = std::min(static_cast<int>(std::floor(t * info.frame_rate)), info.frame_count - 1);
+  const int f1 = std::min(f0 + 1, info.frame_count - 1);
+  const float t0 = static_cast<float>(f0) / info.frame_rate,
+              t1 = f1 == info.frame_count - 1 ? info.duration : static_cast<float>(f1) / info.frame_rate;
+  const float a = f1 > f0 && t1 > t0 ? std::clamp((t - t0) / (t1 - t0), 0.f, 1.f) : 0.f;
+  std::vector<float> w0 = clip_weights(asset, clip, t0);
+  const std::vector<float> w1 = clip_weights(asset, clip, t1);
+  for (size_t k = 0; k < w0.size(); ++k) w0[k] += (w1[k] - w0[k]) * a;
+  return w0;
+}
+}  // namespace
+
+void baked_morph_truth(const CharacterAsset& asset, const BakedAnimation& baked, const BakedMorphFrame& frame,
+                       std::vector<Mat4>& model, std::vector<float>& weights) {
+  model = runtime_model(asset, frame.clip, frame.time);
+  weights = framed_weights(asset, baked.clips[frame.clip], frame.clip, frame.time);
+  if (frame.clip2 < 0 || frame.weight <= 0) return;
+  const std::vector<Mat4> other = runtime_model(asset, frame.clip2, frame.time);
+  for (size_t j = 0; j < model.size(); ++j)
+    for (int e = 0; e < 16; ++e) model[j].m[e] += (other[j].m[e] - model[j].m[e]) * frame.weight;
+  const std::vector<float> other_weights =
+      framed_weights(asset, baked.clips[frame.clip2], frame.clip2, frame.time);
+  for (size_t k = 0; k < weights.size(); ++k) weights[k] += (other_weights[k] - weights[k]) * frame.weight;
+}
+
+Image render_baked_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset,
+                               const BakedAnimation& baked, const BakedMorphFrame& frame, SkinningPath path,
+                               BakedEvaluation evaluation, bool zero_weights) {
+  renderer.begin_frame(comparison_settings(asset, LightingMode::kLambert));
+  if (path == SkinningPath::kBaked) {
+    const BakedInstance instance = still_instance(frame.clip, frame.time, frame.clip2, frame.weight);
+    renderer.draw_baked(std::span(&instance, 1), 0, {evaluation, true, 0});
+  } else {
+    std::vector<Mat4> model;
+    std::vector<float> weights;
+    baked_morph_truth(asset, baked, frame, model, weights);
+    if (zero_weights) std::fill(weights.begin(), weights.end(), 0.f);
+    renderer.draw_palette(Mat4{}, model, weights);
+  }
   return renderer.end_frame();
 }
 

@@ -53,6 +53,31 @@ std::string morph_stats_mismatch(const CharacterAsset& asset, const MorphFrame& 
 Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset, const MorphFrame& frame,
                          SkinningPath path);
 
+// Morph targets on the baked path: clip `clip` of a character whose clip animates morph weights, drawn by
+// draw_baked() at a frame time, halfway between two frames, and crossfading 40 % towards clip `clip2`, each
+// against the truth the palette path draws (baked_morph_truth()).
+struct BakedMorphFrame {
+  std::string name;
+  int clip = 0;
+  float time = 0;
+  int clip2 = -1;
+  float weight = 0;
+  bool between = false;  // halfway between two baked frames (the bake's looser bound)
+};
+std::vector<BakedMorphFrame> baked_morph_frames(const BakedAnimation& baked, int clip, int clip2);
+// What draw_baked() must show for `frame`, from the runtime (not from the bake's texels): model matrices of
+// the runtime's pose at the time (lerped towards clip2's, as the bake lerps matrices) and every mesh's
+// morph weights sampled from the clips' weight tracks (MorphWeightTracks::sample_mesh over the defaults) at
+// the two baked frames around the time, lerped as the shader lerps them, then towards clip2's.
+void baked_morph_truth(const CharacterAsset& asset, const BakedAnimation& baked, const BakedMorphFrame& frame,
+                       std::vector<Mat4>& model, std::vector<float>& weights);
+// One frame (Lambert, 192 pixels): kGpuPalette draws the truth with palette skinning (`zero_weights`: with
+// every weight 0 instead), kBaked the instance with `evaluation`. The bake must be set on the renderer.
+Image render_baked_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset,
+                               const BakedAnimation& baked, const BakedMorphFrame& frame, SkinningPath path,
+                               BakedEvaluation evaluation = BakedEvaluation::kPerVertex,
+                               bool zero_weights = false);
+
 // The bound both comparisons state: at most 1 % of pixels differ by more than 8/255 in any channel.
 constexpr int kBackendThreshold = 8;
 constexpr double kBackendFraction = 0.01;

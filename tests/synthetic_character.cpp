@@ -137,8 +137,25 @@ CharacterAsset synthetic_character(int joints, uint32_t seed, const CharacterBui
   return std::move(asset).value();
 }
 
-CharacterAsset synthetic_morph_character(int targets, uint32_t seed) {
+CharacterAsset synthetic_morph_character(int targets, uint32_t seed, int influences) {
   SyntheticScene scene = synthetic_scene(33, seed);
+  for (RawMesh& mesh : scene.meshes) {
+    const int k = mesh.influences_per_vertex;
+    if (influences <= 0 || influences >= k) continue;
+    std::vector<uint16_t> joints;
+    std::vector<float> weights;
+    for (size_t v = 0; v < mesh.positions.size(); ++v) {
+      float sum = 0;
+      for (int i = 0; i < influences; ++i) sum += mesh.influence_weights[v * k + i];
+      for (int i = 0; i < influences; ++i) {
+        joints.push_back(mesh.influence_joints[v * k + i]);
+        weights.push_back(sum > 0 ? mesh.influence_weights[v * k + i] / sum : (i == 0 ? 1.f : 0.f));
+      }
+    }
+    mesh.influences_per_vertex = influences;
+    mesh.influence_joints = std::move(joints);
+    mesh.influence_weights = std::move(weights);
+  }
   std::mt19937 rng(seed * 7 + 1);
   std::uniform_real_distribution<float> unit(0, 1);
   auto add_target = [&](RawMesh& mesh, int first, int count, float keep, bool normals) {

@@ -31,7 +31,8 @@ CharacterAsset synthetic_character(int joints = 33, uint32_t seed = 1,
 // on the Body (997 vertices), each moving a window of about 150 vertices (every vertex of it, or a random
 // two thirds) by 0.15-0.5 units (the mesh is 2 units across) with normal deltas, and one that moves vertices
 // scattered over the whole mesh; 3 targets on the Cape, without normal deltas. Default weights 0. The clip
-// "Armature|Walk" animates the Body's first 3 targets (a weight track).
-CharacterAsset synthetic_morph_character(int targets = 12, uint32_t seed = 5);
+// "Armature|Walk" animates the Body's first 3 targets (a weight track). `influences` > 0: each vertex keeps
+// that many of its strongest influences, renormalised.
+CharacterAsset synthetic_morph_character(int targets = 12, uint32_t seed = 5, int influences = 0);
 
 }  // namespace ossa::test

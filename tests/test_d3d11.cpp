@@ -248,6 +248,58 @@ TEST(D3D11, MorphTargetsMatchCpuMorphingAndOpenGl) {
   EXPECT_TRUE(errors.empty()) << errors.front();
 }
 
+// Morph targets on the baked path of this backend (per vertex), on the synthetic character whose Walk
+// animates 3 Body targets: against this backend's palette skinning with GPU morphing of the runtime's pose
+// and the clip's weights (backend_comparison.h) at the baked-vs-palette bounds (1 % at frame times and
+// crossfading, 3 % halfway between frames), further from the same draw with the weights zeroed, and against
+// OpenGL's baked frames (Render.BakedMorphsMatchPaletteMorphing writes them) at the backend comparison's
+// bound.
+TEST(D3D11, BakedMorphsMatchPaletteMorphingAndOpenGl) {
+  REQUIRE_D3D11();
+  const CharacterAsset asset = test::synthetic_morph_character();
+  auto renderer = create_d3d11_renderer(device(), asset, {}, {});
+  ASSERT_TRUE(renderer) << renderer.error();
+  auto baked = bake_animation(asset);
+  ASSERT_TRUE(baked) << baked.error();
+  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-baked-morph";
+  if (under_wine() && !references.empty() && references[0] == '/') references = "Z:" + references;
+  const bool have_references = fs::exists(references + "/baked_morph_clip0_frame.png");
+  if (!have_references && std::getenv("OSSA_REQUIRE_D3D11"))
+    ADD_FAILURE() << references << " missing: run the Linux release tests first";
+  double worst_truth = 0, worst_gl = 0;
+  for (const test::BakedMorphFrame& f : test::baked_morph_frames(*baked, 0, 1)) {
+    const Image palette =
+        test::render_baked_morph_frame(**renderer, asset, *baked, f, SkinningPath::kGpuPalette);
+    const Image unmorphed =
+        test::render_baked_morph_frame(**renderer, asset, *baked, f, SkinningPath::kGpuPalette, {}, true);
+    const Image instanced =
+        test::render_baked_morph_frame(**renderer, asset, *baked, f, SkinningPath::kBaked);
+    const ImageDifference d = compare_images(palette, instanced, 8);
+    EXPECT_LE(d.fraction_over, f.between ? 0.03 : 0.01) << f.name << ", max diff " << d.max_difference;
+    worst_truth = std::max(worst_truth, f.between ? 0.0 : d.fraction_over);
+    if (!f.between) {
+      EXPECT_GT(compare_images(unmorphed, instanced, 8).fraction_over, 2 * d.fraction_over + 0.0005)
+          << f.name << ": the baked draw ignores the weights";
+    }
+    if (have_references) {
+      auto gl = read_png(references + "/" + f.name + ".png");
+      ASSERT_TRUE(gl) << gl.error();
+      const ImageDifference g = compare_images(*gl, instanced, test::kBackendThreshold);
+      EXPECT_LE(g.fraction_over, test::kBackendFraction) << f.name << ", max diff " << g.max_difference;
+      if (g.fraction_over > test::kBackendFraction)
+        (void)write_png(instanced, references + "/" + f.name + ".d3d11.png");  // for a look
+      worst_gl = std::max(worst_gl, g.fraction_over);
+      std::printf("  %-28s vs palette %.5f, vs OpenGL %.5f of pixels over 8/255 (largest %d/255)\n",
+                  f.name.c_str(), d.fraction_over, g.fraction_over, g.max_difference);
+    }
+  }
+  std::printf("  baked vs palette morphing: worst %.5f at frame times; vs OpenGL: %s %.5f over 8/255\n",
+              worst_truth, have_references ? "worst" : "(no references)", worst_gl);
+  const auto errors = device()->take_errors();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
 // A bake Direct3D 11 cannot hold (over 2,048 layers), or whose texels do not match its size, is an error from
 // set_baked(), and nothing is uploaded from past the texels.
 TEST(D3D11, ABakeTheDeviceCannotHoldIsAnError) {

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <optional>
 
+#include "../src/render/baked_morph_plan.h"
 #include "../src/render/morph_plan.h"
 #include "backend_comparison.h"
 #include "gltf_builder.h"
@@ -24,6 +25,9 @@
 #include "ossa/render/gl_renderer.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
+#include "ossa/runtime/morph_job.h"
+#include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/skinning_job.h"
 #include "ossa/serialize/ossa_file.h"
 #include "synthetic_character.h"
 
@@ -327,6 +331,227 @@ TEST(Render, BakedInstancingMatchesPaletteSkinning) {
   std::printf("  %d frames compared\n", compared);
 }
 
+// The bake's weight texels hold what Animator gives for each clip alone at each frame's time (defaults, then
+// the clip's weight tracks), every mesh's targets in order after the joints; a character without morph
+// targets bakes as before (3 texels a joint, no more).
+TEST(Render, BakedWeightsAreTheClipsSampledWeights) {
+  auto face = load_character(test::source_dir() + "/assets/sample/ossa_face.glb");
+  ASSERT_TRUE(face) << face.error();
+  const CharacterAsset synthetic = test::synthetic_morph_character();
+  int checked = 0, animated = 0;
+  for (const CharacterAsset* asset : {&(*face)->asset, &synthetic}) {
+    auto baked = bake_animation(*asset);
+    ASSERT_TRUE(baked) << baked.error();
+    int targets = 0;
+    for (const SkinnedMesh& m : asset->meshes) targets += m.morph_targets().count();
+    ASSERT_GT(targets, 0);
+    EXPECT_EQ(baked->morph_weights, targets);
+    EXPECT_EQ(baked->width, 3 * baked->joints + (targets + 3) / 4);
+    for (const BakedClipInfo& info : baked->clips)
+      for (int f = 0; f < info.frame_count; ++f) {
+        const float t = f == info.frame_count - 1 ? info.duration : static_cast<float>(f) / info.frame_rate;
+        Animator animator(*asset);
+        ASSERT_TRUE(animator.play(info.layer, LoopMode::kOnce, 0, t));
+        animator.update(0);
+        const std::span<const float> truth = animator.morph_weights();
+        ASSERT_EQ(truth.size(), static_cast<size_t>(targets));
+        for (int k = 0; k < targets; ++k) {
+          ASSERT_NEAR(detail::baked_weight(*baked, info.layer, f, k), truth[k], 1e-6f)
+              << info.name << " frame " << f << " weight " << k;
+          animated += truth[k] != 0;
+        }
+        ++checked;
+      }
+  }
+  EXPECT_GT(animated, 100);  // the clips animate the weights: a bake of zeros fails above
+  std::printf("  %d frames' weights checked against Animator\n", checked);
+  auto sample = load_character(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  ASSERT_TRUE(sample) << sample.error();
+  auto plain = bake_animation((*sample)->asset);
+  ASSERT_TRUE(plain) << plain.error();
+  EXPECT_EQ(plain->morph_weights, 0);
+  EXPECT_EQ(plain->width, 3 * plain->joints);
+  EXPECT_EQ(plain->bytes(), static_cast<size_t>(plain->width) * plain->height * plain->layers * 16);
+}
+
+// The per-frame bounds hold every vertex the baked shader can draw with morphs: the matrices and the weights
+// of two neighbouring frames lerped at several fractions, and of two clips' frames crossfaded, morphed
+// (MorphJob) and skinned (SkinningJob) on the CPU, lie inside the union of those frames' boxes (1e-5 units).
+TEST(Render, BakedBoundsHoldEveryMorphedVertex) {
+  const CharacterAsset asset = test::synthetic_morph_character();
+  auto baked = bake_animation(asset);
+  ASSERT_TRUE(baked) << baked.error();
+  const int joints = asset.skeleton.joint_count();
+  // Frame f of a clip: its model matrices and weights, read back from the runtime (not the bake).
+  auto frame_state = [&](int clip, int f, std::vector<Mat4>& model, std::vector<float>& weights) {
+    const BakedClipInfo& info = baked->clips[clip];
+    const float t = f == info.frame_count - 1 ? info.duration : static_cast<float>(f) / info.frame_rate;
+    Animator animator(asset);
+    animator.play(clip, LoopMode::kOnce, 0, t);
+    animator.update(0);
+    model.assign(animator.model().begin(), animator.model().end());
+    weights.assign(animator.morph_weights().begin(), animator.morph_weights().end());
+  };
+  std::vector<Mat4> model[4], blended(joints), palette;
+  std::vector<float> weights[4], mixed, morphed, skinned;
+  int outside = 0, vertices = 0;
+  double worst_gap = 0;  // how far inside the box the nearest vertex came (the margin's slack)
+  for (int c = 0; c < baked->layers; ++c) {
+    const int c2 = (c + 1) % baked->layers;
+    for (int f = 0; f + 1 < baked->clips[c].frame_count; f += 3) {
+      const int g = std::min(f, baked->clips[c2].frame_count - 2);
+      frame_state(c, f, model[0], weights[0]);
+      frame_state(c, f + 1, model[1], weights[1]);
+      frame_state(c2, g, model[2], weights[2]);
+      frame_state(c2, g + 1, model[3], weights[3]);
+      for (float a : {0.f, 0.3f, 0.7f})
+        for (float fade : {0.f, 0.4f}) {
+          mixed.assign(weights[0].size(), 0.f);
+          for (size_t k = 0; k < mixed.size(); ++k) {
+            const float w = weights[0][k] + (weights[1][k] - weights[0][k]) * a,
+                        w2 = weights[2][k] + (weights[3][k] - weights[2][k]) * a;
+            mixed[k] = w + (w2 - w) * fade;
+          }
+          for (int j = 0; j < joints; ++j)
+            for (int e = 0; e < 16; ++e) {
+              const float m = model[0][j].m[e] + (model[1][j].m[e] - model[0][j].m[e]) * a,
+                          m2 = model[2][j].m[e] + (model[3][j].m[e] - model[2][j].m[e]) * a;
+              blended[j].m[e] = m + (m2 - m) * fade;
+            }
+          // The union of the frames' boxes.
+          Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
+          auto add = [&](int clip, int frame) {
+            const float* b = &baked->clips[clip].frame_bounds[static_cast<size_t>(frame) * 6];
+            lo = {std::min(lo.x, b[0]), std::min(lo.y, b[1]), std::min(lo.z, b[2])};
+            hi = {std::max(hi.x, b[3]), std::max(hi.y, b[4]), std::max(hi.z, b[5])};
+          };
+          add(c, f), add(c, f + 1);
+          if (fade > 0) add(c2, g), add(c2, g + 1);
+          size_t first = 0;
+          for (const SkinnedMesh& mesh : asset.meshes) {
+            const size_t n = static_cast<size_t>(mesh.morph_targets().count());
+            palette.resize(mesh.inverse_binds().size());
+            ASSERT_TRUE((PaletteJob{blended, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
+            morphed.resize(mesh.positions().size());
+            MorphJob morph = MorphJob::for_mesh(mesh, std::span<const float>(mixed).subspan(first, n));
+            morph.out_positions = morphed;
+            ASSERT_TRUE(morph.run());
+            first += n;
+            skinned.resize(morphed.size());
+            SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
+            skin.in_positions = morphed.data();
+            skin.out_positions = skinned.data();
+            ASSERT_TRUE(skin.run());
+            for (size_t i = 0; i + 2 < skinned.size(); i += 3, ++vertices) {
+              const float p[3] = {skinned[i], skinned[i + 1], skinned[i + 2]};
+              const float l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+              for (int k = 0; k < 3; ++k) {
+                if (p[k] < l[k] - 1e-5f || p[k] > h[k] + 1e-5f) ++outside;
+                worst_gap = std::max(worst_gap, -static_cast<double>(std::min(p[k] - l[k], h[k] - p[k])));
+              }
+            }
+          }
+        }
+    }
+  }
+  EXPECT_EQ(outside, 0) << "of " << vertices << " vertices; furthest " << worst_gap << " units outside";
+  std::printf("  %d morphed vertices inside their frames' boxes\n", vertices);
+}
+
+// Morph targets on the baked path, both evaluations, against palette skinning with GPU morphing (itself
+// proven against MorphJob + SkinningJob above) of the runtime's pose and the clip's sampled weights, at the
+// baked-vs-palette bounds: the bundled face (clip Talk, crossfading into Look) and the synthetic character
+// (its Walk animates 3 Body targets, deltas of up to half a unit). At frame times and crossfading, the same
+// draws with the weights zeroed differ from the baked draw by far more than the truth does (measured: 0.10 %
+// of pixels over 8/255 at least, on the face's crossfade, against 0.00 %), so a shader that ignored them
+// fails. The synthetic frames are written for the Direct3D 11 comparison (OSSA_GL_REFERENCE_DIR-baked-morph,
+// test_d3d11.cpp).
+TEST(Render, BakedMorphsMatchPaletteMorphing) {
+  REQUIRE_GL();
+  auto face = load_character(test::source_dir() + "/assets/sample/ossa_face.glb");
+  ASSERT_TRUE(face) << face.error();
+  const CharacterAsset synthetic = test::synthetic_morph_character();
+  const std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-baked-morph";
+  std::error_code ec;
+  fs::remove_all(references, ec);
+  fs::create_directories(references);
+  double worst[2][2] = {}, least_moved = 1;
+  for (const CharacterAsset* asset : {&(*face)->asset, &synthetic}) {
+    const bool is_face = asset != &synthetic;
+    auto renderer = is_face ? create_gl_renderer(context(), *asset, (*face)->materials, (*face)->textures,
+                                                 (*face)->flip_textures)
+                            : create_gl_renderer(context(), *asset, {}, {}, false);
+    ASSERT_TRUE(renderer) << renderer.error();
+    auto baked = bake_animation(*asset);
+    ASSERT_TRUE(baked) << baked.error();
+    ASSERT_TRUE((*renderer)->set_baked(*baked));
+    const int clip = is_face ? asset->find_clip("Talk") : 0;
+    ASSERT_GE(clip, 0);
+    const int clip2 = (clip + 1) % static_cast<int>(asset->clips.size());
+    for (const test::BakedMorphFrame& f : test::baked_morph_frames(*baked, clip, clip2)) {
+      const Image palette =
+          test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kGpuPalette);
+      EXPECT_EQ((*renderer)->morph_stats().cpu_meshes, 0) << f.name;
+      const Image unmorphed =
+          test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kGpuPalette, {}, true);
+      for (BakedEvaluation evaluation : {BakedEvaluation::kPerInstance, BakedEvaluation::kPerVertex}) {
+        const Image instanced =
+            test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kBaked, evaluation);
+        const ImageDifference d = compare_images(palette, instanced, 8);
+        double& w = worst[evaluation == BakedEvaluation::kPerVertex][f.between];
+        w = std::max(w, d.fraction_over);
+        EXPECT_LE(d.fraction_over, f.between ? 0.03 : 0.01)
+            << (is_face ? "face " : "synthetic ") << f.name << " " << to_string(evaluation);
+        // Without its weights the draw would be further from the truth than it is, by a clear margin (18
+        // pixels at least; halfway between frames the matrix lerp dominates the difference: not checked).
+        const double moved = compare_images(unmorphed, instanced, 8).fraction_over;
+        if (!f.between) {
+          least_moved = std::min(least_moved, moved);
+          EXPECT_GT(moved, 2 * d.fraction_over + 0.0005)
+              << f.name << " " << to_string(evaluation) << ": the baked draw ignores the weights";
+        }
+        if (!is_face && evaluation == BakedEvaluation::kPerVertex) {
+          ASSERT_TRUE(write_png(instanced, references + "/" + f.name + ".png"));
+        }
+      }
+    }
+    auto errors = context()->take_errors();
+    EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
+  }
+  for (int e = 0; e < 2; ++e)
+    std::printf("  %s: worst fraction of pixels over 8/255 vs palette: %.4f at frame times, %.4f between\n",
+                e ? "per vertex" : "per instance", worst[e][0], worst[e][1]);
+  std::printf("  with the weights zeroed, at least %.4f of pixels differ by over 8/255\n", least_moved);
+}
+
+// A bake that animates more morph targets on one mesh than the shader's slots is refused by set_baked(),
+// naming the mesh (the instanced draw would be wrong); so is a bake whose weights are not this character's.
+TEST(Render, BakedMorphsPastTheShadersSlotsAreRefused) {
+  REQUIRE_GL();
+  const CharacterAsset asset = test::synthetic_morph_character();
+  auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
+  ASSERT_TRUE(renderer) << renderer.error();
+  auto baked = bake_animation(asset);
+  ASSERT_TRUE(baked) << baked.error();
+  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  BakedAnimation too_many = *baked;
+  for (int k = 0; k <= kMaxGpuMorphTargets; ++k)
+    too_many.texels[static_cast<size_t>(too_many.weights_texel()) * 4 + static_cast<size_t>(k)] = 0.5f;
+  auto refused = (*renderer)->set_baked(too_many);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("'" + asset.meshes[0].name() + "'"), std::string::npos) << refused.error();
+  BakedInstance instance;
+  (*renderer)->begin_frame(test::comparison_settings(asset, LightingMode::kUnlit, 64));
+  EXPECT_EQ((*renderer)->draw_baked(std::span(&instance, 1), 0).drawn, 0);
+  auto sample = load_character(test::source_dir() + "/assets/sample/ossa_sample.glb");
+  ASSERT_TRUE(sample) << sample.error();
+  auto other = bake_animation((*sample)->asset);
+  ASSERT_TRUE(other) << other.error();
+  refused = (*renderer)->set_baked(*other);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("morph weights"), std::string::npos) << refused.error();
+}
+
 // The sample with its first clip replaced by one whose last interval is `last_interval` frames long and ends
 // in a pose from the middle of the clip (a large jump, so interpolating that interval wrongly shows).
 Clip short_last_interval_clip(const Clip& source, float last_interval) {
@@ -498,6 +723,60 @@ TEST(Render, CrowdLevelOfDetailReducesFarInstancesAtABoundedCost) {
   crowd.m->renderer->end_frame();
   EXPECT_GT(some.reduced, 0);
   EXPECT_LT(some.reduced, some.drawn);
+}
+
+// A morphing crowd (the synthetic character, 16 instances at their own phases and speeds, a third of them
+// crossfading): the per-instance evaluation (weights from the compute pass, read per instance) draws what
+// the per-vertex one (weights sampled per vertex) draws, to rounding, at several times; also with level of
+// detail on the far instances (a second draw, whose weights start at its first instance): the character
+// keeps 2 influences a vertex, so only the weights could make a difference.
+TEST(Render, BakedMorphCrowdPerInstanceMatchesPerVertex) {
+  REQUIRE_GL();
+  const CharacterAsset asset = test::synthetic_morph_character(12, 5, 2);
+  auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
+  ASSERT_TRUE(renderer) << renderer.error();
+  if (!(*renderer)->has_per_instance_evaluation()) GTEST_SKIP() << "no per-instance evaluation here";
+  auto baked = bake_animation(asset);
+  ASSERT_TRUE(baked) << baked.error();
+  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  std::vector<BakedInstance> crowd;
+  const int clips = static_cast<int>(asset.clips.size());
+  for (int i = 0; i < 16; ++i) {
+    BakedInstance b;
+    b.world = translation_matrix({(i % 4 - 1.5f) * 2.5f, 0, -(i / 4) * 2.5f});
+    b.clip = i % 3 == 1 ? 1 % clips : 0;
+    b.time = 0.137f * i;
+    b.speed = 0.9f + 0.02f * i;
+    b.clip2 = i % 3 == 0 ? 1 % clips : -1;
+    b.weight = b.clip2 >= 0 ? 0.35f : 0;
+    crowd.push_back(b);
+  }
+  const FrameSettings frame = crowd_frame({4, 6, 9}, {0, 0.5f, -4});
+  double worst = 0;
+  for (float time : {0.f, 0.29f, 0.83f}) {
+    Image image[2];
+    for (int e = 0; e < 2; ++e) {
+      (*renderer)->begin_frame(frame);
+      const BakedDrawOptions options{e ? BakedEvaluation::kPerVertex : BakedEvaluation::kPerInstance, false,
+                                     0};
+      EXPECT_EQ((*renderer)->draw_baked(crowd, time, options).drawn, 16);
+      image[e] = (*renderer)->end_frame();
+    }
+    const ImageDifference d = compare_images(image[0], image[1], 1);
+    worst = std::max(worst, d.fraction_over);
+    EXPECT_LE(d.fraction_over, kGpuCpuFraction) << "time " << time << ", max diff " << d.max_difference;
+    (*renderer)->begin_frame(frame);
+    const BakedDrawStats lod =
+        (*renderer)->draw_baked(crowd, time, {BakedEvaluation::kPerInstance, false, 150});
+    EXPECT_GT(lod.reduced, 0);
+    EXPECT_LT(lod.reduced, lod.drawn);
+    const ImageDifference r = compare_images((*renderer)->end_frame(), image[1], 1);
+    worst = std::max(worst, r.fraction_over);
+    EXPECT_LE(r.fraction_over, kGpuCpuFraction) << "time " << time << ", level of detail";
+  }
+  std::printf("  worst fraction of pixels differing by more than 1/255: %.5f\n", worst);
+  auto errors = context()->take_errors();
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
 }
 
 // Golden images of the five lighting modes (Mesa 22.3.6's llvmpipe renders them identically run to run).

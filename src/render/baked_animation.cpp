@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
@@ -67,14 +68,20 @@ double BakedAnimation::bytes_per_joint_second() const {
 namespace {
 struct BoundsScratch {
   std::vector<Mat4> palette;
-  std::vector<float> positions;
+  std::vector<float> positions, morphed;
+  float row_norm[3] = {0, 0, 0};  // largest norm of each of rows 0-2 (3x3 part) of any skinning matrix
+  float displacement = 0;         // largest morph displacement of any vertex in any frame
 };
 
-// Appends the box around every mesh's vertices skinned with `model` (one frame) to info.frame_bounds.
-void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model, BoundsScratch& scratch,
-                      BakedClipInfo& info) {
+// Appends the box around every mesh's unmorphed vertices skinned with `model` (one frame) to
+// info.frame_bounds; records the frame's largest morph displacement (`weights`: every mesh's, from
+// `weight_first[m]`) and the skinning matrices' row norms, with which bake_animation() widens the boxes.
+void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model,
+                      std::span<const float> weights, std::span<const size_t> weight_first,
+                      BoundsScratch& scratch, BakedClipInfo& info) {
   Vec3 lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
-  for (const SkinnedMesh& mesh : asset.meshes) {
+  for (size_t m = 0; m < asset.meshes.size(); ++m) {
+    const SkinnedMesh& mesh = asset.meshes[m];
     scratch.palette.resize(mesh.inverse_binds().size());
     scratch.positions.resize(static_cast<size_t>(mesh.vertex_count()) * 3);
     if (!PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), scratch.palette, {}}.run()) continue;
@@ -86,6 +93,23 @@ void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model, 
       lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
       hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
     }
+    if (mesh.morph_targets().empty()) continue;
+    for (const Mat4& skin : scratch.palette)
+      for (int r = 0; r < 3; ++r)
+        scratch.row_norm[r] = std::max(
+            scratch.row_norm[r], std::sqrt(skin.at(r, 0) * skin.at(r, 0) + skin.at(r, 1) * skin.at(r, 1) +
+                                           skin.at(r, 2) * skin.at(r, 2)));
+    const std::span<const float> mesh_weights =
+        weights.subspan(weight_first[m], weight_first[m + 1] - weight_first[m]);
+    scratch.morphed.resize(mesh.positions().size());
+    MorphJob morph = MorphJob::for_mesh(mesh, mesh_weights);
+    morph.out_positions = scratch.morphed;
+    if (!morph.run()) continue;
+    for (size_t i = 0; i + 2 < scratch.morphed.size(); i += 3) {
+      const Vec3 d{scratch.morphed[i] - mesh.positions()[i], scratch.morphed[i + 1] - mesh.positions()[i + 1],
+                   scratch.morphed[i + 2] - mesh.positions()[i + 2]};
+      scratch.displacement = std::max(scratch.displacement, length(d));
+    }
   }
   if (lo.x > hi.x) lo = hi = model.empty() ? Vec3{} : model[0].translation();  // no vertices: a point
   info.frame_bounds.insert(info.frame_bounds.end(), {lo.x, lo.y, lo.z, hi.x, hi.y, hi.z});
@@ -96,11 +120,24 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
   BakedAnimation b;
   b.joints = asset.skeleton.joint_count();
   b.half = half;
-  b.width = 3 * b.joints;
+  // Every mesh's morph weights, mesh after mesh: mesh m's from weight_first[m].
+  std::vector<size_t> weight_first{0};
+  std::vector<float> default_weights;
+  for (const SkinnedMesh& mesh : asset.meshes) {
+    const std::span<const float> defaults = mesh.morph_targets().default_weights();
+    default_weights.insert(default_weights.end(), defaults.begin(), defaults.end());
+    weight_first.push_back(default_weights.size());
+  }
+  if (default_weights.size() > size_t{4} * 16384)
+    return Result<BakedAnimation>::failure("too many morph targets to bake");
+  b.morph_weights = static_cast<int>(default_weights.size());
+  b.width = 3 * b.joints + (b.morph_weights + 3) / 4;
   b.layers = static_cast<int>(asset.clips.size());
   if (b.layers == 0) return Result<BakedAnimation>::failure("nothing to bake: no clips");
   if (b.width > 16384)
-    return Result<BakedAnimation>::failure("too many joints to bake (" + std::to_string(b.joints) + ")");
+    return Result<BakedAnimation>::failure("too many joints and morph targets to bake (" +
+                                           std::to_string(b.joints) + " joints, " +
+                                           std::to_string(b.morph_weights) + " targets)");
   for (size_t c = 0; c < asset.clips.size(); ++c) {
     const Clip& clip = asset.clips[c];
     float rate = frame_rate > 0                              ? frame_rate
@@ -126,6 +163,7 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
   std::vector<Mat4> model(b.joints);
   SamplingCache cache;
   BoundsScratch bounds_scratch;
+  std::vector<float> weights(default_weights.size());
   for (BakedClipInfo& info : b.clips) {
     const Clip& clip = asset.clips[info.layer];
     for (int f = 0; f < b.height; ++f) {
@@ -134,15 +172,31 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
           frame == info.frame_count - 1 ? info.duration : std::min(info.duration, frame / info.frame_rate);
       SampleJob{&clip, t, &cache, locals}.run();
       LocalToModelJob{&asset.skeleton, locals, model}.run();
-      if (f < info.frame_count) add_frame_bounds(asset, model, bounds_scratch, info);
+      // The weights as Animator samples them for this clip alone: defaults, then the clip's tracks.
+      std::copy(default_weights.begin(), default_weights.end(), weights.begin());
+      for (size_t m = 0; m < asset.meshes.size(); ++m)
+        clip.morph_weights().sample_mesh(
+            static_cast<int>(m), t,
+            std::span<float>(weights).subspan(weight_first[m], weight_first[m + 1] - weight_first[m]));
+      if (f < info.frame_count) add_frame_bounds(asset, model, weights, weight_first, bounds_scratch, info);
       float* row = &b.texels[(static_cast<size_t>(info.layer) * b.height + f) * b.width * 4];
       for (int j = 0; j < b.joints; ++j) {
         const Mat4 skinning = model[j] * asset.skeleton.inverse_binds()[j];
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 4; ++c) row[(j * 3 + r) * 4 + c] = skinning.at(r, c);
       }
+      std::copy(weights.begin(), weights.end(), row + static_cast<size_t>(b.weights_texel()) * 4);
     }
   }
+  // Widen every box by what morphing can add to a vertex (BakedClipInfo::frame_bounds).
+  if (bounds_scratch.displacement > 0)
+    for (BakedClipInfo& info : b.clips)
+      for (size_t k = 0; k < info.frame_bounds.size(); k += 6)
+        for (int a = 0; a < 3; ++a) {
+          const float margin = bounds_scratch.row_norm[a] * bounds_scratch.displacement * (1 + 1e-5f);
+          info.frame_bounds[k + a] -= margin;
+          info.frame_bounds[k + 3 + a] += margin;
+        }
   if (half) {
     b.halves.resize(b.texels.size());
     for (size_t i = 0; i < b.texels.size(); ++i) {
@@ -162,11 +216,19 @@ Result<bool> write_baked_animation(const BakedAnimation& b, const std::string& p
   nlohmann::ordered_json j;
   j["format"] = b.half ? "RGBA16F" : "RGBA32F";
   j["layout"] =
-      "texture array: layer = clip, row = frame, texels 3j..3j+2 = rows 0-2 of joint j's model matrix";
+      b.morph_weights > 0
+          ? "texture array: layer = clip, row = frame, texels 3j..3j+2 = rows 0-2 of joint j's model matrix, "
+            "then morph weight k (every mesh's targets, mesh after mesh) at texel weights_texel + k / 4, "
+            "component k % 4"
+          : "texture array: layer = clip, row = frame, texels 3j..3j+2 = rows 0-2 of joint j's model matrix";
   j["width"] = b.width;
   j["height"] = b.height;
   j["layers"] = b.layers;
   j["joints"] = b.joints;
+  if (b.morph_weights > 0) {
+    j["morph_weights"] = b.morph_weights;
+    j["weights_texel"] = b.weights_texel();
+  }
   j["bytes"] = b.bytes();
   j["bytes_per_joint_second"] = b.bytes_per_joint_second();
   if (b.half) j["max_half_error"] = b.max_half_error;

@@ -290,6 +290,7 @@ int run_bake(const BakeArgs& args) {
   print("%s.bin, %s.json: %d clips, %d joints, %dx%dx%d %s, %zu bytes (%.0f bytes per joint per clip-second)",
         args.output.c_str(), args.output.c_str(), baked->layers, baked->joints, baked->width, baked->height,
         baked->layers, baked->half ? "RGBA16F" : "RGBA32F", baked->bytes(), baked->bytes_per_joint_second());
+  if (baked->morph_weights > 0) print(", %d morph weights a frame", baked->morph_weights);
   if (baked->half) print(", worst half-precision error %.3g model units", baked->max_half_error);
   print("\n");
   return 0;

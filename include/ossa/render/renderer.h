@@ -18,15 +18,20 @@
 // present. Backends (OpenGL 4.5 in gl_renderer.h, Direct3D 11 in d3d11_renderer.h) implement the same
 // interface from one shared description of each draw, so their pixels agree (tests compare them).
 //
-// Morph targets (blend shapes) are applied before skinning, as MorphJob does, on the palette and CPU paths:
+// Morph targets (blend shapes) are applied before skinning, as MorphJob does, on every path:
 //   renderer->draw_palette(world, animator.model(), animator.morph_weights());
 // Palette skinning morphs on the GPU: every mesh's position and normal deltas are uploaded once, at creation,
 // into one RGBA32F texture (per target, the window of vertices from the lowest to the highest it moves), and
 // each draw applies the mesh's active targets (weight != 0), up to kMaxGpuMorphTargets of them, in the
 // vertex shader. A mesh with more active targets than that in a draw, or whose deltas did not fit the
 // texture, is morphed on the CPU (MorphJob) for that draw and then skinned on the GPU: the picture is the
-// same either way. The CPU path runs MorphJob, then SkinningJob. Baked instancing has no morphs yet (it draws
-// each mesh at its bind-time shape).
+// same either way. The CPU path runs MorphJob, then SkinningJob. Baked instancing reads each frame's weights
+// from the bake (stored after the joints, baked_animation.h), interpolates each instance's between frames and
+// clips as it does the matrices, and applies them with the same delta texture, in both evaluations: per mesh,
+// the targets the bake animates (non-zero in some frame), up to kMaxGpuMorphTargets of them. A bake that
+// animates more on one mesh, or whose mesh is not on the delta texture, is refused by set_baked() (the error
+// names the mesh): never a silently wrong shape. Weights set by the game (an Animator's overrides) do not
+// reach baked instances: they play the clips' weights.
 #pragma once
 
 #include <memory>
@@ -42,7 +47,8 @@
 namespace ossa {
 
 enum class LightingMode { kPhong, kBlinnPhong, kLambert, kUnlit, kTextureOnly };
-// Active morph targets a palette draw applies on the GPU per mesh; more fall back to CPU morphing.
+// Active morph targets a palette draw applies on the GPU per mesh (more fall back to CPU morphing), and
+// targets a bake may animate per mesh for baked instancing (more: set_baked() refuses the bake).
 constexpr int kMaxGpuMorphTargets = 8;
 enum class SkinningPath { kGpuPalette, kCpu, kBaked };
 const char* to_string(LightingMode mode);

@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 
+#include "../baked_morph_plan.h"
 #include "../draw_plan.h"
 #include "../morph_plan.h"
 #include "ossa/runtime/palette_job.h"
@@ -195,6 +196,16 @@ static_assert(sizeof(MorphConstants) == 144 && kMaxGpuMorphTargets == 8 &&
               detail::kMorphTextureWidth == 4096);
 constexpr UINT kMorphConstantsSlot = 1, kMorphDeltasSlot = 6;
 
+// The cbuffer BakedMorph of character.hlsl (register b2), byte for byte: a mesh's baked morph slots
+// (baked_morph_plan.h); its BAKED_MORPH_TARGET expansions are written for these sizes.
+struct BakedMorphConstants {
+  float slots[kMaxGpuMorphTargets * 8];
+  int32_t count, padding[3];
+};
+static_assert(sizeof(BakedMorphConstants) == 272 &&
+              sizeof(detail::BakedMorphSlots::slots) == sizeof(BakedMorphConstants::slots));
+constexpr UINT kBakedMorphConstantsSlot = 2;
+
 constexpr int kPaletteTexels = detail::kMaxPaletteJoints * 3;  // rows 0-2 per palette slot
 constexpr int kBindTableTexels =
     1024;  // 768 correction rows, then each slot's joint (x): no integer division
@@ -290,7 +301,8 @@ class D3D11Renderer final : public CharacterRenderer {
   detail::BakedDrawPlan plan_;  // scratch
   detail::MorphState morph_;
   ComPtr<ID3D11ShaderResourceView> morph_view_;  // every mesh's morph deltas; null when none is on the GPU
-  ComPtr<ID3D11Buffer> morph_constants_;
+  ComPtr<ID3D11Buffer> morph_constants_, baked_morph_constants_;
+  std::vector<detail::BakedMorphSlots> baked_morphs_;  // per mesh: the targets the bake animates
 };
 
 Result<ComPtr<ID3D11Buffer>> D3D11Renderer::buffer(UINT bind, const void* data, UINT bytes, bool dynamic) {
@@ -525,6 +537,9 @@ Result<bool> D3D11Renderer::set_baked(const BakedAnimation& baked) {
                                      D3D11_REQ_TEXTURE2D_ARRAY_AXIS_DIMENSION, "Direct3D 11");
       !fits)
     return fits;
+  auto morphs = detail::baked_morph_slots(*asset_, baked, morph_.table());
+  if (!morphs) return Result<bool>::failure(morphs.error());
+  baked_morphs_ = std::move(morphs).value();
   D3D11_TEXTURE2D_DESC desc{};
   desc.Width = static_cast<UINT>(baked.width);
   desc.Height = static_cast<UINT>(baked.height);
@@ -749,6 +764,10 @@ Result<bool> D3D11Renderer::upload_morph_deltas() {
   auto constants = buffer(D3D11_BIND_CONSTANT_BUFFER, nullptr, sizeof(MorphConstants), true);
   if (!constants) return Result<bool>::failure("cannot create the morph constants: " + constants.error());
   morph_constants_ = *constants;
+  auto baked_constants = buffer(D3D11_BIND_CONSTANT_BUFFER, nullptr, sizeof(BakedMorphConstants), true);
+  if (!baked_constants)
+    return Result<bool>::failure("cannot create the morph constants: " + baked_constants.error());
+  baked_morph_constants_ = *baked_constants;
   const detail::MorphDeltaTable& table = morph_.table();
   if (table.rows > 0) {
     D3D11_TEXTURE2D_DESC desc{};
@@ -788,7 +807,18 @@ BakedDrawStats D3D11Renderer::draw_baked(std::span<const BakedInstance> instance
   write_dynamic(instance_buffer_.Get(),
                 [&](uint8_t* out) { std::memcpy(out, plan_.instance_data.data(), bytes); });
   bind_character(static_layout_.Get());
-  for (GpuMesh& g : meshes_) {
+  ID3D11Buffer* morph_constants[] = {baked_morph_constants_.Get()};
+  ctx->VSSetConstantBuffers(kBakedMorphConstantsSlot, 1, morph_constants);
+  ID3D11ShaderResourceView* morph_deltas[] = {morph_view_.Get()};
+  ctx->VSSetShaderResources(kMorphDeltasSlot, 1, morph_deltas);
+  for (size_t m = 0; m < meshes_.size(); ++m) {
+    GpuMesh& g = meshes_[m];
+    write_dynamic(baked_morph_constants_.Get(), [&](uint8_t* out) {
+      BakedMorphConstants c{};
+      std::memcpy(c.slots, baked_morphs_[m].slots.data(), sizeof c.slots);
+      c.count = baked_morphs_[m].count;
+      std::memcpy(out, &c, sizeof c);
+    });
     set_constants(kModeBaked, Mat4{}, &g, global_time, g.bake_corrected);
     ID3D11ShaderResourceView* views[] = {palette_view_.Get(), g.bind_table.Get(), baked_view_.Get(),
                                          clip_view_.Get()};

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "../baked_morph_plan.h"
 #include "../draw_plan.h"
 #include "../morph_plan.h"
 #include "morph_shaders.h"
@@ -252,6 +253,7 @@ class GlRenderer final : public CharacterRenderer {
   // static vertices: the CPU path, and palette skinning of a mesh morphed on the CPU.
   void draw_streamed(GpuMesh& g, const std::vector<float>& stream);
   void upload_morph_deltas();
+  void evaluate_baked_weights(int visible, float global_time);
 
   std::shared_ptr<GlContext> context_;
   const CharacterAsset* asset = nullptr;
@@ -262,11 +264,15 @@ class GlRenderer final : public CharacterRenderer {
   GLuint pose_program =
       0;  // per-instance evaluation of the bake (0 where vertex shaders cannot read storage)
   GLuint palette_ubo = 0, clips_ubo = 0;
-  GLuint baked_texture = 0, instance_vbo = 0, pose_ssbo = 0;
-  GLsizeiptr instance_capacity = 0, pose_capacity = 0;  // bytes allocated in instance_vbo and pose_ssbo
-  std::vector<BakedClipInfo> baked_clips;               // frame counts, rates, per-frame bounds (culling)
-  detail::BakedDrawPlan plan;                           // scratch: the visible instances
-  std::vector<int> palette_base;                        // scratch: each mesh's first per-instance palette row
+  GLuint weight_program = 0;  // per-instance evaluation of the baked morph weights (with pose_program)
+  GLuint baked_texture = 0, instance_vbo = 0, pose_ssbo = 0, weight_ssbo = 0;
+  GLsizeiptr instance_capacity = 0, pose_capacity = 0,
+             weight_capacity = 0;          // bytes allocated in instance_vbo, pose_ssbo and weight_ssbo
+  std::vector<BakedClipInfo> baked_clips;  // frame counts, rates, per-frame bounds (culling)
+  std::vector<detail::BakedMorphSlots> baked_morphs;  // per mesh: the targets the bake animates
+  detail::BakedDrawPlan plan;                         // scratch: the visible instances
+  std::vector<int> palette_base;                      // scratch: each mesh's first per-instance palette row
+  std::vector<int> weight_base;                       // scratch: each mesh's first per-instance weight vector
   GLuint dummy_instance_vbo = 0;  // one zero instance: keeps binding 2 valid for non-instanced draws
   GLuint line_vao = 0, line_vbo = 0;
   GLuint fbo = 0, color_rb = 0, depth_rb = 0;
@@ -294,9 +300,11 @@ GlRenderer::~GlRenderer() {
     glDeleteBuffers(4, buffers);
   }
   glDeleteTextures(static_cast<GLsizei>(textures.size()), textures.data());
-  GLuint buffers[] = {palette_ubo, clips_ubo, instance_vbo, line_vbo, dummy_instance_vbo, pose_ssbo};
-  glDeleteBuffers(6, buffers);
+  GLuint buffers[] = {palette_ubo,        clips_ubo, instance_vbo, line_vbo,
+                      dummy_instance_vbo, pose_ssbo, weight_ssbo};
+  glDeleteBuffers(7, buffers);
   glDeleteProgram(pose_program);
+  glDeleteProgram(weight_program);
   glDeleteTextures(1, &baked_texture);
   glDeleteTextures(1, &morph_texture);
   glDeleteVertexArrays(1, &line_vao);
@@ -323,7 +331,8 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
         link({compile(GL_VERTEX_SHADER,
                       {detail::kGlslVersion, mode_define.c_str(),
                        instance_poses ? detail::kInstancePosesDefine : "", detail::kCharacterVertexInputs,
-                       detail::kBakedSampling, detail::kMorphVertexFunctions, detail::kCharacterVertexMain},
+                       detail::kBakedSampling, detail::kMorphVertexFunctions, detail::kBakedMorphFunctions,
+                       detail::kCharacterVertexMain},
                       error),
               compile(GL_FRAGMENT_SHADER, {detail::kCharacterFragmentShader}, error)},
              error);
@@ -333,6 +342,10 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
     pose_program = link(
         {compile(GL_COMPUTE_SHADER,
                  {detail::kGlslVersion, detail::kBakedSampling, detail::kBakedPoseComputeShader}, error)},
+        error);
+    weight_program = link(
+        {compile(GL_COMPUTE_SHADER,
+                 {detail::kGlslVersion, detail::kBakedSampling, detail::kBakedWeightComputeShader}, error)},
         error);
     if (!error.empty()) return Result<bool>::failure(error);
   }
@@ -411,6 +424,7 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
   }
   glCreateBuffers(1, &instance_vbo);  // mutable: re-specified (orphaned) by each draw_baked()
   glCreateBuffers(1, &pose_ssbo);
+  glCreateBuffers(1, &weight_ssbo);
   glCreateBuffers(1, &palette_ubo);
   glNamedBufferStorage(palette_ubo, detail::kMaxPaletteJoints * 64, nullptr, GL_DYNAMIC_STORAGE_BIT);
   glCreateBuffers(1, &clips_ubo);
@@ -434,6 +448,9 @@ Result<bool> GlRenderer::set_baked(const BakedAnimation& baked) {
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side);
   glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers);
   if (auto fits = detail::check_bake(baked, max_side, max_layers, "this OpenGL device"); !fits) return fits;
+  auto morphs = detail::baked_morph_slots(*asset, baked, morph.table());
+  if (!morphs) return Result<bool>::failure(morphs.error());
+  baked_morphs = std::move(morphs).value();
   glCreateTextures(GL_TEXTURE_2D_ARRAY, 1, &baked_texture);
   glTextureStorage3D(baked_texture, 1, baked.half ? GL_RGBA16F : GL_RGBA32F, baked.width, baked.height,
                      baked.layers);
@@ -607,6 +624,36 @@ void GlRenderer::upload_morph_deltas() {
   morph.release_texels();
 }
 
+// Per-instance morph weights of every mesh with baked morph slots, mesh after mesh, 2 vectors per instance
+// (kBakedWeightComputeShader), for the instanced draws of mode 3. The caller issues the barrier.
+void GlRenderer::evaluate_baked_weights(int visible, float global_time) {
+  weight_base.assign(meshes.size(), 0);
+  int total = 0;
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    weight_base[m] = total;
+    if (baked_morphs[m].count > 0) total += visible * 2;
+  }
+  if (total == 0) return;
+  const GLsizeiptr bytes = static_cast<GLsizeiptr>(total) * 16;
+  if (bytes > weight_capacity) {
+    weight_capacity = bytes * 2;
+    glNamedBufferData(weight_ssbo, weight_capacity, nullptr, GL_STREAM_COPY);
+  }
+  glUseProgram(weight_program);
+  auto uniform = [&](const char* name) { return loc(name, weight_program); };
+  glUniform1i(uniform("u_instances"), visible);
+  glUniform1f(uniform("u_time"), global_time);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, detail::kBindWeights, weight_ssbo);
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    const detail::BakedMorphSlots& morphs = baked_morphs[m];
+    if (morphs.count == 0) continue;
+    glUniform1i(uniform("u_weight_base"), weight_base[m]);
+    glUniform1i(uniform("u_baked_morph_count"), morphs.count);
+    glUniform4fv(uniform("u_baked_morph"), 2 * morphs.count, morphs.slots.data());
+    glDispatchCompute(static_cast<GLuint>((visible + 63) / 64), 1, 1);
+  }
+}
+
 BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, float global_time,
                                       const BakedDrawOptions& options) {
   if (!has_baked || instances.empty()) return {};
@@ -652,16 +699,21 @@ BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, 
       const long long invocations = static_cast<long long>(visible) * slots;
       glDispatchCompute(static_cast<GLuint>((invocations + 63) / 64), 1, 1);
     }
+    evaluate_baked_weights(visible, global_time);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   }
 
   use_program(per_instance ? detail::kModeBakedPerInstance : detail::kModeBaked, Mat4{});
   glUniform1f(loc("u_time"), global_time);
+  if (morph_texture) glBindTextureUnit(detail::kUnitMorphDeltas, morph_texture);
   for (size_t m = 0; m < meshes.size(); ++m) {
     GpuMesh& g = meshes[m];
     const int slots = static_cast<int>(g.mesh->joint_remap().size());
     glBindBufferBase(GL_UNIFORM_BUFFER, detail::kBindMeshBind, g.bake_bind_ubo);
     glUniform1i(loc("u_corrected"), g.bake_corrected);
+    const detail::BakedMorphSlots& morphs = baked_morphs[m];
+    glUniform1i(loc("u_baked_morph_count"), morphs.count);
+    if (morphs.count > 0) glUniform4fv(loc("u_baked_morph"), 2 * morphs.count, morphs.slots.data());
     if (per_instance) glUniform1i(loc("u_slots"), slots);
     glVertexArrayVertexBuffer(g.vao, 2, instance_vbo, 0, detail::kInstanceFloats * 4);
     // Full detail, then the reduced instances: the second draw starts at instance `full` (the base instance
@@ -673,6 +725,7 @@ BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, 
       if (per_instance) {
         glUniform1i(loc("u_palette_base"), palette_base[m] + first * slots);
         glUniform1i(loc("u_influences"), group == 0 ? 4 : 2);
+        if (morphs.count > 0) glUniform1i(loc("u_weight_base"), weight_base[m] + first * 2);
       }
       draw_mesh(g, count, static_cast<GLuint>(first));
     }

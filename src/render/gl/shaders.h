@@ -19,13 +19,14 @@ enum : int {
 };
 enum : int { kBindPalette = 0, kBindMeshBind = 1, kBindClips = 2 };
 enum : int { kUnitDiffuse = 0, kUnitNormal = 1, kUnitBaked = 2 };
-enum : int { kBindPoses = 3 };  // shader storage: per-instance poses (compute output, vertex input)
+enum : int { kBindPoses = 3 };    // shader storage: per-instance poses (compute output, vertex input)
+enum : int { kBindWeights = 4 };  // shader storage: per-instance morph weights (compute output, vertex input)
 enum : int { kModePalette = 0, kModeStatic = 1, kModeBaked = 2, kModeBakedPerInstance = 3, kModes = 4 };
 // Sources are assembled as kGlslVersion + parts: the vertex shader is "#define OSSA_MODE m" (one program per
 // mode: a software rasteriser such as llvmpipe runs every side of a branch on a uniform, so one shader for
 // all paths made each pay for the others) + kCharacterVertexInputs + kBakedSampling + kMorphVertexFunctions
-// (morph_shaders.h) + kCharacterVertexMain (with kInstancePosesDefine first where vertex shaders may read
-// shader storage); the compute pass is kBakedSampling + kBakedPoseComputeShader.
+// (morph_shaders.h) + kBakedMorphFunctions + kCharacterVertexMain (with kInstancePosesDefine first where
+// vertex shaders may read shader storage); the compute pass is kBakedSampling + kBakedPoseComputeShader.
 inline const char* kGlslVersion = "#version 450 core\n";
 inline const char* kInstancePosesDefine = "#define OSSA_INSTANCE_POSES 1\n";
 
@@ -44,12 +45,11 @@ mat4 baked_matrix(int joint, int frame, int layer) {
 
 mat4 lerp_matrix(mat4 a, mat4 b, float t) { return a + (b - a) * t; }
 
-// Skinning matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
-mat4 baked_model(int joint, int clip, float t) {
+// The two frames around looped time t in clip `clip` and the weight of the second: (f0, f1, weight, layer).
+vec4 baked_frames(int clip, float t) {
   vec4 info = u_clip[clip];
   int frames = int(info.x);
   float rate = info.y, duration = info.z;
-  int layer = int(info.w);
   t = duration > 0.0 ? mod(t, duration) : 0.0;
   float f = t * rate;
   int f0 = min(int(floor(f)), frames - 1);
@@ -60,7 +60,21 @@ mat4 baked_model(int joint, int clip, float t) {
     a = duration > start ? clamp((t - start) / (duration - start), 0.0, 1.0) : 0.0;
   }
   if (f0 >= frames - 1) a = 0.0;
-  return lerp_matrix(baked_matrix(joint, f0, layer), baked_matrix(joint, f1, layer), a);
+  return vec4(f0, f1, a, info.w);
+}
+
+// A morph weight of the bake (baked_morph_plan.h: its texel `column`, its component `mask`) in frames `f`
+// (baked_frames()), interpolated as the matrices are.
+float baked_weight(vec4 f, int column, vec4 mask) {
+  const float w0 = dot(texelFetch(u_baked, ivec3(column, int(f.x), int(f.w)), 0), mask);
+  return w0 + (dot(texelFetch(u_baked, ivec3(column, int(f.y), int(f.w)), 0), mask) - w0) * f.z;
+}
+
+// Skinning matrix of `joint` in clip `clip` at looped time t, interpolated between the two frames around it.
+mat4 baked_model(int joint, int clip, float t) {
+  const vec4 f = baked_frames(clip, t);
+  const int layer = int(f.w);
+  return lerp_matrix(baked_matrix(joint, int(f.x), layer), baked_matrix(joint, int(f.y), layer), f.z);
 }
 
 )";
@@ -96,6 +110,78 @@ out vec3 v_position;
 out vec3 v_normal;
 out vec4 v_tangent;
 out vec2 v_uv;
+)";
+
+// Morph targets on the baked path (slots: src/render/baked_morph_plan.h), after kMorphVertexFunctions (its
+// delta texture): MorphJob's sum over the mesh's slots for the vertices inside each window, before skinning,
+// with the instance's weights interpolated between the frames and clips its matrices are: by this vertex
+// (mode 2), or once per instance by kBakedWeightComputeShader (mode 3).
+inline const char* kBakedMorphFunctions = R"(
+uniform int u_baked_morph_count;  // the mesh's slots (0: none)
+uniform vec4 u_baked_morph[16];   // per slot: weight texel, first texel, first vertex, vertex count; mask
+#if OSSA_MODE == 3 && defined(OSSA_INSTANCE_POSES)
+uniform int u_weight_base;  // this mesh's first weight vector, for this draw's first instance
+layout(std430, binding = 4) readonly buffer InstanceWeights { vec4 p_weights[]; };  // 2 per instance
+#endif
+
+void apply_baked_morphs(inout vec3 position, inout vec3 normal) {
+#if OSSA_MODE != 3 || !defined(OSSA_INSTANCE_POSES)
+  const int clip2 = int(i_anim.w);
+  const float t = i_anim.y + u_time * i_anim.z;
+  const bool blend = clip2 >= 0 && i_blend > 0.0;
+  const vec4 frames = baked_frames(int(i_anim.x), t), frames2 = blend ? baked_frames(clip2, t) : vec4(0.0);
+#endif
+  for (int s = 0; s < u_baked_morph_count; ++s) {
+    const vec4 target = u_baked_morph[2 * s];
+    const int local = gl_VertexID - int(target.z);
+    if (local < 0 || local >= int(target.w)) continue;
+#if OSSA_MODE == 3 && defined(OSSA_INSTANCE_POSES)
+    const float w = p_weights[u_weight_base + gl_InstanceID * 2 + (s >> 2)][s & 3];
+#else
+    const vec4 mask = u_baked_morph[2 * s + 1];
+    float w = baked_weight(frames, int(target.x), mask);
+    if (blend) w += (baked_weight(frames2, int(target.x), mask) - w) * i_blend;
+#endif
+    const int texel = int(target.y) + 2 * local;
+    const ivec2 at = ivec2(texel & 4095, texel >> 12);
+    position += w * texelFetch(u_morph_deltas, at, 0).xyz;
+    normal += w * texelFetch(u_morph_deltas, at + ivec2(1, 0), 0).xyz;
+  }
+}
+)";
+
+// Per-instance evaluation of the morph weights (after kBakedSampling): one invocation per instance writes the
+// mesh's slots' weights for it (2 vectors of 4), interpolated between frames and clips as the vertex
+// shader's mode 2 interpolates them; the instanced vertex shader (mode 3) then reads one value per slot.
+inline const char* kBakedWeightComputeShader = R"(
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer Instances { float i_data[]; };  // 24 floats per instance
+layout(std430, binding = 4) writeonly buffer InstanceWeights { vec4 p_weights[]; };
+uniform int u_instances;
+uniform int u_weight_base;  // where the mesh's weights start in p_weights
+uniform float u_time;
+uniform int u_baked_morph_count;
+uniform vec4 u_baked_morph[16];  // the mesh's slots, as kBakedMorphFunctions reads them
+
+void main() {
+  const int instance = int(gl_GlobalInvocationID.x);
+  if (instance >= u_instances) return;
+  const int at = instance * 24 + 16;  // after the world matrix: clip, time, speed, clip2, weight
+  const int clip2 = int(i_data[at + 3]);
+  const float t = i_data[at + 1] + u_time * i_data[at + 2], blend_weight = i_data[at + 4];
+  const bool blend = clip2 >= 0 && blend_weight > 0.0;
+  const vec4 frames = baked_frames(int(i_data[at]), t), frames2 = blend ? baked_frames(clip2, t) : vec4(0.0);
+  vec4 weights[2] = vec4[2](vec4(0.0), vec4(0.0));
+  for (int s = 0; s < u_baked_morph_count; ++s) {
+    const int column = int(u_baked_morph[2 * s].x);
+    const vec4 mask = u_baked_morph[2 * s + 1];
+    float w = baked_weight(frames, column, mask);
+    if (blend) w += (baked_weight(frames2, column, mask) - w) * blend_weight;
+    weights[s >> 2][s & 3] = w;
+  }
+  p_weights[u_weight_base + instance * 2] = weights[0];
+  p_weights[u_weight_base + instance * 2 + 1] = weights[1];
+}
 )";
 
 inline const char* kCharacterVertexMain = R"(
@@ -140,6 +226,7 @@ void main() {
   mat4 m = world * skin;
   vec3 position = a_position, normal = a_normal;
   if (OSSA_MODE == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
+  if ((OSSA_MODE == 2 || OSSA_MODE == 3) && u_baked_morph_count > 0) apply_baked_morphs(position, normal);
   vec4 p = m * vec4(position, 1.0);
   v_position = p.xyz;
   v_normal = mat3(m) * normal;

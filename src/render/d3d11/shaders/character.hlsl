@@ -39,6 +39,15 @@ cbuffer Morph : register(b1) {
 };
 Texture2D<float4> morph_deltas : register(t6);  // 4096 texels a row: position delta, normal delta per vertex
 
+// Morph targets on the baked path (src/render/baked_morph_plan.h): the mesh's slots, the same for every
+// instance; each instance's weights come from the bake's rows, interpolated as its matrices are.
+cbuffer BakedMorph : register(b2) {
+  float4 baked_morph[16];  // per slot: weight texel, first texel, first vertex, vertex count; then the
+                           // one-hot mask of the weight's component
+  int baked_morph_count;   // slots in baked_morph (0: none)
+  int3 baked_morph_padding;
+};
+
 static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of corrections, then each slot's joint
 
 // Wine 8's compiler (vkd3d-shader 1.6) has no calls to user-defined functions, no ternary operator, skips an
@@ -81,48 +90,40 @@ static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of correc
     }                                                                                   \
   }
 
-// SKIN += W * (palette slot SLOT's matrix in the bake: clip `clip` at `clip_time`, blended towards clip2 by
-// v.blend, bind-corrected), as baked_model() and the per-vertex path of the GLSL. Flat by necessity (above):
-// the frame lookup is written out for each of the two clips; the last frame sits at the clip's end, maybe
-// nearer than a full frame; the correction multiplies on the right.
+// The two frames around the instance's time in clip C (a variable) and the second one's weight, into F0, F1
+// and A, its layer into L (variables declared by the caller), as baked_frames() of the GLSL: the last frame
+// sits at the clip's end, maybe nearer than a full frame. Computed once per vertex for each clip.
+#define BAKED_FRAMES(C, F0, F1, A, L)                                                               \
+  {                                                                                                 \
+    float4 info = clip_table.Load(int3(C, 0, 0));                                                   \
+    int frames = int(info.x);                                                                       \
+    L = int(info.w);                                                                                \
+    float t = clip_time - info.z * floor(clip_time / max(info.z, 1e-30));                           \
+    float f = t * info.y;                                                                           \
+    F0 = min(int(floor(f)), frames - 1);                                                            \
+    F1 = min(F0 + 1, frames - 1);                                                                   \
+    A = f - float(F0);                                                                              \
+    if (F0 == frames - 2) {                                                                         \
+      float start = float(F0) / info.y;                                                             \
+      A = 0.0;                                                                                      \
+      if (info.z > start) A = clamp((t - start) / (info.z - start), 0.0, 1.0);                      \
+    }                                                                                               \
+    if (F0 >= frames - 1) A = 0.0;                                                                  \
+  }
+
+// SKIN += W * (palette slot SLOT's matrix in the bake: frames f0, f1 (weight a) of `layer`, blended towards
+// frames g0, g1 (weight b) of `layer2` by v.blend when `blending`, bind-corrected), as baked_model() and the
+// per-vertex path of the GLSL. The correction multiplies on the right.
 #define BAKED_INFLUENCE(SKIN, SLOT, W)                                                                \
   if ((W) != 0.0) {                                                                                   \
     int joint = int(bind_table.Load(int3(kRemapTexel + (SLOT), 0, 0)).x);                            \
-    float4 info = clip_table.Load(int3(clip, 0, 0));                                                  \
-    int frames = int(info.x);                                                                         \
-    int layer = int(info.w);                                                               \
-    float t = clip_time - info.z * floor(clip_time / max(info.z, 1e-30));                             \
-    float f = t * info.y;                                                                             \
-    int f0 = min(int(floor(f)), frames - 1);                                                          \
-    int f1 = min(f0 + 1, frames - 1);                                                                 \
-    float a = f - float(f0);                                                                          \
-    if (f0 == frames - 2) {                                                                           \
-      float start = float(f0) / info.y;                                                               \
-      a = 0.0;                                                                                        \
-      if (info.z > start) a = clamp((t - start) / (info.z - start), 0.0, 1.0);                        \
-    }                                                                                                 \
-    if (f0 >= frames - 1) a = 0.0;                                                                    \
     float4 m0 = baked.Load(int4(joint * 3, f0, layer, 0));                                             \
     float4 m1 = baked.Load(int4(joint * 3 + 1, f0, layer, 0));                                         \
     float4 m2 = baked.Load(int4(joint * 3 + 2, f0, layer, 0));                                         \
     m0 += (baked.Load(int4(joint * 3, f1, layer, 0)) - m0) * a;                                        \
     m1 += (baked.Load(int4(joint * 3 + 1, f1, layer, 0)) - m1) * a;                                    \
     m2 += (baked.Load(int4(joint * 3 + 2, f1, layer, 0)) - m2) * a;                                    \
-    if (clip2 >= 0 && v.blend > 0.0) {                                                                \
-      float4 info2 = clip_table.Load(int3(clip2, 0, 0));                                              \
-      int frames2 = int(info2.x);                                                                     \
-      int layer2 = int(info2.w);                                                           \
-      float t2 = clip_time - info2.z * floor(clip_time / max(info2.z, 1e-30));                        \
-      float g = t2 * info2.y;                                                                         \
-      int g0 = min(int(floor(g)), frames2 - 1);                                                       \
-      int g1 = min(g0 + 1, frames2 - 1);                                                              \
-      float b = g - float(g0);                                                                        \
-      if (g0 == frames2 - 2) {                                                                        \
-        float start2 = float(g0) / info2.y;                                                           \
-        b = 0.0;                                                                                      \
-        if (info2.z > start2) b = clamp((t2 - start2) / (info2.z - start2), 0.0, 1.0);                \
-      }                                                                                               \
-      if (g0 >= frames2 - 1) b = 0.0;                                                                 \
+    if (blending != 0) {                                                                              \
       float4 n0 = baked.Load(int4(joint * 3, g0, layer2, 0));                                          \
       float4 n1 = baked.Load(int4(joint * 3 + 1, g0, layer2, 0));                                      \
       float4 n2 = baked.Load(int4(joint * 3 + 2, g0, layer2, 0));                                      \
@@ -147,6 +148,31 @@ static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of correc
     SKIN##0 += (W) * m0;                                                                              \
     SKIN##1 += (W) * m1;                                                                              \
     SKIN##2 += (W) * m2;                                                                              \
+  }
+
+// POSITION and NORMAL += the instance's weight of baked slot S (a literal) x its deltas for vertex v, when v
+// lies in the slot's window: the weight interpolated between frames f0 and f1 (and blended towards the
+// second clip's g0, g1), as BAKED_INFLUENCE interpolates matrices; the deltas as MORPH_TARGET finds them.
+#define BAKED_MORPH_TARGET(S)                                                                       \
+  if (baked_morph_count > S) {                                                                      \
+    float4 morph_slot = baked_morph[2 * S];                                                         \
+    float local = float(v.vertex_id) - morph_slot.z;                                                \
+    if (local >= 0.0 && local < morph_slot.w) {                                                     \
+      float4 mask = baked_morph[2 * S + 1];                                                         \
+      int column = int(morph_slot.x);                                                               \
+      float w0 = dot(baked.Load(int4(column, f0, layer, 0)), mask);                                 \
+      float weight = w0 + (dot(baked.Load(int4(column, f1, layer, 0)), mask) - w0) * a;             \
+      if (blending != 0) {                                                                          \
+        float u0 = dot(baked.Load(int4(column, g0, layer2, 0)), mask);                              \
+        float weight2 = u0 + (dot(baked.Load(int4(column, g1, layer2, 0)), mask) - u0) * b;         \
+        weight += (weight2 - weight) * v.blend;                                                     \
+      }                                                                                             \
+      float texel = morph_slot.y + 2.0 * local;                                                     \
+      float row = floor(texel / 4096.0);                                                            \
+      int delta_column = int(texel - row * 4096.0);                                                 \
+      position += weight * morph_deltas.Load(int3(delta_column, int(row), 0)).xyz;                  \
+      normal += weight * morph_deltas.Load(int3(delta_column + 1, int(row), 0)).xyz;                \
+    }                                                                                               \
   }
 
 struct VertexIn {
@@ -191,11 +217,24 @@ VertexOut vs_main(VertexIn v) {
     AFFINE_LOAD(bone, palette_rows, slots.w * 3);
     AFFINE_ADD(skin, bone, v.weights.w);
   }
+  // Baked: the frames of the instance's clip (and of the second clip it blends towards), once per vertex.
+  int f0 = 0;
+  int f1 = 0;
+  int layer = 0;
+  float a = 0.0;
+  int g0 = 0;
+  int g1 = 0;
+  int layer2 = 0;
+  float b = 0.0;
+  int blending = 0;
   if (mode == 2) {
     AFFINE_COLUMNS(place, v.world0, v.world1, v.world2, v.world3);
     int clip = int(v.anim.x);
     int clip2 = int(v.anim.w);
     float clip_time = v.anim.y + global_time * v.anim.z;
+    BAKED_FRAMES(clip, f0, f1, a, layer)
+    if (clip2 >= 0 && v.blend > 0.0) blending = 1;
+    if (blending != 0) BAKED_FRAMES(clip2, g0, g1, b, layer2)
     AFFINE_ZERO(skin);
     BAKED_INFLUENCE(skin, slots.x, v.weights.x)
     BAKED_INFLUENCE(skin, slots.y, v.weights.y)
@@ -213,6 +252,16 @@ VertexOut vs_main(VertexIn v) {
     MORPH_TARGET(5)
     MORPH_TARGET(6)
     MORPH_TARGET(7)
+  }
+  if (mode == 2) {  // baked morph targets, before skinning
+    BAKED_MORPH_TARGET(0)
+    BAKED_MORPH_TARGET(1)
+    BAKED_MORPH_TARGET(2)
+    BAKED_MORPH_TARGET(3)
+    BAKED_MORPH_TARGET(4)
+    BAKED_MORPH_TARGET(5)
+    BAKED_MORPH_TARGET(6)
+    BAKED_MORPH_TARGET(7)
   }
   AFFINE(m);
   AFFINE_MUL(m, place, skin);
