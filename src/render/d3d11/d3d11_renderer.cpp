@@ -189,7 +189,7 @@ enum : int32_t { kModePalette = 0, kModeStatic = 1, kModeBaked = 2 };
 // width are written for these sizes.
 struct MorphConstants {
   float slots[kMaxGpuMorphTargets * 4];
-  int32_t count, padding[3];
+  int32_t count, texels_per_vertex, padding[2];
 };
 static_assert(sizeof(MorphConstants) == 144 && kMaxGpuMorphTargets == 8 &&
               detail::kMorphTextureWidth == 4096);
@@ -708,6 +708,7 @@ void D3D11Renderer::draw_palette(const Mat4& world, std::span<const Mat4> model,
       MorphConstants c{};
       std::memcpy(c.slots, plan.slots.data(), sizeof c.slots);
       c.count = plan.active;
+      c.texels_per_vertex = plan.texels_per_vertex;
       std::memcpy(out, &c, sizeof c);
     });
     if (plan.on_cpu) {  // morphed here, skinned on the GPU from the mesh's streamed vertices (slot 1)

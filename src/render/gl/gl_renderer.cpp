@@ -547,7 +547,10 @@ void GlRenderer::draw_palette(const Mat4& world, std::span<const Mat4> model,
     const std::span<const float> weights = morph.mesh_weights(static_cast<int>(m), morph_weights);
     const detail::MorphDraw& plan = morph.plan(static_cast<int>(m), weights);
     glUniform1i(loc("u_morph_count"), plan.active);
-    if (plan.active > 0) glUniform4fv(loc("u_morph"), plan.active, plan.slots.data());
+    if (plan.active > 0) {
+      glUniform4fv(loc("u_morph"), plan.active, plan.slots.data());
+      glUniform1i(loc("u_morph_texels"), plan.texels_per_vertex);
+    }
     if (plan.on_cpu) {
       detail::morph_on_cpu(mesh, weights, cpu_scratch, skinned);
       draw_streamed(g, skinned);

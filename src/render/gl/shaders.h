@@ -138,12 +138,12 @@ void main() {
   }
 #endif
   mat4 m = world * skin;
-  vec3 position = a_position, normal = a_normal;
-  if (OSSA_MODE == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
+  vec3 position = a_position, normal = a_normal, tangent = a_tangent.xyz;
+  if (OSSA_MODE == 0) apply_morphs(position, normal, tangent);  // morph_shaders.h: before skinning
   vec4 p = m * vec4(position, 1.0);
   v_position = p.xyz;
   v_normal = mat3(m) * normal;
-  v_tangent = vec4(mat3(m) * a_tangent.xyz, a_tangent.w);
+  v_tangent = vec4(mat3(m) * tangent, a_tangent.w);
   v_uv = a_uv;
   gl_Position = u_view_proj * p;
 }
