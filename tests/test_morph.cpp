@@ -792,21 +792,16 @@ TEST(MorphImport, TangentDeltasFollowTheGltfFormulaThroughSkinningAndOssa) {
   auto asset = CharacterAsset::build(*scene);
   ASSERT_TRUE(asset) << asset.error();
   ASSERT_EQ(asset->meshes[0].morph_targets().tangent_deltas().size(), 12u);
-  OssaFile ossa;
-  ossa.skeleton = asset->skeleton;
-  ossa.meshes = asset->meshes;
-  ossa.clips = asset->clips;
-  ossa.materials = scene->materials;
-  auto decoded = decode_ossa(encode_ossa(ossa), "panel.ossa");
+  auto decoded = decode_ossa(encode_ossa(ossa_file_of(*asset, asset->clips, scene->materials)), "panel.ossa");
   ASSERT_TRUE(decoded) << decoded.error();
-  ASSERT_TRUE(decoded->skeleton);
-  const CharacterAsset reloaded{*decoded->skeleton, decoded->clips, decoded->meshes};
-  ASSERT_EQ(reloaded.meshes[0].morph_targets().tangent_deltas().size(), 12u);
+  auto reloaded = decoded->character();
+  ASSERT_TRUE(reloaded) << reloaded.error();
+  ASSERT_EQ(reloaded->meshes[0].morph_targets().tangent_deltas().size(), 12u);
 
   // At 0.5 s: weights (0.5, 0.25), the node turned 45 degrees about +Y.
   const float time = 0.5f, w[2] = {0.5f, 0.25f}, c = std::sqrt(0.5f);
   const std::vector<float> imported = skinned_tangents(*asset, time),
-                           through_ossa = skinned_tangents(reloaded, time);
+                           through_ossa = skinned_tangents(*reloaded, time);
   EXPECT_EQ(through_ossa, imported);
   for (size_t fv = 0; fv < 4; ++fv) {
     const Vec4 base = file.tangents[fv];
