@@ -34,6 +34,7 @@ if [ -x build/release/ossa ]; then
   # Morph targets and weights (MORPH_TARGETS, MORPH_WEIGHTS sections), as keys and compressed.
   build/release/ossa --trusted convert fuzz/seeds/tiny_morph.glb -o "$seeds/ossa/morph.ossa" >/dev/null
   build/release/ossa --trusted convert fuzz/seeds/tiny_morph.glb -o "$seeds/ossa/morph_compressed.ossa" --compress >/dev/null
+  build/release/ossa --trusted convert fuzz/seeds/tiny_morph_tangents.glb -o "$seeds/ossa/morph_tangents.ossa" >/dev/null
 fi
 # Import seeds: the first byte picks the reader (0 glb, 1 gltf, 2 fbx, 3 dae). The few-KB files in fuzz/seeds
 # keep the fuzzer fast; the sample and the shared models (not in users' clones) bring the real variety.

@@ -1,8 +1,15 @@
 #include "backend_comparison.h"
 
-#include <algorithm>
-#include <cmath>
+#include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "ossa/render/image.h"
 #include "ossa/runtime/crowd.h"
 
 namespace ossa::test {
@@ -127,6 +134,35 @@ std::string morph_stats_mismatch(const CharacterAsset& asset, const MorphFrame& 
            " targets on the GPU, " + std::to_string(s.cpu_meshes) + " meshes on the CPU";
   };
   return frame.name + ": " + text(stats) + " instead of " + text(want);
+}
+
+MaterialSet tilted_normal_map() {
+  Image image;
+  image.width = image.height = 4;
+  // Tangent-space normal (0.8, 0, 0.6): mostly along the tangent.
+  for (int i = 0; i < 16; ++i) image.rgba.insert(image.rgba.end(), {230, 128, 204, 255});
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("ossa_tilted_normal_map_" +
+       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + ".png");
+  MaterialSet out;
+  Texture texture;
+  texture.path = "tilted_normal_map.png";
+  texture.format_hint = "png";
+  if (write_png(image, file.string())) {
+    std::ifstream in(file, std::ios::binary);
+    texture.data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+  EXPECT_FALSE(texture.data.empty()) << "cannot write " << file.string();
+  out.textures.push_back(std::move(texture));
+  Material material;
+  material.name = "tilted";
+  material.base_color = {0.9f, 0.8f, 0.7f, 1};
+  material.normal_texture = 0;
+  out.materials.push_back(material);
+  return out;
 }
 
 Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset, const MorphFrame& frame,

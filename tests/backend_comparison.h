@@ -49,6 +49,13 @@ std::vector<MorphFrame> morph_comparison_frames(const CharacterAsset& asset);
 // Empty when `stats` says so, else what differs.
 std::string morph_stats_mismatch(const CharacterAsset& asset, const MorphFrame& frame,
                                  const MorphDrawStats& stats);
+// The materials of synthetic_morph_character(): material 0 has a normal map (a constant 4x4 texture) that
+// tilts every normal far towards the tangent, so that a wrong tangent (delta) shows in the lighting.
+struct MaterialSet {
+  std::vector<Material> materials;
+  std::vector<Texture> textures;
+};
+MaterialSet tilted_normal_map();
 // One morph frame (Lambert, 192 pixels) through the palette or the CPU path.
 Image render_morph_frame(CharacterRenderer& renderer, const CharacterAsset& asset, const MorphFrame& frame,
                          SkinningPath path);

@@ -158,7 +158,7 @@ CharacterAsset synthetic_morph_character(int targets, uint32_t seed, int influen
   }
   std::mt19937 rng(seed * 7 + 1);
   std::uniform_real_distribution<float> unit(0, 1);
-  auto add_target = [&](RawMesh& mesh, int first, int count, float keep, bool normals) {
+  auto add_target = [&](RawMesh& mesh, int first, int count, float keep, bool normals_and_tangents) {
     RawMorphTarget target;
     target.name = "target" + std::to_string(mesh.morph_targets.size());
     const int n = static_cast<int>(mesh.positions.size());
@@ -166,12 +166,16 @@ CharacterAsset synthetic_morph_character(int targets, uint32_t seed, int influen
       if (unit(rng) > keep) continue;
       target.vertices.push_back(static_cast<uint32_t>(v));
       target.position_deltas.push_back(random_unit(rng) * (0.15f + 0.35f * unit(rng)));
-      if (normals) target.normal_deltas.push_back(random_unit(rng) * 0.6f);
+      if (normals_and_tangents) {
+        target.normal_deltas.push_back(random_unit(rng) * 0.6f);
+        target.tangent_deltas.push_back(random_unit(rng) * 0.8f);
+      }
     }
     mesh.morph_targets.push_back(std::move(target));
     mesh.morph_default_weights.push_back(0);
   };
   RawMesh& body = scene.meshes[0];
+  body.material = 0;  // tilted_normal_map(): the tangents show
   const int body_vertices = static_cast<int>(body.positions.size());
   for (int t = 0; t + 1 < targets; ++t)
     add_target(body, static_cast<int>(unit(rng) * static_cast<float>(body_vertices - 150)), 150,

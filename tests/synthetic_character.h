@@ -29,10 +29,12 @@ CharacterAsset synthetic_character(int joints = 33, uint32_t seed = 1,
 
 // The synthetic character (33 joints) with morph targets of large deltas, for the renderer's tests: `targets`
 // on the Body (997 vertices), each moving a window of about 150 vertices (every vertex of it, or a random
-// two thirds) by 0.15-0.5 units (the mesh is 2 units across) with normal deltas, and one that moves vertices
-// scattered over the whole mesh; 3 targets on the Cape, without normal deltas. Default weights 0. The clip
-// "Armature|Walk" animates the Body's first 3 targets (a weight track). `influences` > 0: each vertex keeps
-// that many of its strongest influences, renormalised.
+// two thirds) by 0.15-0.5 units (the mesh is 2 units across) with normal and tangent deltas (up to 0.6 and
+// 0.8), and one that moves vertices scattered over the whole mesh; 3 targets on the Cape (which has no
+// tangents), without normal deltas. Default weights 0. The clip "Armature|Walk" animates the Body's first 3
+// targets (a weight track). The Body uses material 0 (tilted_normal_map() in backend_comparison.h: a normal
+// map, so that its tangents and tangent deltas change the picture). `influences` > 0: each vertex keeps that
+// many of its strongest influences, renormalised.
 CharacterAsset synthetic_morph_character(int targets = 12, uint32_t seed = 5, int influences = 0);
 
 }  // namespace ossa::test

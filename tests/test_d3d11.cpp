@@ -205,7 +205,8 @@ TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
 TEST(D3D11, MorphTargetsMatchCpuMorphingAndOpenGl) {
   REQUIRE_D3D11();
   const CharacterAsset asset = test::synthetic_morph_character();
-  auto renderer = create_d3d11_renderer(device(), asset, {}, {});
+  const test::MaterialSet materials = test::tilted_normal_map();
+  auto renderer = create_d3d11_renderer(device(), asset, materials.materials, materials.textures, false);
   ASSERT_TRUE(renderer) << renderer.error();
   std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-morph";
   if (under_wine() && !references.empty() && references[0] == '/') references = "Z:" + references;

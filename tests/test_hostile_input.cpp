@@ -266,6 +266,7 @@ OssaFile morph_file(bool compressed) {
   raw.skinned = true;
   raw.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
   raw.normals = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
+  raw.tangents = {{1, 0, 0, 1}, {1, 0, 0, 1}, {1, 0, 0, -1}, {1, 0, 0, 1}};
   raw.indices = {0, 1, 2, 2, 1, 3};
   raw.influences_per_vertex = 1;
   raw.influence_joints = {0, 0, 0, 0};
@@ -277,6 +278,7 @@ OssaFile morph_file(bool compressed) {
   raw.morph_targets[0].vertices = {1, 3};
   raw.morph_targets[0].position_deltas = {{0, 0, 1}, {0, 0, 2}};
   raw.morph_targets[0].normal_deltas = {{0.1f, 0, 0}, {0.2f, 0, 0}};
+  raw.morph_targets[0].tangent_deltas = {{0, 0.3f, 0}, {0, 0.4f, 0}};  // "b": none (zeros)
   raw.morph_targets[1].name = "b";
   raw.morph_targets[1].vertices = {0};
   raw.morph_targets[1].position_deltas = {{1, 0, 0}};
@@ -310,10 +312,11 @@ OssaFile morph_file(bool compressed) {
 constexpr uint32_t kMorphTargetsSection = 7, kMorphWeightsSection = 8;
 // MORPH_TARGETS of morph_file() (ossa_file.h): u32 target count, names (u64 length, bytes: "a", "b"), then
 // arrays of (u64 count, values): default weights (2 floats), target offsets (3 u32), vertices (3 u32),
-// position deltas (9 floats), normal deltas (9 floats).
+// position deltas (9 floats), normal deltas (9 floats), tangent deltas (9 floats; "b"'s are zeros).
 constexpr size_t kTargetCountAt = 0, kDefaultsAt = 4 + 9 + 9, kFirstAt = kDefaultsAt + 8 + 8,
                  kVerticesAt = kFirstAt + 8 + 12, kPositionsAt = kVerticesAt + 8 + 12,
-                 kNormalsAt = kPositionsAt + 8 + 36;
+                 kNormalsAt = kPositionsAt + 8 + 36, kTangentsAt = kNormalsAt + 8 + 36,
+                 kMorphTargetsSize = kTangentsAt + 8 + 36;
 // MORPH_WEIGHTS: u32 layout, u32 track count, per track i32 mesh, u32 targets, u32 keys; key times (31
 // floats), then exact weights (62 floats) or, compressed, channels (12 bytes each: f32 min, f32 step, u8
 // bits, 3 unused) and the packed bytes.
@@ -373,8 +376,49 @@ TEST(HostileOssa, MorphTargetNumbersBehindValidChecksumsAreRefused) {
   EXPECT_TRUE(refused(patched(good, t, kPositionsAt + 8, kInf), "an infinite delta"));
   EXPECT_TRUE(refused(patched(good, t, kNormalsAt + 8 + 32, std::nanf("")), "a NaN normal delta"));
   EXPECT_TRUE(refused(patched(good, t, kPositionsAt, uint64_t{8}), "deltas short of the vertices"));
-  // The section's index names a mesh the file lacks (the table is not behind a checksum).
+  // Tangent deltas: their count, each value, and a mesh that has tangents to morph.
+  ASSERT_EQ(section_value<float>(good, t, kTangentsAt + 8 + 4), 0.3f);
+  ASSERT_EQ(section_value<float>(good, t, kTangentsAt + 8 + 24 + 8), 0.f);  // target "b"
+  EXPECT_TRUE(refused(patched(good, t, kTangentsAt + 8 + 16, kInf), "an infinite tangent delta"));
+  EXPECT_TRUE(refused(patched(good, t, kTangentsAt + 8 + 32, std::nanf("")), "a NaN tangent delta"));
+  EXPECT_TRUE(refused(patched(good, t, kTangentsAt, uint64_t{6}), "tangent deltas short of the vertices"));
+  EXPECT_TRUE(refused(patched(good, t, kTangentsAt, uint64_t{12}), "tangent deltas past the section"));
+  EXPECT_TRUE(refused(patched(good, t, kTangentsAt, uint64_t{1} << 62), "a huge tangent delta count"));
+  // Offsets past the arrays are refused before any entry is read, whichever array is the shortest.
+  EXPECT_TRUE(refused(patched(good, t, kFirstAt + 12, uint32_t{7}), "an offset past every array"));
   std::vector<uint8_t> bytes = good;
+  for (auto& s : sections(bytes))
+    if (type_of(s) == kMorphTargetsSection) {
+      // A section that ends after the normal deltas (written before tangent deltas): none, the rest kept.
+      ASSERT_EQ(s.size, kMorphTargetsSize);
+      const uint64_t size = kTangentsAt, checksum = XXH3_64bits(s.payload, size);
+      std::memcpy(s.entry + 16, &size, 8);
+      std::memcpy(s.entry + 24, &checksum, 8);
+    }
+  auto without = decode_ossa(bytes, "without_tangents.ossa");
+  ASSERT_TRUE(without) << without.error();
+  EXPECT_TRUE(without->meshes[0].morph_targets().tangent_deltas().empty());
+  EXPECT_EQ(without->meshes[0].morph_targets().normal_deltas().size(), 9u);
+  ASSERT_EQ(loaded->meshes[0].morph_targets().tangent_deltas().size(), 9u);
+  // Tangent deltas for a mesh without tangents (a file made so on purpose) are refused.
+  OssaFile no_tangents = morph_file(false);
+  const SkinnedMesh& with = no_tangents.meshes[0];
+  RawMesh plain;
+  plain.name = "m";
+  plain.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+  plain.indices = {0, 1, 2};
+  plain.influences_per_vertex = 1;
+  plain.influence_joints = {0, 0, 0, 0};
+  plain.influence_weights = {1, 1, 1, 1};
+  plain.joint_remap = {0};
+  plain.inverse_binds = {Mat4{}};
+  auto plain_mesh = SkinnedMesh::build(plain, *no_tangents.skeleton);
+  ASSERT_TRUE(plain_mesh) << plain_mesh.error();
+  no_tangents.meshes[0] =
+      SkinnedMesh::with_morph_targets(std::move(plain_mesh).value(), with.morph_targets());
+  EXPECT_TRUE(refused(encode_ossa(no_tangents), "tangent deltas for a mesh without tangents"));
+  // The section's index names a mesh the file lacks (the table is not behind a checksum).
+  bytes = good;
   for (auto& s : sections(bytes))
     if (type_of(s) == kMorphTargetsSection) std::memcpy(s.entry + 4, "\x05\0\0\0", 4);
   EXPECT_TRUE(refused(bytes, "targets of mesh 5"));
@@ -463,8 +507,8 @@ TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
 }
 
 // A keyed channel table whose middle offset points past the keys, followed by one that ends where the keys
-// do (found by fuzz_ossa_loader in CI): every offset is checked before any key is read. Under ASan the read past
-// the key arrays fails this test without the check.
+// do (found by fuzz_ossa_loader in CI): every offset is checked before any key is read. Under ASan the read
+// past the key arrays fails this test without the check.
 TEST(HostileOssa, KeyedChannelOffsetsPastTheKeysAreRefusedBeforeAnyRead) {
   const int joints = 1;  // 3 channels: offsets 0, a, b, 3
   std::vector<float> times = {0, 0, 0}, values(12, 0.0f);
@@ -641,7 +685,11 @@ ImportedScene every_field_scene() {
   m.joint_remap = {0, 1};
   m.inverse_binds = {Mat4{}, s.skeleton.joints[1].inverse_bind};
   m.influence_stats = {5, 1, 0.125f, 0};
-  RawMorphTarget smile{"smile", {0, 2}, {{0, 0.25f, 0}, {0, 0.5f, 0}}, {{0, 0, 0.5f}, {0, 0, 0.25f}}};
+  RawMorphTarget smile{"smile",
+                       {0, 2},
+                       {{0, 0.25f, 0}, {0, 0.5f, 0}},
+                       {{0, 0, 0.5f}, {0, 0, 0.25f}},
+                       {{0, 0.125f, 0}, {0.5f, 0, 0}}};
   m.morph_targets = {smile};
   m.morph_default_weights = {0.25f};
   s.meshes = {m};
@@ -695,6 +743,9 @@ TEST(HostileImportReply, EveryFieldTravelsAndComparesBitForBit) {
   changed = *back;
   changed.meshes[0].morph_targets[0].normal_deltas[1].z = -0.25f;
   EXPECT_EQ(detail::scene_difference(scene, changed), "meshes[0].morph_targets[0].normal_deltas[1]");
+  changed = *back;
+  changed.meshes[0].morph_targets[0].tangent_deltas[0].y = 0.25f;
+  EXPECT_EQ(detail::scene_difference(scene, changed), "meshes[0].morph_targets[0].tangent_deltas[0]");
   changed = *back;
   changed.textures[0].embedded = false;
   EXPECT_EQ(detail::scene_difference(scene, changed), "textures[0].embedded");

@@ -41,6 +41,8 @@ RawMesh random_morph_mesh(int vertices, int targets, std::mt19937& rng) {
   for (int v = 0; v < vertices; ++v) {
     m.positions.push_back({u(rng), u(rng), u(rng)});
     m.normals.push_back(normalize(Vec3{u(rng), u(rng), u(rng)}));
+    const Vec3 t = normalize(Vec3{u(rng), u(rng), u(rng)});
+    m.tangents.push_back({t.x, t.y, t.z, v % 2 ? -1.f : 1.f});
   }
   m.influences_per_vertex = 1;
   m.influence_joints.assign(vertices, 0);
@@ -56,6 +58,7 @@ RawMesh random_morph_mesh(int vertices, int targets, std::mt19937& rng) {
       target.vertices.push_back(static_cast<uint32_t>(v));
       target.position_deltas.push_back({u(rng), u(rng), u(rng)});
       target.normal_deltas.push_back({u(rng), u(rng), u(rng)});
+      if (t != 1) target.tangent_deltas.push_back({u(rng), u(rng), u(rng)});  // target 1: none (zeros)
     }
     m.morph_targets.push_back(std::move(target));
     m.morph_default_weights.push_back(0);
@@ -78,8 +81,10 @@ TEST(Morph, JobMatchesABruteForceLoop) {
   ASSERT_EQ(mesh.morph_targets().count(), 6);
   const std::vector<float> weights = {0.5f, 0.f, -0.25f, 1.f, 0.75f, 2.f};  // zero, negative, beyond 1
 
-  // Brute force: every vertex, every target, searching whether the target lists it.
+  // Brute force: every vertex, every target, searching whether the target lists it. Tangents: glTF's
+  // morphed tangent, xyz + sum of weighted deltas, w (the bitangent sign) as it was.
   std::vector<Vec3> positions = raw.positions, normals = raw.normals;
+  std::vector<Vec4> tangents = raw.tangents;
   for (size_t v = 0; v < positions.size(); ++v)
     for (size_t t = 0; t < raw.morph_targets.size(); ++t) {
       const RawMorphTarget& target = raw.morph_targets[t];
@@ -87,13 +92,21 @@ TEST(Morph, JobMatchesABruteForceLoop) {
         if (target.vertices[e] == v) {
           positions[v] = positions[v] + target.position_deltas[e] * weights[t];
           normals[v] = normals[v] + target.normal_deltas[e] * weights[t];
+          if (!target.tangent_deltas.empty()) {
+            tangents[v].x += target.tangent_deltas[e].x * weights[t];
+            tangents[v].y += target.tangent_deltas[e].y * weights[t];
+            tangents[v].z += target.tangent_deltas[e].z * weights[t];
+          }
         }
     }
 
-  std::vector<float> out_p(mesh.positions().size()), out_n(mesh.normals().size());
+  ASSERT_FALSE(mesh.morph_targets().tangent_deltas().empty());
+  std::vector<float> out_p(mesh.positions().size()), out_n(mesh.normals().size()),
+      out_t(mesh.tangents().size());
   MorphJob job = MorphJob::for_mesh(mesh, weights);
   job.out_positions = out_p;
   job.out_normals = out_n;
+  job.out_tangents = out_t;
   ASSERT_TRUE(job.validate());
   ASSERT_TRUE(job.run());
   for (size_t v = 0; v < positions.size(); ++v) {
@@ -103,11 +116,16 @@ TEST(Morph, JobMatchesABruteForceLoop) {
     EXPECT_NEAR(out_n[v * 3 + 0], normals[v].x, 1e-6f) << v;
     EXPECT_NEAR(out_n[v * 3 + 1], normals[v].y, 1e-6f) << v;
     EXPECT_NEAR(out_n[v * 3 + 2], normals[v].z, 1e-6f) << v;
+    EXPECT_NEAR(out_t[v * 4 + 0], tangents[v].x, 1e-6f) << v;
+    EXPECT_NEAR(out_t[v * 4 + 1], tangents[v].y, 1e-6f) << v;
+    EXPECT_NEAR(out_t[v * 4 + 2], tangents[v].z, 1e-6f) << v;
+    EXPECT_EQ(out_t[v * 4 + 3], tangents[v].w) << v;
   }
-  // Positions only (no normal output) gives the same positions.
+  // Positions only (no normal or tangent output) gives the same positions.
   std::vector<float> only_p(out_p.size());
   job.out_positions = only_p;
   job.out_normals = {};
+  job.out_tangents = {};
   ASSERT_TRUE(job.run());
   EXPECT_EQ(only_p, out_p);
 }
@@ -117,7 +135,13 @@ TEST(Morph, JobRefusesWhatWouldReadOrWriteOutOfBounds) {
   const std::vector<uint32_t> first = {0, 1}, good_vertex = {1}, bad_vertex = {2};
   const std::vector<float> delta = {1, 2, 3}, weight = {1};
   std::vector<float> out(6);
-  MorphJob job{base, {}, first, good_vertex, delta, {}, weight, out, {}};
+  MorphJob job;
+  job.base_positions = base;
+  job.target_first = first;
+  job.vertices = good_vertex;
+  job.position_deltas = delta;
+  job.weights = weight;
+  job.out_positions = out;
   ASSERT_TRUE(job.run());
   EXPECT_EQ(out, (std::vector<float>{0, 0, 0, 2, 3, 4}));
 
@@ -138,8 +162,31 @@ TEST(Morph, JobRefusesWhatWouldReadOrWriteOutOfBounds) {
   bad = job;
   bad.out_positions = std::span<float>(out).first(3);
   EXPECT_FALSE(bad.validate());
+  // Tangents: 4 floats per vertex in and out, 3 per entry of deltas.
+  const std::vector<float> base_tangents = {1, 0, 0, 1, 0, 1, 0, -1}, tangent_delta = {0.5f, 0, 0};
+  std::vector<float> out_tangents(8);
+  MorphJob with_tangents = job;
+  with_tangents.base_tangents = base_tangents;
+  with_tangents.tangent_deltas = tangent_delta;
+  with_tangents.out_tangents = out_tangents;
+  ASSERT_TRUE(with_tangents.run());
+  EXPECT_EQ(out_tangents, (std::vector<float>{1, 0, 0, 1, 0.5f, 1, 0, -1}));
+  bad = with_tangents;
+  bad.base_tangents = std::span<const float>(base_tangents).first(6);  // 3 floats a vertex
+  EXPECT_FALSE(bad.validate());
+  bad = with_tangents;
+  bad.out_tangents = std::span<float>(out_tangents).first(4);
+  EXPECT_FALSE(bad.validate());
+  bad = with_tangents;
+  bad.tangent_deltas = std::span<const float>(tangent_delta).first(2);
+  EXPECT_FALSE(bad.validate());
+  bad = with_tangents;
+  bad.base_tangents = {};  // an output without an input
+  EXPECT_FALSE(bad.validate());
   // No targets at all: a copy.
-  MorphJob none{base, {}, {}, {}, {}, {}, {}, out, {}};
+  MorphJob none;
+  none.base_positions = base;
+  none.out_positions = out;
   EXPECT_TRUE(none.run());
   EXPECT_EQ(out, base);
 }
@@ -661,6 +708,164 @@ TEST(MorphImport, TargetsAreSparseDeltasInModelSpaceAndWeightsAreKeyed) {
   job.out_positions = out;
   ASSERT_TRUE(job.run());
   EXPECT_NEAR(out[moves.vertices[0] * 3 + 1], 1.f, 1e-5f);
+  std::filesystem::remove_all(dir);
+}
+
+// Two triangles (4 vertices, base tangents of both signs) under a node translated by (5, 0, 0) and scaled
+// 2x, with two targets that move tangents: "withNormal" has POSITION, NORMAL and TANGENT (assimp reads its
+// tangents), "tangentOnly" POSITION and TANGENT (assimp 5.2.5 drops its tangents; gltf_morph_tangents.h
+// reads them). The clip turns the node from 0 to 90 degrees about +Y and weights (0, 0) -> (1, 0.5) over 1 s.
+struct TangentMorphFile {
+  std::vector<Vec3> positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+  std::vector<Vec4> tangents = {{1, 0, 0, 1}, {0, 1, 0, -1}, {1, 0, 0, 1}, {0.6f, 0.8f, 0, 1}};
+  // Per target, per vertex (the file's order): TANGENT deltas; zeros are not moved.
+  std::vector<std::vector<Vec3>> tangent_deltas = {{{0, 0.5f, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0.25f}},
+                                                   {{0, 0, 0}, {0.3f, 0, 0.1f}, {0, 0.2f, 0.4f}, {0, 0, 0}}};
+  std::string path;
+};
+TangentMorphFile tangent_morph_file(const std::string& dir) {
+  TangentMorphFile f;
+  test::GltfBuilder b;
+  auto& d = b.doc();
+  b.add_node({{"name", "Panel"}, {"mesh", 0}, {"translation", {5, 0, 0}}, {"scale", {2, 2, 2}}});
+  d["scenes"][0]["nodes"] = {0};
+  auto flat = [](const auto& values, int n) {
+    std::vector<float> out;
+    for (const auto& v : values) {
+      const float* p = &v.x;
+      out.insert(out.end(), p, p + n);
+    }
+    return out;
+  };
+  const int positions = b.add_floats(flat(f.positions, 3), "VEC3", true);
+  const int normals = b.add_floats({0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, "VEC3");
+  const int tangents = b.add_floats(flat(f.tangents, 4), "VEC4");
+  const int uvs = b.add_floats({0, 0, 1, 0, 0, 1, 1, 1}, "VEC2");
+  const int indices = b.add_u16({0, 1, 2, 2, 1, 3}, "SCALAR");
+  const int moved = b.add_floats({0, 0, 0.5f, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "VEC3", true);
+  const int normal_moved = b.add_floats({0.1f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "VEC3");
+  const int moved1 = b.add_floats({0, 0, 0, 0, 0, -0.25f, 0, 0, 0, 0, 0, 0}, "VEC3", true);
+  const int tangent0 = b.add_floats(flat(f.tangent_deltas[0], 3), "VEC3");
+  const int tangent1 = b.add_floats(flat(f.tangent_deltas[1], 3), "VEC3");
+  nlohmann::json primitive = {
+      {"attributes",
+       {{"POSITION", positions}, {"NORMAL", normals}, {"TANGENT", tangents}, {"TEXCOORD_0", uvs}}},
+      {"indices", indices},
+      {"targets",
+       nlohmann::json::array({{{"POSITION", moved}, {"NORMAL", normal_moved}, {"TANGENT", tangent0}},
+                              {{"POSITION", moved1}, {"TANGENT", tangent1}}})}};
+  d["meshes"] = nlohmann::json::array({{{"name", "PanelMesh"},
+                                        {"primitives", nlohmann::json::array({primitive})},
+                                        {"weights", {0, 0}},
+                                        {"extras", {{"targetNames", {"withNormal", "tangentOnly"}}}}}});
+  const int times = b.add_floats({0, 1}, "SCALAR", true);
+  const int weights = b.add_floats({0, 0, 1, 0.5f}, "SCALAR");
+  const float half = std::sqrt(0.5f);
+  const int rotations = b.add_floats({0, 0, 0, 1, 0, half, 0, half}, "VEC4");
+  nlohmann::json samplers = nlohmann::json::array(
+      {{{"input", times}, {"output", weights}}, {{"input", times}, {"output", rotations}}});
+  nlohmann::json channels =
+      nlohmann::json::array({{{"sampler", 0}, {"target", {{"node", 0}, {"path", "weights"}}}},
+                             {{"sampler", 1}, {"target", {{"node", 0}, {"path", "rotation"}}}}});
+  d["animations"] =
+      nlohmann::json::array({{{"name", "Turn"}, {"samplers", samplers}, {"channels", channels}}});
+  f.path = (std::filesystem::path(dir) / "panel.gltf").string();
+  b.write(f.path);
+  return f;
+}
+
+// The file's vertex at `file_position` among the imported mesh's (model space: 2 x + (5, 0, 0)).
+int imported_vertex(const RawMesh& mesh, Vec3 file_position) {
+  const Vec3 want = file_position * 2.f + Vec3{5, 0, 0};
+  for (size_t v = 0; v < mesh.positions.size(); ++v)
+    if (length(mesh.positions[v] - want) < 1e-6f) return static_cast<int>(v);
+  ADD_FAILURE() << "no vertex at the file's " << file_position.x << ", " << file_position.y;
+  return 0;
+}
+
+// Each vertex's tangent (xyz, w) at `time`: the Animator's weights, MorphJob, then PaletteJob + SkinningJob.
+std::vector<float> skinned_tangents(const CharacterAsset& asset, float time) {
+  Animator a(asset);
+  a.play(0);
+  a.update(time);
+  const SkinnedMesh& mesh = asset.meshes[0];
+  std::vector<float> positions(mesh.positions().size()), normals(mesh.normals().size()),
+      tangents(mesh.tangents().size());
+  MorphJob morph = MorphJob::for_mesh(mesh, a.mesh_morph_weights(0));
+  morph.out_positions = positions;
+  morph.out_normals = normals;
+  morph.out_tangents = tangents;
+  EXPECT_TRUE(morph.run());
+  std::vector<Mat4> palette(mesh.inverse_binds().size());
+  EXPECT_TRUE((PaletteJob{a.model(), mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
+  std::vector<float> out_p(positions.size()), out_n(normals.size()), out_t(tangents.size());
+  SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
+  skin.in_positions = positions.data();
+  skin.in_normals = normals.data();
+  skin.in_tangents = tangents.data();
+  skin.out_positions = out_p.data();
+  skin.out_normals = out_n.data();
+  skin.out_tangents = out_t.data();
+  EXPECT_TRUE(skin.run());
+  return out_t;
+}
+
+// glTF's morphed tangent (xyz = base + sum w_i delta_i, w unchanged), computed here from the file's numbers,
+// through the node's turn: against the import, the asset and MorphJob + SkinningJob, and the same after a
+// .ossa round trip. Both kinds of target count: the one assimp reads and the one it drops.
+TEST(MorphImport, TangentDeltasFollowTheGltfFormulaThroughSkinningAndOssa) {
+  const std::string dir = test::temp_dir("morph_tangents");
+  const TangentMorphFile file = tangent_morph_file(dir);
+  auto scene = import_file(file.path);
+  ASSERT_TRUE(scene) << scene.error();
+  ASSERT_EQ(scene->meshes.size(), 1u);
+  const RawMesh& mesh = scene->meshes[0];
+  ASSERT_EQ(mesh.morph_targets.size(), 2u);
+  ASSERT_EQ(mesh.tangents.size(), 4u);
+  for (const std::string& w : scene->warnings) EXPECT_EQ(w.find("TANGENT"), std::string::npos) << w;
+  // Each target stores a delta for just the vertices its TANGENT (or POSITION) moves; the scale of 2 cancels
+  // (the base tangent was normalised after it), so the deltas are the file's.
+  for (size_t t = 0; t < 2; ++t) {
+    const RawMorphTarget& target = mesh.morph_targets[t];
+    ASSERT_EQ(target.tangent_deltas.size(), target.vertices.size()) << t;
+    EXPECT_EQ(target.vertices.size(), 2u) << t;
+    for (size_t fv = 0; fv < 4; ++fv) {
+      const Vec3 want = file.tangent_deltas[t][fv];
+      const uint32_t v = static_cast<uint32_t>(imported_vertex(mesh, file.positions[fv]));
+      const auto at = std::find(target.vertices.begin(), target.vertices.end(), v);
+      const Vec3 got =
+          at == target.vertices.end() ? Vec3{0, 0, 0} : target.tangent_deltas[at - target.vertices.begin()];
+      EXPECT_NEAR(got.x, want.x, 1e-6f) << t << " " << fv;
+      EXPECT_NEAR(got.y, want.y, 1e-6f) << t << " " << fv;
+      EXPECT_NEAR(got.z, want.z, 1e-6f) << t << " " << fv;
+    }
+  }
+
+  auto asset = CharacterAsset::build(*scene);
+  ASSERT_TRUE(asset) << asset.error();
+  ASSERT_EQ(asset->meshes[0].morph_targets().tangent_deltas().size(), 12u);
+  auto decoded = decode_ossa(encode_ossa(ossa_file_of(*asset, asset->clips, scene->materials)), "panel.ossa");
+  ASSERT_TRUE(decoded) << decoded.error();
+  auto reloaded = decoded->character();
+  ASSERT_TRUE(reloaded) << reloaded.error();
+  ASSERT_EQ(reloaded->meshes[0].morph_targets().tangent_deltas().size(), 12u);
+
+  // At 0.5 s: weights (0.5, 0.25), the node turned 45 degrees about +Y.
+  const float time = 0.5f, w[2] = {0.5f, 0.25f}, c = std::sqrt(0.5f);
+  const std::vector<float> imported = skinned_tangents(*asset, time),
+                           through_ossa = skinned_tangents(*reloaded, time);
+  EXPECT_EQ(through_ossa, imported);
+  for (size_t fv = 0; fv < 4; ++fv) {
+    const Vec4 base = file.tangents[fv];
+    Vec3 morphed{base.x, base.y, base.z};
+    for (int t = 0; t < 2; ++t) morphed = morphed + file.tangent_deltas[t][fv] * w[t];
+    const Vec3 want{c * morphed.x + c * morphed.z, morphed.y, -c * morphed.x + c * morphed.z};
+    const size_t v = static_cast<size_t>(imported_vertex(mesh, file.positions[fv]));
+    EXPECT_NEAR(imported[v * 4 + 0], want.x, 1e-5f) << fv;
+    EXPECT_NEAR(imported[v * 4 + 1], want.y, 1e-5f) << fv;
+    EXPECT_NEAR(imported[v * 4 + 2], want.z, 1e-5f) << fv;
+    EXPECT_EQ(imported[v * 4 + 3], base.w) << fv;
+  }
   std::filesystem::remove_all(dir);
 }
 

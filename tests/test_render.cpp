@@ -139,7 +139,8 @@ TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
 }
 
 // Morph targets on the GPU (palette skinning) against MorphJob + SkinningJob on the CPU, through the same
-// pipeline, at the palette-vs-CPU bound, on a character made in code with large deltas: 3 active targets,
+// pipeline, at the palette-vs-CPU bound, on a character made in code with large deltas (positions, normals
+// and, under a normal map that tilts the lighting towards the tangent, tangents): 3 active targets,
 // exactly the GPU's 8 slots on one mesh (negative weights among them), more than 8 (that mesh morphed on the
 // CPU, then skinned on the GPU), none. The statistics say which path each mesh took, so a renderer that
 // morphed everything on the CPU fails; the morphed frames differ from the unmorphed one, so one that ignored
@@ -148,7 +149,8 @@ TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
 TEST(Render, MorphTargetsOnTheGpuMatchCpuMorphing) {
   REQUIRE_GL();
   const CharacterAsset asset = test::synthetic_morph_character();
-  auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
+  const test::MaterialSet materials = test::tilted_normal_map();
+  auto renderer = create_gl_renderer(context(), asset, materials.materials, materials.textures, false);
   ASSERT_TRUE(renderer) << renderer.error();
   const std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-morph";
   std::error_code ec;
@@ -185,9 +187,10 @@ TEST(Render, MorphTargetsOnTheGpuMatchCpuMorphing) {
 }
 
 // The delta texture's layout, entry by entry against the targets' sparse deltas: each moved vertex's position
-// and normal deltas at first_texel + 2 (vertex - first_vertex), zeros elsewhere in the window, pairs never
-// straddling a row. A mesh that does not fit the rows allowed is left out (windows empty) and its draws with
-// active targets are planned on the CPU; the one that fits stays on the GPU.
+// and normal deltas (and tangent deltas, for the Body) at first_texel + texels_per_vertex (vertex -
+// first_vertex), zeros elsewhere in the window. A mesh that does not fit the rows allowed is left out
+// (windows empty) and its draws with active targets are planned on the CPU; the one that fits stays on the
+// GPU.
 TEST(Render, MorphDeltaTextureHoldsEachTargetsWindow) {
   const CharacterAsset asset = test::synthetic_morph_character();
   const detail::MorphDeltaTable table = detail::morph_delta_table(asset, detail::kMorphMaxRows);
@@ -200,21 +203,29 @@ TEST(Render, MorphDeltaTextureHoldsEachTargetsWindow) {
     ASSERT_EQ(table.windows[m].size(), static_cast<size_t>(targets.count()));
     for (int t = 0; t < targets.count(); ++t) {
       const detail::MorphWindow& w = table.windows[m][t];
-      EXPECT_EQ(w.first_texel % 2, 0u);
+      const bool tangents = !targets.tangent_deltas().empty();
+      ASSERT_EQ(table.texels_per_vertex[m], tangents ? 3 : 2);
+      const size_t stride = tangents ? 3 : 2;
       for (uint32_t e = targets.target_first()[t]; e < targets.target_first()[t + 1]; ++e, ++entries) {
         const uint32_t v = targets.vertices()[e];
         ASSERT_GE(v, w.first_vertex);
         ASSERT_LT(v, w.first_vertex + w.vertex_count);
-        const float* at = &table.texels[(w.first_texel + 2 * size_t{v - w.first_vertex}) * 4];
+        const float* at = &table.texels[(w.first_texel + stride * size_t{v - w.first_vertex}) * 4];
         for (int k = 0; k < 3; ++k) {
           EXPECT_EQ(at[k], targets.position_deltas()[e * 3 + k]);
           EXPECT_EQ(at[4 + k], targets.normal_deltas().empty() ? 0.f : targets.normal_deltas()[e * 3 + k]);
+          if (tangents) {
+            EXPECT_EQ(at[8 + k], targets.tangent_deltas()[e * 3 + k]);
+          }
         }
       }
     }
   }
-  // Nothing else is written: every non-zero value belongs to an entry (6 floats each at most).
-  EXPECT_LE(nonzero, entries * 6);
+  // The Body's targets carry tangent deltas (3 texels a vertex), the Cape's not (2).
+  EXPECT_EQ(table.texels_per_vertex, (std::vector<int>{3, 2}));
+  std::printf("  delta texture: %d rows of 4096 texels for %zu moved vertices\n", table.rows, entries);
+  // Nothing else is written: every non-zero value belongs to an entry (9 floats each at most).
+  EXPECT_LE(nonzero, entries * 9);
   EXPECT_GT(nonzero, entries * 3);
   // One row holds the Cape's targets but not the Body's: the Body is morphed on the CPU.
   detail::MorphState state;

@@ -17,39 +17,49 @@ constexpr size_t kMaxEntries = size_t{1} << 31;
 
 Result<MorphTargets> MorphTargets::build(std::span<const RawMorphTarget> raw,
                                          std::span<const float> default_weights, size_t vertex_count,
-                                         const std::string& where) {
+                                         bool mesh_has_tangents, const std::string& where) {
   auto fail = [&](const std::string& e) { return Result<MorphTargets>::failure(where + ": " + e); };
   MorphTargets m;
   if (raw.empty()) return m;
   if (default_weights.size() != raw.size()) return fail("morph default weights and targets differ in count");
   const bool with_normals =
       std::any_of(raw.begin(), raw.end(), [](const RawMorphTarget& t) { return !t.normal_deltas.empty(); });
+  const bool with_tangents =
+      std::any_of(raw.begin(), raw.end(), [](const RawMorphTarget& t) { return !t.tangent_deltas.empty(); });
+  if (with_tangents && !mesh_has_tangents)
+    return fail("morph targets have tangent deltas, the mesh no tangents");
   size_t entries = 0;
   for (const RawMorphTarget& t : raw) entries += t.vertices.size();
   if (entries >= kMaxEntries) return fail("morph targets have too many entries");
   m.vertices_.reserve(entries);
   m.position_deltas_.reserve(entries * 3);
   if (with_normals) m.normal_deltas_.reserve(entries * 3);
+  if (with_tangents) m.tangent_deltas_.reserve(entries * 3);
   m.target_first_.push_back(0);
   for (size_t i = 0; i < raw.size(); ++i) {
     const RawMorphTarget& t = raw[i];
     const std::string tw = "morph target '" + t.name + "'";
     if (!std::isfinite(default_weights[i])) return fail(tw + ": default weight is not finite");
     if (t.position_deltas.size() != t.vertices.size() ||
-        (!t.normal_deltas.empty() && t.normal_deltas.size() != t.vertices.size()))
+        (!t.normal_deltas.empty() && t.normal_deltas.size() != t.vertices.size()) ||
+        (!t.tangent_deltas.empty() && t.tangent_deltas.size() != t.vertices.size()))
       return fail(tw + ": deltas and vertices differ in count");
     for (size_t e = 0; e < t.vertices.size(); ++e) {
       if (t.vertices[e] >= vertex_count || (e > 0 && t.vertices[e] <= t.vertices[e - 1]))
         return fail(tw + ": vertex indices out of range or not ascending");
       const Vec3 dp = t.position_deltas[e];
       const Vec3 dn = t.normal_deltas.empty() ? Vec3{0, 0, 0} : t.normal_deltas[e];
-      if (!finite(dp) || !finite(dn)) return fail(tw + ": a delta is not finite");
+      const Vec3 dt = t.tangent_deltas.empty() ? Vec3{0, 0, 0} : t.tangent_deltas[e];
+      if (!finite(dp) || !finite(dn) || !finite(dt)) return fail(tw + ": a delta is not finite");
       m.vertices_.push_back(t.vertices[e]);
       m.position_deltas_.insert(m.position_deltas_.end(),
                                 {flush_denormal(dp.x), flush_denormal(dp.y), flush_denormal(dp.z)});
       if (with_normals)
         m.normal_deltas_.insert(m.normal_deltas_.end(),
                                 {flush_denormal(dn.x), flush_denormal(dn.y), flush_denormal(dn.z)});
+      if (with_tangents)
+        m.tangent_deltas_.insert(m.tangent_deltas_.end(),
+                                 {flush_denormal(dt.x), flush_denormal(dt.y), flush_denormal(dt.z)});
     }
     m.target_first_.push_back(static_cast<uint32_t>(m.vertices_.size()));
     m.names_.push_back(t.name);
@@ -61,7 +71,10 @@ Result<MorphTargets> MorphTargets::build(std::span<const RawMorphTarget> raw,
 size_t MorphTargets::memory_bytes() const {
   size_t names = 0;
   for (const std::string& n : names_) names += sizeof(std::string) + n.size();
-  return names + (default_weights_.size() + position_deltas_.size() + normal_deltas_.size()) * sizeof(float) +
+  return names +
+         (default_weights_.size() + position_deltas_.size() + normal_deltas_.size() +
+          tangent_deltas_.size()) *
+             sizeof(float) +
          (target_first_.size() + vertices_.size()) * sizeof(uint32_t);
 }
 

@@ -53,7 +53,8 @@ Result<SkinnedMesh> SkinnedMesh::build(const RawMesh& raw, const Skeleton& skele
       m.joint_weights_[v * k + i] = raw_k <= 4 ? w : sum > 0 ? w / sum : (i == 0 ? 1.f : 0.f);
     }
   }
-  auto morph = MorphTargets::build(raw.morph_targets, raw.morph_default_weights, n, where);
+  auto morph =
+      MorphTargets::build(raw.morph_targets, raw.morph_default_weights, n, !raw.tangents.empty(), where);
   if (!morph) return Result<SkinnedMesh>::failure(morph.error());
   m.morph_ = std::move(morph).value();
   return m;

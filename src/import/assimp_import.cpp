@@ -16,6 +16,8 @@
 //  * Never OptimizeGraph, Debone or PreTransformVertices: they destroy or bake skinned hierarchies.
 //  * glTF sampler interpolation is dropped (STEP and CUBICSPLINE come out as linear keys, CUBICSPLINE weights
 //    of several targets misread): gltf_interpolation.h reads the file's own samplers and rewrites those.
+//  * glTF morph targets' TANGENT deltas are dropped from targets without NORMAL: gltf_morph_tangents.h reads
+//    them from the file.
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -37,6 +39,7 @@
 
 #include "child_process.h"
 #include "gltf_interpolation.h"
+#include "gltf_morph_tangents.h"
 #include "ossa/core/file_io.h"
 #include "ossa/import/import.h"
 #include "scene_wire.h"
@@ -256,7 +259,9 @@ class Importer {
   std::vector<std::vector<int>> meshes_of_node_;  // indices into out_.meshes, per node (morph channels)
   std::map<std::string, int> texture_by_path_;
   detail::SpaceMapper* mapper_ = nullptr;
-  detail::GltfInterpolation gltf_interpolation_;  // STEP and CUBICSPLINE channels, which assimp drops
+  detail::GltfInterpolation gltf_interpolation_;   // STEP and CUBICSPLINE channels, which assimp drops
+  detail::GltfMorphTangents gltf_morph_tangents_;  // TANGENT deltas of targets without NORMAL, likewise
+  bool gltf_morph_tangents_loaded_ = false;
 };
 
 void Importer::collect_nodes(const aiNode* node, int parent) {
@@ -620,10 +625,12 @@ std::string Importer::build_mesh(const aiMesh* am, int node_index, std::set<std:
   return {};
 }
 
-// assimp gives each target as a whole mesh (aiAnimMesh) with absolute positions and normals (glTF2 and FBX
-// importers add the file's deltas to copies of the base); JoinIdenticalVertices keeps them in step with the
-// base vertices. Ossa stores the differences, sparsely: vertices whose position and normal do not change at
-// all are left out.
+// assimp gives each target as a whole mesh (aiAnimMesh) with absolute positions, normals and tangents (glTF2
+// and FBX importers add the file's deltas to copies of the base); JoinIdenticalVertices keeps them in step
+// with the base vertices. Ossa stores the differences, sparsely: vertices whose position, normal and tangent
+// do not change at all are left out. Tangents: assimp 5.2.5's glTF reader adds a target's TANGENT deltas only
+// when the base has TANGENT and the target also has NORMAL (gltf_morph_tangents.h reads the others itself);
+// its FBX reader copies the base tangents (FBX shapes have no tangents), which gives no deltas.
 std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_global, const std::string& where,
                                           RawMesh& mesh) {
   if (am->mNumAnimMeshes == 0 || !am->mAnimMeshes) return {};
@@ -646,8 +653,23 @@ std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_glo
              std::to_string(nv);
     const bool positions = target->mVertices != nullptr;
     const bool normals = target->mNormals != nullptr && am->mNormals != nullptr && !mesh.normals.empty();
+    const bool tangents = target->mTangents != nullptr && am->mTangents != nullptr && !mesh.tangents.empty();
+    bool tangents_move = false;
+    std::vector<Vec3> file_tangent_deltas;  // glTF targets' TANGENT that assimp dropped (file space)
+    if (tangents && out_.format == "gltf") {
+      if (!gltf_morph_tangents_loaded_) {
+        gltf_morph_tangents_.load(path_, from_memory_ ? memory_ : std::span<const uint8_t>(), out_.warnings);
+        gltf_morph_tangents_loaded_ = true;
+      }
+      unsigned mesh_index = 0;
+      while (mesh_index < scene_->mNumMeshes && scene_->mMeshes[mesh_index] != am) ++mesh_index;
+      std::string warning, error;
+      file_tangent_deltas = gltf_morph_tangents_.deltas(mesh_index, *am, t, warning, error);
+      if (!error.empty()) return tw + ": " + error;
+      if (!warning.empty()) warn(tw + ": TANGENT deltas left out: " + warning);
+    }
     for (unsigned v = 0; v < nv; ++v) {
-      aiVector3D dp(0, 0, 0), dn(0, 0, 0);
+      aiVector3D dp(0, 0, 0), dn(0, 0, 0), dt(0, 0, 0);
       if (positions) {
         if (!finite3(target->mVertices[v]))
           return tw + ": vertex " + std::to_string(v) + " position is not finite";
@@ -658,7 +680,16 @@ std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_glo
           return tw + ": vertex " + std::to_string(v) + " normal is not finite";
         dn = target->mNormals[v] - am->mNormals[v];
       }
-      if (dp == aiVector3D(0, 0, 0) && dn == aiVector3D(0, 0, 0)) continue;  // exact zeros only
+      if (tangents) {
+        if (!finite3(target->mTangents[v]))
+          return tw + ": vertex " + std::to_string(v) + " tangent is not finite";
+        dt = file_tangent_deltas.empty()
+                 ? target->mTangents[v] - am->mTangents[v]
+                 : aiVector3D(file_tangent_deltas[v].x, file_tangent_deltas[v].y, file_tangent_deltas[v].z);
+        tangents_move = tangents_move || dt != aiVector3D(0, 0, 0);
+      }
+      if (dp == aiVector3D(0, 0, 0) && dn == aiVector3D(0, 0, 0) && dt == aiVector3D(0, 0, 0))
+        continue;  // exact zeros only
       if (++entries > kMaxMorphEntriesPerMesh)
         return where + ": morph targets move more than " + std::to_string(kMaxMorphEntriesPerMesh) +
                " vertices in all";
@@ -670,7 +701,16 @@ std::string Importer::build_morph_targets(const aiMesh* am, const Mat4& node_glo
         const Vec3 d = mapper_->direction(transform_vector(delta_normal_matrix, to_vec3(dn)));
         raw.normal_deltas.push_back(base_length > 0 ? d * (1.f / base_length) : Vec3{0, 0, 0});
       }
+      if (tangents) {
+        // Likewise for the tangent, normalised after the node transform (its linear part).
+        const float base_length = length(transform_vector(node_global, to_vec3(am->mTangents[v])));
+        const Vec3 d = mapper_->direction(transform_vector(node_global, to_vec3(dt)));
+        raw.tangent_deltas.push_back(base_length > 0 ? d * (1.f / base_length) : Vec3{0, 0, 0});
+      }
     }
+    // assimp copies the base tangents into every target (FBX shapes have none; glTF targets without
+    // TANGENT): a target whose tangents do not move keeps none.
+    if (!tangents_move) raw.tangent_deltas.clear();
     // assimp's FBX reader puts 1 (or DeformPercent / 100 for in-between shapes) in mWeight, not the channel's
     // value: FBX targets start at 0, as in Blender. glTF's mWeight is the mesh's `weights`.
     float weight = out_.format == "fbx" ? 0.f : target->mWeight;

@@ -31,8 +31,7 @@
 //    Rotations are normalised per sample, as the spec normalises after the spline (the bound holds for the
 //    components before that). N is capped (kMaxStepsPerInterval, and kMaxResampledFloats for the file); a
 //    channel that needs more is resampled as finely as the cap allows, with a warning giving its bound.
-// The file is untrusted: the JSON is at most kMaxJsonBytes and nested at most 128 deep, every index, count,
-// offset and stride is checked against what it indexes before a byte is read, reads are bounded. A JSON or
+// The file is untrusted and read through GltfFile (gltf_file.h), which checks every number. A JSON or
 // buffer this code cannot read (refused JSON, sparse accessors, a buffer outside the model's folder) is a
 // warning, and those channels stay as assimp gave them; non-finite times, values or tangents in a channel it
 // converts make the import fail (as they do for assimp's keys).
@@ -58,8 +57,6 @@ class GltfInterpolation {
   static constexpr double kCubicTolerance = 1e-4;          // per component, in the channel's units
   static constexpr int kMaxStepsPerInterval = 1024;        // samples per key interval
   static constexpr size_t kMaxResampledFloats = 1u << 24;  // times and values of every resampled channel
-  static constexpr size_t kMaxJsonBytes = 256u << 20;
-  static constexpr size_t kMaxAccessorBytes = 256u << 20;
 
   // Reads the glTF at `path`, or `memory` when it is not empty (then buffers outside it are not resolved).
   // Warnings name the file's animation and node. Cheap when no sampler says STEP or CUBICSPLINE.

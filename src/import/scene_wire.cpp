@@ -60,7 +60,7 @@ class Writer {
     put(j.has_file_bind), put(j.weighted), put(j.is_mesh_node);
   }
   void put(const RawMorphTarget& t) {
-    put(t.name), put(t.vertices), put(t.position_deltas), put(t.normal_deltas);
+    put(t.name), put(t.vertices), put(t.position_deltas), put(t.normal_deltas), put(t.tangent_deltas);
   }
   void put(const RawMesh& m) {
     put(m.name), put(m.node_joint), put(m.material), put(m.skinned);
@@ -186,7 +186,7 @@ class Reader {
 
   // The fewest bytes each element can take (its fixed fields plus 8 per string or array): bounds reserve().
   static constexpr size_t min_bytes(const RawJoint*) { return 8 + 4 + sizeof(Transform) + sizeof(Mat4) + 3; }
-  static constexpr size_t min_bytes(const RawMorphTarget*) { return 4 * 8; }
+  static constexpr size_t min_bytes(const RawMorphTarget*) { return 5 * 8; }
   static constexpr size_t min_bytes(const RawMesh*) { return 8 * 12 + 4 * 4 + 1 + sizeof(InfluenceStats); }
   static constexpr size_t min_bytes(const RawTrack*) { return 4 + 6 * 8; }
   static constexpr size_t min_bytes(const RawMorphTrack*) { return 4 + 2 * 8; }
@@ -200,7 +200,8 @@ class Reader {
            get(j.weighted) && get(j.is_mesh_node);
   }
   bool get(RawMorphTarget& t) {
-    return get(t.name) && get(t.vertices) && get(t.position_deltas) && get(t.normal_deltas);
+    return get(t.name) && get(t.vertices) && get(t.position_deltas) && get(t.normal_deltas) &&
+           get(t.tangent_deltas);
   }
   bool get(RawMesh& m) {
     InfluenceStats& s = m.influence_stats;
@@ -295,7 +296,8 @@ class Comparer {
   bool eq(const RawMorphTarget& a, const RawMorphTarget& b, const std::string& w) {
     return eq(a.name, b.name, w + ".name") && eq(a.vertices, b.vertices, w + ".vertices") &&
            eq(a.position_deltas, b.position_deltas, w + ".position_deltas") &&
-           eq(a.normal_deltas, b.normal_deltas, w + ".normal_deltas");
+           eq(a.normal_deltas, b.normal_deltas, w + ".normal_deltas") &&
+           eq(a.tangent_deltas, b.tangent_deltas, w + ".tangent_deltas");
   }
   bool eq(const RawMesh& a, const RawMesh& b, const std::string& w) {
     const InfluenceStats &s = a.influence_stats, &t = b.influence_stats;

@@ -81,12 +81,14 @@ std::string validate_scene(const ImportedScene& scene) {
     for (const RawMorphTarget& t : mesh.morph_targets) {
       const std::string tw = where + ", morph target '" + t.name + "'";
       if (t.position_deltas.size() != t.vertices.size() ||
-          (!t.normal_deltas.empty() && t.normal_deltas.size() != t.vertices.size()))
+          (!t.normal_deltas.empty() && t.normal_deltas.size() != t.vertices.size()) ||
+          (!t.tangent_deltas.empty() && t.tangent_deltas.size() != t.vertices.size()))
         return tw + ": deltas and vertices differ in count";
+      if (!t.tangent_deltas.empty() && mesh.tangents.empty()) return tw + ": tangent deltas without tangents";
       for (size_t i = 0; i < t.vertices.size(); ++i)
         if (t.vertices[i] >= n || (i > 0 && t.vertices[i] <= t.vertices[i - 1]))
           return tw + ": vertex indices out of range or not ascending";
-      if (!all_finite(t.position_deltas) || !all_finite(t.normal_deltas))
+      if (!all_finite(t.position_deltas) || !all_finite(t.normal_deltas) || !all_finite(t.tangent_deltas))
         return tw + ": a delta is not finite";
     }
     if (mesh.node_joint >= static_cast<int>(joints.size())) return where + ": node joint out of range";

@@ -30,6 +30,7 @@ Result<std::vector<BakedMorphSlots>> baked_morph_slots(const CharacterAsset& ass
   for (size_t m = 0; m < asset.meshes.size(); ++m) {
     const SkinnedMesh& mesh = asset.meshes[m];
     BakedMorphSlots& slots = out[m];
+    if (m < table.texels_per_vertex.size()) slots.texels_per_vertex = table.texels_per_vertex[m];
     for (int t = 0; t < mesh.morph_targets().count(); ++t) {
       const int k = first + t;
       bool animated = false;

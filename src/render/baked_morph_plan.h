@@ -25,6 +25,7 @@ struct BakedMorphSlots {
   // vertex and vertex count on the delta texture; then a one-hot mask selecting the weight's component.
   std::array<float, kMaxGpuMorphTargets * 8> slots{};
   int count = 0;
+  int texels_per_vertex = 2;  // on the delta texture: 2, or 3 with tangent deltas (MorphDeltaTable)
 };
 
 // Each mesh's slots; an error when the bake's weights do not match the meshes' targets, or a mesh cannot be

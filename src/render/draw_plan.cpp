@@ -187,12 +187,15 @@ void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, std::span
   if (any_active(morph_weights)) {  // morph before skinning: MorphJob's output is SkinningJob's input
     scratch.morphed_positions.resize(mesh.positions().size());
     scratch.morphed_normals.resize(mesh.normals().size());
+    scratch.morphed_tangents.resize(mesh.tangents().size());
     MorphJob morph = MorphJob::for_mesh(mesh, morph_weights);
     morph.out_positions = scratch.morphed_positions;
     morph.out_normals = scratch.morphed_normals;
+    morph.out_tangents = scratch.morphed_tangents;
     if (morph.run()) {
       job.in_positions = scratch.morphed_positions.data();
       if (!mesh.normals().empty()) in_normals = scratch.morphed_normals.data();
+      if (!mesh.tangents().empty()) in_tangents = scratch.morphed_tangents.data();
     }
   }
   job.in_normals = in_normals;

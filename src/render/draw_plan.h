@@ -40,8 +40,8 @@ std::vector<StaticVertex> static_vertices(const SkinnedMesh& mesh);
 constexpr int kSkinnedFloats = 10;
 struct CpuSkinningScratch {
   std::vector<Mat4> palette;
-  std::vector<float> normals, tangents;                   // stand-ins for meshes without them
-  std::vector<float> morphed_positions, morphed_normals;  // MorphJob's output
+  std::vector<float> normals, tangents;  // stand-ins for meshes without them
+  std::vector<float> morphed_positions, morphed_normals, morphed_tangents;  // MorphJob's output
 };
 void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, std::span<const float> morph_weights,
                  CpuSkinningScratch& scratch, std::vector<float>& stream);

@@ -6,12 +6,15 @@
 //
 // Delta texture: RGBA32F, kMorphTextureWidth texels a row. Target t of a mesh covers the window of vertices
 // from the lowest to the highest it moves, 2 texels per vertex (position delta, normal delta; zeros for the
-// vertices of the window it does not move), from an even texel, so a vertex's pair never straddles a row.
-// Sparse where it matters (a face target on a body mesh covers the face's vertex range, not the body's);
-// dense for a target that moves scattered vertices. A vertex shader finds vertex v of an active target at
-// texel first_texel + 2 (v - first_vertex) when v is inside the window: no loop over entries, no search.
-// Per draw, each active target is 4 floats (weight, first texel, first vertex, vertex count): floats so both
-// shader languages read the same constants; exact since every value is below 2^24.
+// vertices of the window it does not move), or 3 for a mesh whose targets have tangent deltas (then the
+// tangent delta, xyz, third). Sparse where it matters (a face target on a body mesh covers the face's vertex
+// range, not the body's); dense for a target that moves scattered vertices. A vertex shader finds vertex v of
+// an active target at texel first_texel + texels_per_vertex (v - first_vertex) when v is inside the window:
+// no loop over entries, no search; each texel's row and column are computed on their own, so a vertex's
+// texels may straddle a row. Per draw, each active target is 4 floats (weight, first texel, first vertex,
+// vertex count): floats so both shader languages read the same constants; exact since every value is below
+// 2^24. The draw's texels per vertex (the mesh's) is one more constant: tangent deltas are applied whenever
+// the mesh has them, normal map or not (the cost is one texel fetch per moved vertex and active target).
 #pragma once
 
 #include <array>
@@ -36,6 +39,7 @@ struct MorphDeltaTable {
   std::vector<float> texels;  // 4 floats a texel, kMorphTextureWidth x rows; empty when no mesh is on it
   int rows = 0;
   std::vector<std::vector<MorphWindow>> windows;  // per mesh, per target; empty for a mesh not on it
+  std::vector<int> texels_per_vertex;             // per mesh: 2, or 3 with tangent deltas
 };
 MorphDeltaTable morph_delta_table(const CharacterAsset& asset, int max_rows);
 
@@ -44,7 +48,8 @@ struct MorphDraw {
   std::array<float, kMaxGpuMorphTargets * 4> slots{};  // per active target: weight, first texel, first
                                                        // vertex, vertex count; zeros after `active`
   int active = 0;
-  bool on_cpu = false;  // more active targets than slots, or the mesh is not on the texture
+  int texels_per_vertex = 2;  // the mesh's (MorphDeltaTable)
+  bool on_cpu = false;        // more active targets than slots, or the mesh is not on the texture
 };
 
 // Per renderer: the table (texels released once uploaded), the weights' layout, the draws' statistics.
@@ -71,8 +76,8 @@ class MorphState {
   MorphDrawStats stats_;
 };
 
-// The mesh's bind-time positions and normals with `weights` applied (MorphJob), in the CPU path's stream
-// layout (kSkinnedFloats a vertex, with the mesh's tangents), for palette skinning of a mesh morphed on the
+// The mesh's bind-time positions, normals and tangents with `weights` applied (MorphJob), in the CPU path's
+// stream layout (kSkinnedFloats a vertex), for palette skinning of a mesh morphed on the
 // CPU. Normals and tangents the mesh lacks are those static_vertices() gives the palette path.
 void morph_on_cpu(const SkinnedMesh& mesh, std::span<const float> weights, CpuSkinningScratch& scratch,
                   std::vector<float>& stream);

@@ -116,6 +116,7 @@ std::vector<uint8_t> encode_morph_targets(const MorphTargets& m) {
   w.put_array(m.vertices());
   w.put_array(m.position_deltas());
   w.put_array(m.normal_deltas());
+  w.put_array(m.tangent_deltas());
   return w.bytes;
 }
 
@@ -365,14 +366,18 @@ std::string decode_morph_targets(Reader& r, PendingTargets& out) {
   for (RawMorphTarget& t : out.targets)
     if (!r.get_string(t.name)) return r.error;
   std::vector<uint32_t> first, vertices;
-  std::vector<float> positions, normals;
+  std::vector<float> positions, normals, tangents;
   if (!r.get_array(out.default_weights) || !r.get_array(first) || !r.get_array(vertices) ||
       !r.get_array(positions) || !r.get_array(normals))
     return r.error;
+  // The tangent deltas' array came last, after the first version 3 files: a section that ends before it
+  // has none.
+  if (!r.at_end() && !r.get_array(tangents)) return r.error;
   if (!r.at_end()) return "morph targets: trailing bytes";
   if (out.default_weights.size() != count || first.size() != size_t{count} + 1 || first[0] != 0 ||
       first.back() != vertices.size() || positions.size() != vertices.size() * 3 ||
-      (!normals.empty() && normals.size() != positions.size()))
+      (!normals.empty() && normals.size() != positions.size()) ||
+      (!tangents.empty() && tangents.size() != positions.size()))
     return "morph targets: arrays do not match the target count";
   // Every offset is checked before any entry is read: ascending, and so within the arrays (the last is their
   // size).
@@ -385,6 +390,8 @@ std::string decode_morph_targets(Reader& r, PendingTargets& out) {
       target.position_deltas.push_back({positions[e * 3], positions[e * 3 + 1], positions[e * 3 + 2]});
       if (!normals.empty())
         target.normal_deltas.push_back({normals[e * 3], normals[e * 3 + 1], normals[e * 3 + 2]});
+      if (!tangents.empty())
+        target.tangent_deltas.push_back({tangents[e * 3], tangents[e * 3 + 1], tangents[e * 3 + 2]});
     }
   }
   return {};
@@ -670,7 +677,8 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
     if (!mesh.morph_targets().empty())
       return fail("two morph target sections for mesh " + std::to_string(index));
     auto built = MorphTargets::build(pending.targets, pending.default_weights,
-                                     static_cast<size_t>(mesh.vertex_count()), "mesh '" + mesh.name() + "'");
+                                     static_cast<size_t>(mesh.vertex_count()), !mesh.tangents().empty(),
+                                     "mesh '" + mesh.name() + "'");
     if (!built) return fail(built.error());
     mesh = SkinnedMesh::with_morph_targets(std::move(mesh), std::move(built).value());
   }

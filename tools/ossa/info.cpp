@@ -14,10 +14,15 @@ using nlohmann::ordered_json;
 // A mesh's "morph_targets" (model files and .ossa alike).
 void print_morph_targets(const ordered_json& mesh) {
   if (!mesh["morph_targets"].empty()) print("    morph targets: %zu\n", mesh["morph_targets"].size());
-  for (const auto& t : mesh["morph_targets"])
+  for (const auto& t : mesh["morph_targets"]) {
+    const bool normals = t["has_normals"].get<bool>(), tangents = t["has_tangents"].get<bool>();
+    const char* also = normals && tangents ? " (and normals, tangents)"
+                       : normals           ? " (and normals)"
+                       : tangents          ? " (and tangents)"
+                                           : "";
     print("      %-24s moves %6zu vertices%s, default weight %.4g\n", t["name"].get<std::string>().c_str(),
-          t["vertices_moved"].get<size_t>(), t["has_normals"].get<bool>() ? " (and normals)" : "",
-          t["default_weight"].get<double>());
+          t["vertices_moved"].get<size_t>(), also, t["default_weight"].get<double>());
+  }
 }
 
 // A clip's "morph_weight_tracks".
@@ -51,6 +56,7 @@ int run_info_ossa(const InfoArgs& args) {
       targets.push_back({{"name", morph.names()[t]},
                          {"vertices_moved", morph.target_first()[t + 1] - morph.target_first()[t]},
                          {"has_normals", !morph.normal_deltas().empty()},
+                         {"has_tangents", !morph.tangent_deltas().empty()},
                          {"default_weight", morph.default_weights()[t]}});
     out["meshes"].push_back({{"name", m.name()},
                              {"vertices", m.vertex_count()},
@@ -145,6 +151,7 @@ ordered_json build_info(const ImportedScene& scene) {
       targets.push_back({{"name", m.morph_targets[t].name},
                          {"vertices_moved", m.morph_targets[t].vertices.size()},
                          {"has_normals", !m.morph_targets[t].normal_deltas.empty()},
+                         {"has_tangents", !m.morph_targets[t].tangent_deltas.empty()},
                          {"default_weight", m.morph_default_weights[t]}});
     meshes.push_back({{"name", m.name},
                       {"vertices", m.positions.size()},

@@ -21,13 +21,16 @@
 namespace ossa {
 
 // A mesh's targets, flattened: target t owns entries [target_first[t], target_first[t + 1]) of `vertices`
-// (ascending) and of the deltas (3 floats per entry). normal_deltas is empty when no target has normals.
+// (ascending) and of the deltas (3 floats per entry). normal_deltas is empty when no target has normals,
+// tangent_deltas when no target has tangents (deltas of the tangents' xyz; their w, the bitangent sign, is
+// not morphed); a target without them in a mesh where another has them gets zeros.
 class MorphTargets {
  public:
   // `vertex_count`: the mesh's; `where` starts error messages. Checks counts, ranges and finite values.
+  // `mesh_has_tangents`: whether the mesh has tangents (tangent deltas are refused for one without).
   static Result<MorphTargets> build(std::span<const RawMorphTarget> raw,
                                     std::span<const float> default_weights, size_t vertex_count,
-                                    const std::string& where);
+                                    bool mesh_has_tangents, const std::string& where);
 
   int count() const { return static_cast<int>(names_.size()); }
   bool empty() const { return names_.empty(); }
@@ -37,13 +40,14 @@ class MorphTargets {
   std::span<const uint32_t> vertices() const { return vertices_; }
   std::span<const float> position_deltas() const { return position_deltas_; }
   std::span<const float> normal_deltas() const { return normal_deltas_; }
+  std::span<const float> tangent_deltas() const { return tangent_deltas_; }
   size_t memory_bytes() const;
 
  private:
   std::vector<std::string> names_;
   std::vector<float> default_weights_;
   std::vector<uint32_t> target_first_, vertices_;
-  std::vector<float> position_deltas_, normal_deltas_;
+  std::vector<float> position_deltas_, normal_deltas_, tangent_deltas_;
 };
 
 // A clip's weight keys, per animated mesh: track i has `targets` weights per key, its keys at

@@ -44,8 +44,8 @@ struct InfluenceStats {
 };
 
 // One morph target (blend shape) of a mesh, stored sparsely: only the vertices it moves. With weights w_t,
-//   morphed position(v) = position(v) + sum_t w_t * position_delta_t(v)   (likewise normals, not
-//   renormalised)
+//   morphed position(v) = position(v) + sum_t w_t * position_delta_t(v)   (likewise normals and tangents'
+//   xyz, not renormalised; a tangent's w, the bitangent sign, is unchanged, as glTF defines it)
 // and skinning then applies to the morphed vertex (morph before skinning, as glTF, FBX and Blender do).
 // Deltas are in the same model space at bind time as RawMesh::positions.
 struct RawMorphTarget {
@@ -53,6 +53,7 @@ struct RawMorphTarget {
   std::vector<uint32_t> vertices;     // ascending indices of the vertices the target moves
   std::vector<Vec3> position_deltas;  // one per entry of `vertices`
   std::vector<Vec3> normal_deltas;    // one per entry of `vertices`, or empty when the target has none
+  std::vector<Vec3> tangent_deltas;   // likewise (xyz of RawMesh::tangents); empty when the mesh has none
 };
 
 struct RawMesh {

@@ -8,7 +8,8 @@
 //            influences, palette map, inverse binds), CLIP (one per clip: keyed, fixed-rate or quantized),
 //            MATERIALS (materials and textures, embedded images included), NOTIFIES (the sidecar JSON),
 //            ROOT_MOTION (one per clip that has a track), MORPH_TARGETS (one per mesh with targets: names,
-//            default weights, per-target offsets, sparse vertex indices, position and normal deltas),
+//            default weights, per-target offsets, sparse vertex indices, position, normal and tangent
+//            deltas; a section that ends after the normal deltas has no tangent deltas),
 //            MORPH_WEIGHTS (one per clip with weights: per track mesh, target and key counts, key times, then
 //            the weights as floats or, compressed, per-target channels and the bit-packed keys)
 // Version 3 added the two morph sections; version 2 files (no morphs) are still read. Older readers refuse

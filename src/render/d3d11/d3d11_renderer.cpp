@@ -190,7 +190,7 @@ enum : int32_t { kModePalette = 0, kModeStatic = 1, kModeBaked = 2 };
 // width are written for these sizes.
 struct MorphConstants {
   float slots[kMaxGpuMorphTargets * 4];
-  int32_t count, padding[3];
+  int32_t count, texels_per_vertex, padding[2];
 };
 static_assert(sizeof(MorphConstants) == 144 && kMaxGpuMorphTargets == 8 &&
               detail::kMorphTextureWidth == 4096);
@@ -200,7 +200,7 @@ constexpr UINT kMorphConstantsSlot = 1, kMorphDeltasSlot = 6;
 // (baked_morph_plan.h); its BAKED_MORPH_TARGET expansions are written for these sizes.
 struct BakedMorphConstants {
   float slots[kMaxGpuMorphTargets * 8];
-  int32_t count, padding[3];
+  int32_t count, texels_per_vertex, padding[2];
 };
 static_assert(sizeof(BakedMorphConstants) == 272 &&
               sizeof(detail::BakedMorphSlots::slots) == sizeof(BakedMorphConstants::slots));
@@ -723,6 +723,7 @@ void D3D11Renderer::draw_palette(const Mat4& world, std::span<const Mat4> model,
       MorphConstants c{};
       std::memcpy(c.slots, plan.slots.data(), sizeof c.slots);
       c.count = plan.active;
+      c.texels_per_vertex = plan.texels_per_vertex;
       std::memcpy(out, &c, sizeof c);
     });
     if (plan.on_cpu) {  // morphed here, skinned on the GPU from the mesh's streamed vertices (slot 1)
@@ -817,6 +818,7 @@ BakedDrawStats D3D11Renderer::draw_baked(std::span<const BakedInstance> instance
       BakedMorphConstants c{};
       std::memcpy(c.slots, baked_morphs_[m].slots.data(), sizeof c.slots);
       c.count = baked_morphs_[m].count;
+      c.texels_per_vertex = baked_morphs_[m].texels_per_vertex;
       std::memcpy(out, &c, sizeof c);
     });
     set_constants(kModeBaked, Mat4{}, &g, global_time, g.bake_corrected);

@@ -564,7 +564,10 @@ void GlRenderer::draw_palette(const Mat4& world, std::span<const Mat4> model,
     const std::span<const float> weights = morph.mesh_weights(static_cast<int>(m), morph_weights);
     const detail::MorphDraw& plan = morph.plan(static_cast<int>(m), weights);
     glUniform1i(loc("u_morph_count"), plan.active);
-    if (plan.active > 0) glUniform4fv(loc("u_morph"), plan.active, plan.slots.data());
+    if (plan.active > 0) {
+      glUniform4fv(loc("u_morph"), plan.active, plan.slots.data());
+      glUniform1i(loc("u_morph_texels"), plan.texels_per_vertex);
+    }
     if (plan.on_cpu) {
       detail::morph_on_cpu(mesh, weights, cpu_scratch, skinned);
       draw_streamed(g, skinned);
@@ -713,7 +716,10 @@ BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, 
     glUniform1i(loc("u_corrected"), g.bake_corrected);
     const detail::BakedMorphSlots& morphs = baked_morphs[m];
     glUniform1i(loc("u_baked_morph_count"), morphs.count);
-    if (morphs.count > 0) glUniform4fv(loc("u_baked_morph"), 2 * morphs.count, morphs.slots.data());
+    if (morphs.count > 0) {
+      glUniform4fv(loc("u_baked_morph"), 2 * morphs.count, morphs.slots.data());
+      glUniform1i(loc("u_morph_texels"), morphs.texels_per_vertex);
+    }
     if (per_instance) glUniform1i(loc("u_slots"), slots);
     glVertexArrayVertexBuffer(g.vao, 2, instance_vbo, 0, detail::kInstanceFloats * 4);
     // Full detail, then the reduced instances: the second draw starts at instance `full` (the base instance

@@ -124,7 +124,7 @@ uniform int u_weight_base;  // this mesh's first weight vector, for this draw's 
 layout(std430, binding = 4) readonly buffer InstanceWeights { vec4 p_weights[]; };  // 2 per instance
 #endif
 
-void apply_baked_morphs(inout vec3 position, inout vec3 normal) {
+void apply_baked_morphs(inout vec3 position, inout vec3 normal, inout vec3 tangent) {
 #if OSSA_MODE != 3 || !defined(OSSA_INSTANCE_POSES)
   const int clip2 = int(i_anim.w);
   const float t = i_anim.y + u_time * i_anim.z;
@@ -142,10 +142,10 @@ void apply_baked_morphs(inout vec3 position, inout vec3 normal) {
     float w = baked_weight(frames, int(target.x), mask);
     if (blend) w += (baked_weight(frames2, int(target.x), mask) - w) * i_blend;
 #endif
-    const int texel = int(target.y) + 2 * local;
-    const ivec2 at = ivec2(texel & 4095, texel >> 12);
-    position += w * texelFetch(u_morph_deltas, at, 0).xyz;
-    normal += w * texelFetch(u_morph_deltas, at + ivec2(1, 0), 0).xyz;
+    const int texel = int(target.y) + u_morph_texels * local;
+    position += w * morph_delta(texel);
+    normal += w * morph_delta(texel + 1);
+    if (u_morph_texels == 3) tangent += w * morph_delta(texel + 2);
   }
 }
 )";
@@ -224,13 +224,13 @@ void main() {
   }
 #endif
   mat4 m = world * skin;
-  vec3 position = a_position, normal = a_normal;
-  if (OSSA_MODE == 0) apply_morphs(position, normal);  // morph_shaders.h: before skinning
-  if ((OSSA_MODE == 2 || OSSA_MODE == 3) && u_baked_morph_count > 0) apply_baked_morphs(position, normal);
+  vec3 position = a_position, normal = a_normal, tangent = a_tangent.xyz;
+  if (OSSA_MODE == 0) apply_morphs(position, normal, tangent);  // morph_shaders.h: before skinning
+  if ((OSSA_MODE == 2 || OSSA_MODE == 3) && u_baked_morph_count > 0) apply_baked_morphs(position, normal, tangent);
   vec4 p = m * vec4(position, 1.0);
   v_position = p.xyz;
   v_normal = mat3(m) * normal;
-  v_tangent = vec4(mat3(m) * a_tangent.xyz, a_tangent.w);
+  v_tangent = vec4(mat3(m) * tangent, a_tangent.w);
   v_uv = a_uv;
   gl_Position = u_view_proj * p;
 }

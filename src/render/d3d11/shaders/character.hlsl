@@ -35,9 +35,10 @@ SamplerState linear_repeat : register(s0);
 cbuffer Morph : register(b1) {
   float4 morph_slots[8];  // per active target: weight, first texel, first vertex, vertex count
   int morph_count;        // active targets in morph_slots (0: none)
-  int3 morph_padding;
+  int morph_texels;       // texels per vertex: 2 (position, normal delta) or 3 (and tangent delta)
+  int2 morph_padding;
 };
-Texture2D<float4> morph_deltas : register(t6);  // 4096 texels a row: position delta, normal delta per vertex
+Texture2D<float4> morph_deltas : register(t6);  // 4096 texels a row
 
 // Morph targets on the baked path (src/render/baked_morph_plan.h): the mesh's slots, the same for every
 // instance; each instance's weights come from the bake's rows, interpolated as its matrices are.
@@ -45,7 +46,8 @@ cbuffer BakedMorph : register(b2) {
   float4 baked_morph[16];  // per slot: weight texel, first texel, first vertex, vertex count; then the
                            // one-hot mask of the weight's component
   int baked_morph_count;   // slots in baked_morph (0: none)
-  int3 baked_morph_padding;
+  int baked_morph_texels;  // texels per vertex on morph_deltas: 2, or 3 with tangent deltas
+  int2 baked_morph_padding;
 };
 
 static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of corrections, then each slot's joint
@@ -74,20 +76,30 @@ static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of correc
 #define AFFINE_POINT(M, P) float3(dot(M##0, float4(P, 1.0)), dot(M##1, float4(P, 1.0)), dot(M##2, float4(P, 1.0)))
 #define AFFINE_VECTOR(M, D) float3(dot(M##0.xyz, D), dot(M##1.xyz, D), dot(M##2.xyz, D))
 
-// POSITION and NORMAL += the weighted deltas of active target S (a literal) for vertex v, when v lies in the
-// target's window. Flat for the compiler (above): one expansion per slot, no loop; the texel's row and
-// column by float division (exact: texels < 2^24, the width a power of two).
-#define MORPH_TARGET(S)                                                                 \
-  if (morph_count > S) {                                                                \
-    float4 morph_slot = morph_slots[S];                                                 \
-    float local = float(v.vertex_id) - morph_slot.z;                                    \
-    if (local >= 0.0 && local < morph_slot.w) {                                         \
-      float texel = morph_slot.y + 2.0 * local;                                         \
-      float row = floor(texel / 4096.0);                                                \
-      int column = int(texel - row * 4096.0);                                           \
-      position += morph_slot.x * morph_deltas.Load(int3(column, int(row), 0)).xyz;      \
-      normal += morph_slot.x * morph_deltas.Load(int3(column + 1, int(row), 0)).xyz;    \
-    }                                                                                   \
+// POSITION, NORMAL and TANGENT += the weighted deltas of active target S (a literal) for vertex v, when v
+// lies in the target's window (TANGENT when the mesh's vertices have 3 texels). Flat for the compiler
+// (above): one expansion per slot, no loop; each texel's row and column by float division (exact: texels <
+// 2^24, the width a power of two), so a vertex's texels may straddle a row.
+#define MORPH_TARGET(S)                                                               \
+  if (morph_count > S) {                                                              \
+    float4 morph_slot = morph_slots[S];                                               \
+    float local = float(v.vertex_id) - morph_slot.z;                                  \
+    if (local >= 0.0 && local < morph_slot.w) {                                       \
+      float texel = morph_slot.y + float(morph_texels) * local;                       \
+      float row = floor(texel / 4096.0);                                              \
+      int3 at = int3(int(texel - row * 4096.0), int(row), 0);                         \
+      position += morph_slot.x * morph_deltas.Load(at).xyz;                           \
+      texel += 1.0;                                                                   \
+      row = floor(texel / 4096.0);                                                    \
+      at = int3(int(texel - row * 4096.0), int(row), 0);                              \
+      normal += morph_slot.x * morph_deltas.Load(at).xyz;                             \
+      if (morph_texels == 3) {                                                        \
+        texel += 1.0;                                                                 \
+        row = floor(texel / 4096.0);                                                  \
+        at = int3(int(texel - row * 4096.0), int(row), 0);                            \
+        tangent += morph_slot.x * morph_deltas.Load(at).xyz;                          \
+      }                                                                               \
+    }                                                                                 \
   }
 
 // The two frames around the instance's time in clip C (a variable) and the second one's weight, into F0, F1
@@ -167,11 +179,20 @@ static const int kRemapTexel = 768;  // bind_table: 256 slots x 3 rows of correc
         float weight2 = u0 + (dot(baked.Load(int4(column, g1, layer2, 0)), mask) - u0) * b;         \
         weight += (weight2 - weight) * v.blend;                                                     \
       }                                                                                             \
-      float texel = morph_slot.y + 2.0 * local;                                                     \
+      float texel = morph_slot.y + float(baked_morph_texels) * local;                               \
       float row = floor(texel / 4096.0);                                                            \
-      int delta_column = int(texel - row * 4096.0);                                                 \
-      position += weight * morph_deltas.Load(int3(delta_column, int(row), 0)).xyz;                  \
-      normal += weight * morph_deltas.Load(int3(delta_column + 1, int(row), 0)).xyz;                \
+      int3 at = int3(int(texel - row * 4096.0), int(row), 0);                                       \
+      position += weight * morph_deltas.Load(at).xyz;                                               \
+      texel += 1.0;                                                                                 \
+      row = floor(texel / 4096.0);                                                                  \
+      at = int3(int(texel - row * 4096.0), int(row), 0);                                            \
+      normal += weight * morph_deltas.Load(at).xyz;                                                 \
+      if (baked_morph_texels == 3) {                                                                \
+        texel += 1.0;                                                                               \
+        row = floor(texel / 4096.0);                                                                \
+        at = int3(int(texel - row * 4096.0), int(row), 0);                                          \
+        tangent += weight * morph_deltas.Load(at).xyz;                                              \
+      }                                                                                             \
     }                                                                                               \
   }
 
@@ -243,6 +264,7 @@ VertexOut vs_main(VertexIn v) {
   }
   float3 position = v.position;
   float3 normal = v.normal;
+  float3 tangent = v.tangent.xyz;
   if (mode == 0) {  // morph targets, before skinning
     MORPH_TARGET(0)
     MORPH_TARGET(1)
@@ -268,7 +290,7 @@ VertexOut vs_main(VertexIn v) {
   VertexOut o;
   o.position = AFFINE_POINT(m, position);
   o.normal = AFFINE_VECTOR(m, normal);
-  o.tangent = float4(AFFINE_VECTOR(m, v.tangent.xyz), v.tangent.w);
+  o.tangent = float4(AFFINE_VECTOR(m, tangent), v.tangent.w);
   o.uv = v.uv;
   o.clip_position = view_proj[0] * o.position.x + view_proj[1] * o.position.y + view_proj[2] * o.position.z +
                     view_proj[3];
