@@ -425,9 +425,10 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
   glCreateBuffers(1, &clips_ubo);
   glNamedBufferStorage(clips_ubo, detail::kMaxBakedClips * 16, nullptr, GL_DYNAMIC_STORAGE_BIT);
   upload_morph_deltas();
-  if (detail::has_mesh_simplifier())
-    if (auto made = make_lod_mesh(detail::default_lod_mesh_error(character)); !made)
-      return Result<bool>::failure(made.error());
+  // The decimated level of detail; none for a character without extent (no meshes, or all at one point).
+  if (const float error = detail::default_lod_mesh_error(character);
+      detail::has_mesh_simplifier() && error > 0)
+    if (auto made = make_lod_mesh(error); !made) return Result<bool>::failure(made.error());
   glCreateVertexArrays(1, &line_vao);
   glEnableVertexArrayAttrib(line_vao, 0);
   glVertexArrayAttribFormat(line_vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
