@@ -7,7 +7,7 @@
 #   4. pkg-config: ossa-runtime and ossa
 #   5. add_subdirectory, runtime only, on a machine view without assimp, CLI11, GTest, giflib, benchmark
 #   6. add_subdirectory with the CLI on (its binary folder is `ossa`, the CLI's old output path)
-# Runtime-only binaries must not need assimp, GL, EGL, epoxy or giflib (readelf -d NEEDED).
+# Runtime-only binaries must not need assimp, GL, EGL, epoxy, giflib or meshoptimizer (readelf -d NEEDED).
 # Usage: scripts/consumer-check.sh [BUILD_DIR]   (default build/release, built first if needed)
 # Set OSSA_BUILD_LOCK=/path/to/lockfile to run every build under flock (shared build machines).
 set -euo pipefail
@@ -24,7 +24,7 @@ check_runtime_only() {  # BINARY: no assimp, GL or giflib among its NEEDED libra
   local libs
   libs="$(needed "$1")"
   echo "NEEDED $(basename "$1"): $libs"
-  if grep -Eq 'assimp|libGL|libEGL|epoxy|libgif|libz\.|draco|minizip' <<<"$libs"; then
+  if grep -Eq 'assimp|libGL|libEGL|epoxy|libgif|meshoptimizer|libz\.|draco|minizip' <<<"$libs"; then
     echo "consumer-check: $1 needs a library the runtime must not: $libs" >&2
     exit 1
   fi

@@ -41,6 +41,11 @@ bool parse_lighting_mode(const std::string& text, LightingMode& out) {
   return false;
 }
 
+Result<LodMeshInfo> CharacterRenderer::make_lod_mesh(float) {
+  return Result<LodMeshInfo>::failure(std::string("the ") + backend() +
+                                      " renderer has no decimated level of detail");
+}
+
 const char* to_string(BakedEvaluation evaluation) {
   return evaluation == BakedEvaluation::kPerInstance ? "per-instance" : "per-vertex";
 }
@@ -302,11 +307,13 @@ void animated_box(std::span<const BakedClipInfo> clips, const BakedInstance& b, 
 }  // namespace
 
 void plan_baked_draw(std::span<const BakedInstance> instances, float global_time,
-                     const BakedDrawOptions& options, bool reduce, const FrameSettings& frame,
+                     const BakedDrawOptions& options, bool reduce, bool decimate, const FrameSettings& frame,
                      std::span<const BakedClipInfo> clips, BakedDrawPlan& plan) {
   plan.instance_data.clear();
-  plan.reduced.clear();
+  for (auto& group : plan.deferred) group.clear();
   plan.stats = {};
+  const bool reducing = reduce && options.lod_pixels > 0,
+             decimating = decimate && options.lod_mesh_pixels > 0;
   // Culling is geometric: the [-1, 1] convention's planes are the same planes whatever the backend's depth.
   const std::array<Vec4, 6> planes = frustum_planes(view_projection(frame, DepthRange::kMinusOneToOne));
   const Camera& camera = frame.camera;
@@ -322,7 +329,8 @@ void plan_baked_draw(std::span<const BakedInstance> instances, float global_time
     d[20] = b.weight;
   };
   for (const BakedInstance& b : instances) {
-    if (options.cull || options.lod_pixels > 0) {
+    int group = 0;
+    if (options.cull || reducing || decimating) {
       Vec3 lo, hi;
       animated_box(clips, b, global_time, lo, hi);
       // The box in world space: its centre moved, its half extents through |world| (exact for the box).
@@ -343,21 +351,30 @@ void plan_baked_draw(std::span<const BakedInstance> instances, float global_time
         ++plan.stats.culled;
         continue;
       }
-      if (reduce && options.lod_pixels > 0) {
-        const float radius = length(extent), distance = length(centre - camera.eye);
-        if (distance > radius && radius / distance * pixels_per_unit < options.lod_pixels) {
-          plan.reduced.push_back(&b);
-          continue;
-        }
+      const float radius = length(extent), distance = length(centre - camera.eye);
+      if (distance > radius) {
+        const float pixels = radius / distance * pixels_per_unit;
+        if (reducing && pixels < options.lod_pixels) group |= kLodGroupInfluences;
+        if (decimating && pixels < options.lod_mesh_pixels) group |= kLodGroupDecimated;
       }
     }
-    append(b);
+    if (group == 0)
+      append(b);
+    else
+      plan.deferred[group].push_back(&b);
   }
-  plan.full = static_cast<int>(plan.instance_data.size() / kInstanceFloats);
-  for (const BakedInstance* b : plan.reduced) append(*b);
-  plan.visible = static_cast<int>(plan.instance_data.size() / kInstanceFloats);
+  plan.group_first[0] = 0;
+  for (int g = 1; g < kLodGroups; ++g) {
+    plan.group_first[g] = static_cast<int>(plan.instance_data.size() / kInstanceFloats);
+    for (const BakedInstance* b : plan.deferred[g]) append(*b);
+  }
+  plan.visible = plan.group_first[kLodGroups] = static_cast<int>(plan.instance_data.size() / kInstanceFloats);
   plan.stats.drawn = plan.visible;
-  plan.stats.reduced = plan.visible - plan.full;
+  for (int g = 1; g < kLodGroups; ++g) {
+    const int count = plan.group_first[g + 1] - plan.group_first[g];
+    if (g & kLodGroupInfluences) plan.stats.reduced += count;
+    if (g & kLodGroupDecimated) plan.stats.decimated += count;
+  }
 }
 
 }  // namespace detail

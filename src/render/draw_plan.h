@@ -71,18 +71,24 @@ Result<bool> check_bake(const BakedAnimation& baked, int max_side, int max_layer
 // Per clip: frames, frame rate, duration, layer (what baked_model() in the shaders reads).
 std::array<float, kMaxBakedClips * 4> clip_table(const BakedAnimation& baked);
 
-// A baked crowd's draw: the visible instances packed for the GPU, full detail first, then those at reduced
-// detail. Per instance 24 floats: world (column-major), clip, time, speed, clip2, weight, 3 zeros.
+// A baked crowd's draw: the visible instances packed for the GPU, grouped by level of detail so that each
+// group is one instanced draw per mesh: group g holds instances group_first[g] to group_first[g + 1] - 1,
+// skinned with 2 influences when g & kLodGroupInfluences (else 4), drawn with the decimated mesh when
+// g & kLodGroupDecimated. Per instance 24 floats: world (column-major), clip, time, speed, clip2, weight, 3
+// zeros.
 constexpr int kInstanceFloats = 24;
+constexpr int kLodGroupInfluences = 1, kLodGroupDecimated = 2, kLodGroups = 4;
 struct BakedDrawPlan {
   std::vector<float> instance_data;
-  std::vector<const BakedInstance*> reduced;  // scratch
-  int full = 0, visible = 0;
-  BakedDrawStats stats;
+  std::array<std::vector<const BakedInstance*>, kLodGroups> deferred;  // scratch: groups 1 and later
+  std::array<int, kLodGroups + 1> group_first{};
+  int visible = 0;
+  BakedDrawStats stats;  // triangles: left to the backend, which knows the meshes
 };
-// `reduce`: level of detail is possible (per-instance evaluation).
+// `reduce`: 2-influence level of detail is possible (per-instance evaluation); `decimate`: the backend has
+// decimated meshes.
 void plan_baked_draw(std::span<const BakedInstance> instances, float global_time,
-                     const BakedDrawOptions& options, bool reduce, const FrameSettings& frame,
+                     const BakedDrawOptions& options, bool reduce, bool decimate, const FrameSettings& frame,
                      std::span<const BakedClipInfo> clips, BakedDrawPlan& plan);
 
 }  // namespace ossa::detail

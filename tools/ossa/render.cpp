@@ -391,8 +391,8 @@ namespace ossa::cli {
 // palette skinning (CPU update and palette per character, one draw per character and mesh), and the bake
 // evaluated per vertex or per instance (one instanced draw per mesh). Per frame: CPU time on the submitting
 // thread (the update and every GL call, up to but not including the wait for the GPU) and wall time to
-// completion (glFinish). A street-level view of the largest crowd then shows what culling and level of detail
-// save, and what they cost in pixels against full detail.
+// completion (glFinish). A street-level view of each crowd then shows what culling and the levels of detail
+// (2 influences, the decimated mesh) save, and what they cost in pixels against full detail.
 namespace {
 double thread_cpu_ms() {
   timespec ts{};
@@ -402,6 +402,26 @@ double thread_cpu_ms() {
 struct FrameCost {
   double cpu_ms = 0, frame_ms = 0;
 };
+// Street level: the levels of detail at these screen radii (pixels, 512 x 512).
+constexpr float kStreetLodPixels = 24, kStreetLodMeshPixels = 24;
+struct StreetVariant {
+  const char* name;
+  BakedDrawOptions options;
+};
+const StreetVariant kStreetVariants[] = {
+    {"full", {BakedEvaluation::kPerInstance, false, 0, 0}},
+    {"culled", {BakedEvaluation::kPerInstance, true, 0, 0}},
+    {"culled_lod", {BakedEvaluation::kPerInstance, true, kStreetLodPixels, 0}},
+    {"culled_lod_mesh", {BakedEvaluation::kPerInstance, true, 0, kStreetLodMeshPixels}},
+    {"culled_lod_both", {BakedEvaluation::kPerInstance, true, kStreetLodPixels, kStreetLodMeshPixels}}};
+std::string format_street_row(int n, const char* variant, const BakedDrawStats& stats, const FrameCost& cost,
+                              double pixels_differing) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%6d  %-16s %6d %6d %6d %6d %10lld %9.2f %9.1f %9.4f\n", n, variant,
+                stats.drawn, stats.culled, stats.reduced, stats.decimated, stats.triangles, cost.cpu_ms,
+                cost.frame_ms, pixels_differing);
+  return line;
+}
 }  // namespace
 
 int run_render_bench(const BenchArgs& args) {
@@ -441,6 +461,14 @@ int run_render_bench(const BenchArgs& args) {
     print("%6s  %-20s %12s %14s %12s\n", "chars", "path", "CPU ms/frame", "CPU us/char", "frame ms");
   std::vector<BakedInstance> crowd;
   FrameSettings frame;
+  std::string street_text;
+  if (auto lod = s.renderer->lod_mesh(); lod.available)
+    out["lod_mesh"] = {{"target_error", lod.target_error},
+                       {"error", lod.error},
+                       {"full_triangles", lod.full_triangles},
+                       {"lod_triangles", lod.lod_triangles}};
+  else
+    out["lod_mesh"] = nullptr;
   for (int n : args.render_counts) {
     crowd = crowd_grid(*s.asset, n, spacing);
     Vec3 clo = lo, chi = hi;
@@ -489,58 +517,66 @@ int run_render_bench(const BenchArgs& args) {
     const std::string best = path_names[baked_best] + std::string("baked_").size();
     row["cpu_per_character_palette_over_" + best] = cost[kPalette].cpu_ms / cost[baked_best].cpu_ms;
     row["frame_palette_over_" + best] = cost[kPalette].frame_ms / cost[baked_best].frame_ms;
+
+    // Street level in this crowd: the camera at head height at the crowd's front corner, looking across it
+    // (towards the crowd's middle when it is small, so one character is in view). What culling and the
+    // levels of detail save, and what they cost in pixels against full detail.
+    const Vec3 front = crowd.front().world.translation();
+    const float height = hi.y - lo.y;
+    const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
+    const float reach = std::min(1.f, static_cast<float>(side - 1) / 16.f);
+    frame.camera.eye = {front.x, lo.y + height * 0.9f, front.z + spacing * 2};
+    frame.camera.target = {front.x + spacing * 8 * reach, lo.y + height * 0.5f,
+                           front.z - spacing * 12 * reach};
+    frame.camera.near_plane = spacing * 0.05f;
+    frame.camera.far_plane = spacing * 400;
+    Image reference;
+    for (const StreetVariant& v : kStreetVariants) {
+      BakedDrawStats stats;
+      FrameCost cost;
+      const int street_frames = n >= 1000 ? 1 : 2;
+      for (int f = 0; f <= street_frames; ++f) {
+        const auto wall0 = Clock::now();
+        const double cpu0 = thread_cpu_ms();
+        s.renderer->begin_frame(frame);
+        stats = s.renderer->draw_baked(crowd, 1.f, v.options);  // the same instant each time: images compare
+        const double cpu1 = thread_cpu_ms();
+        s.renderer->finish();
+        const auto wall1 = Clock::now();
+        if (f == 0) continue;
+        cost.cpu_ms += (cpu1 - cpu0) / street_frames;
+        cost.frame_ms += std::chrono::duration<double, std::milli>(wall1 - wall0).count() / street_frames;
+      }
+      Image image = s.renderer->end_frame();
+      if (reference.rgba.empty()) reference = image;
+      const ImageDifference d = compare_images(reference, image, 8);
+      row["street_level"][v.name] = {
+          {"drawn", stats.drawn},         {"culled", stats.culled},
+          {"reduced", stats.reduced},     {"decimated", stats.decimated},
+          {"triangles", stats.triangles}, {"cpu_ms", cost.cpu_ms},
+          {"frame_ms", cost.frame_ms},    {"pixels_over_8_of_255", d.fraction_over}};
+      street_text += format_street_row(n, v.name, stats, cost, d.fraction_over);
+    }
   }
 
-  // Street level in the largest crowd: the camera at head height at the crowd's front edge, looking across
-  // it.
-  const Vec3 front = crowd.front().world.translation();
-  const float height = hi.y - lo.y;
-  frame.camera.eye = {front.x, lo.y + height * 0.9f, front.z + spacing * 2};
-  frame.camera.target = {front.x + spacing * 8, lo.y + height * 0.5f, front.z - spacing * 12};
-  frame.camera.near_plane = spacing * 0.05f;
-  frame.camera.far_plane = spacing * 400;
-  struct Variant {
-    const char* name;
-    BakedDrawOptions options;
-  };
-  const Variant variants[] = {{"full", {BakedEvaluation::kPerInstance, false, 0}},
-                              {"culled", {BakedEvaluation::kPerInstance, true, 0}},
-                              {"culled_lod", {BakedEvaluation::kPerInstance, true, 24}}};
-  Image reference;
-  for (const Variant& v : variants) {
-    BakedDrawStats stats;
-    FrameCost cost;
-    const int frames = 2;
-    for (int f = 0; f <= frames; ++f) {
-      const auto wall0 = Clock::now();
-      const double cpu0 = thread_cpu_ms();
-      s.renderer->begin_frame(frame);
-      stats = s.renderer->draw_baked(crowd, 1.f, v.options);  // the same instant each time: images compare
-      const double cpu1 = thread_cpu_ms();
-      s.renderer->finish();
-      const auto wall1 = Clock::now();
-      if (f == 0) continue;
-      cost.cpu_ms += (cpu1 - cpu0) / frames;
-      cost.frame_ms += std::chrono::duration<double, std::milli>(wall1 - wall0).count() / frames;
-    }
-    Image image = s.renderer->end_frame();
-    if (reference.rgba.empty()) reference = image;
-    const ImageDifference d = compare_images(reference, image, 8);
-    out["street_level"][v.name] = {{"drawn", stats.drawn},      {"culled", stats.culled},
-                                   {"reduced", stats.reduced},  {"cpu_ms", cost.cpu_ms},
-                                   {"frame_ms", cost.frame_ms}, {"pixels_over_8_of_255", d.fraction_over}};
-    if (!args.json)
-      print(
-          "street level, %zu characters, %-10s: %5d drawn, %5d culled, %5d with 2 influences; CPU %.2f ms, "
-          "frame %.1f ms; %.4f of pixels differ from full detail\n",
-          crowd.size(), v.name, stats.drawn, stats.culled, stats.reduced, cost.cpu_ms, cost.frame_ms,
-          d.fraction_over);
-  }
-  if (args.json)
+  if (args.json) {
     print("%s\n", json_text(out).c_str());
-  else
+  } else {
+    print(
+        "\nstreet level (camera at head height at the crowd's front corner; 2 influences below %g px, "
+        "decimated mesh below %g px of screen radius):\n",
+        kStreetLodPixels, kStreetLodMeshPixels);
+    print("%6s  %-16s %6s %6s %6s %6s %10s %9s %9s %9s\n", "chars", "variant", "drawn", "culled", "2-infl",
+          "decim", "triangles", "CPU ms", "frame ms", "px diff");
+    print("%s", street_text.c_str());
     print("(%s, 512x512; software rendering on this machine's CPU cores: absolute times are slow)\n",
           s.device().c_str());
+    if (auto lod = s.renderer->lod_mesh(); lod.available)
+      print("decimated mesh: %lld of %lld triangles, error %.4g model units (target %.4g)\n",
+            lod.lod_triangles, lod.full_triangles, lod.error, lod.target_error);
+    else
+      print("no decimated mesh (%s)\n", s.renderer->make_lod_mesh(1).error().c_str());
+  }
   return 0;
 }
 

@@ -13,10 +13,11 @@
 // and baked instancing (skinning matrices read from a BakedAnimation in one instanced draw per mesh; per
 // instance: world matrix, clip, time, speed, optional second clip and blend weight; frames and clips are
 // interpolated on the GPU, by default once per instance, optionally per vertex; crowds are culled by the
-// bake's per-frame bounds and may use fewer influences far away). Lighting: Phong, Blinn-Phong, Lambert,
-// unlit, texture-only; one directional light plus ambient; diffuse texture and tangent-space normal map when
-// present. Backends (OpenGL 4.5 in gl_renderer.h, Direct3D 11 in d3d11_renderer.h) implement the same
-// interface from one shared description of each draw, so their pixels agree (tests compare them).
+// bake's per-frame bounds and may use fewer influences and a decimated mesh far away). Lighting: Phong,
+// Blinn-Phong, Lambert, unlit, texture-only; one directional light plus ambient; diffuse texture and
+// tangent-space normal map when present. Backends (OpenGL 4.5 in gl_renderer.h, Direct3D 11 in
+// d3d11_renderer.h) implement the same interface from one shared description of each draw, so their pixels
+// agree (tests compare them).
 //
 // Morph targets (blend shapes) are applied before skinning, as MorphJob does, on every path:
 //   renderer->draw_palette(world, animator.model(), animator.morph_weights());
@@ -90,12 +91,29 @@ struct BakedDrawOptions {
   // Level of detail: an instance whose bounding sphere's radius on screen is below this many pixels is
   // skinned with its 2 strongest influences, renormalised (per-instance evaluation only). 0: off.
   float lod_pixels = 0;
+  // Level of detail: an instance whose bounding sphere's radius on screen is below this many pixels is drawn
+  // with the decimated mesh (CharacterRenderer::lod_mesh(); either evaluation), which deviates from the full
+  // surface by at most its error in model units. Independent of lod_pixels (both may apply). 0: off.
+  float lod_mesh_pixels = 0;
 };
 
 struct BakedDrawStats {
-  int drawn = 0;    // instances drawn
-  int culled = 0;   // instances outside the view, not drawn
-  int reduced = 0;  // of those drawn, skinned with 2 influences (level of detail)
+  int drawn = 0;            // instances drawn
+  int culled = 0;           // instances outside the view, not drawn
+  int reduced = 0;          // of those drawn, skinned with 2 influences (level of detail)
+  int decimated = 0;        // of those drawn, with the decimated mesh (level of detail)
+  long long triangles = 0;  // triangles drawn, every mesh of every instance
+};
+
+// The decimated meshes a renderer holds for its crowds' far instances (BakedDrawOptions::lod_mesh_pixels):
+// every mesh's triangles simplified over its own vertices (skinning data shared), made at creation with a
+// target error of 1 % of the largest side of any mesh's bind-pose box (a character's height, usually), or
+// by make_lod_mesh().
+struct LodMeshInfo {
+  bool available = false;  // the renderer has them (built with meshoptimizer, a backend that draws them)
+  float target_error = 0;  // model units: the largest deviation from the full surface allowed
+  float error = 0;         // model units: the largest the simplifier reports reaching, over the meshes
+  long long full_triangles = 0, lod_triangles = 0;  // one character, every mesh
 };
 
 // How the palette draws since begin_frame() applied morph targets: meshes morphed on the GPU, meshes morphed
@@ -144,10 +162,15 @@ class CharacterRenderer {
                             std::span<const float> morph_weights = {}) = 0;
   virtual void draw_cpu(const Mat4& world, std::span<const Mat4> model,
                         std::span<const float> morph_weights = {}) = 0;
-  // One instanced draw per mesh (two with level of detail) for every instance; needs set_baked().
+  // One instanced draw per mesh and level of detail (influences, decimated mesh) for every instance; needs
+  // set_baked().
   virtual BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
                                     const BakedDrawOptions& options = {}) = 0;
   virtual MorphDrawStats morph_stats() const = 0;
+  // The decimated level of detail; make_lod_mesh() replaces it with one simplified to `target_error` (model
+  // units). Backends without it: available false, and make_lod_mesh() an error saying why.
+  virtual LodMeshInfo lod_mesh() const { return {}; }
+  virtual Result<LodMeshInfo> make_lod_mesh(float target_error);
   // Lines from each joint to its parent, over the character.
   virtual void draw_skeleton(const Mat4& world, std::span<const Mat4> model) = 0;
   virtual Image end_frame() = 0;  // waits for the GPU and reads the frame back (top row first)

@@ -795,8 +795,8 @@ Result<bool> D3D11Renderer::upload_morph_deltas() {
 BakedDrawStats D3D11Renderer::draw_baked(std::span<const BakedInstance> instances, float global_time,
                                          const BakedDrawOptions& options) {
   if (!has_baked_ || instances.empty()) return {};
-  // Per-vertex evaluation only (no level of detail: it needs per-instance palettes).
-  detail::plan_baked_draw(instances, global_time, options, false, frame_, baked_clips_, plan_);
+  // Per-vertex evaluation only (no level of detail: it needs per-instance palettes; no decimated meshes).
+  detail::plan_baked_draw(instances, global_time, options, false, false, frame_, baked_clips_, plan_);
   if (plan_.visible == 0) return plan_.stats;
   const UINT bytes = static_cast<UINT>(plan_.instance_data.size() * 4);
   if (bytes > instance_capacity_) {
@@ -826,6 +826,7 @@ BakedDrawStats D3D11Renderer::draw_baked(std::span<const BakedInstance> instance
                                          clip_view_.Get()};
     draw_mesh(ctx, g.vertices.Get(), g.skinned.Get(), instance_buffer_.Get(), g.indices.Get(), g.index_count,
               static_cast<UINT>(plan_.visible), 0, views, g.diffuse, g.normal_map);
+    plan_.stats.triangles += static_cast<long long>(plan_.visible) * (g.index_count / 3);
   }
   return plan_.stats;
 }

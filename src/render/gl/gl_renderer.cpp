@@ -14,6 +14,7 @@
 
 #include "../baked_morph_plan.h"
 #include "../draw_plan.h"
+#include "../mesh_lod.h"
 #include "../morph_plan.h"
 #include "morph_shaders.h"
 #include "ossa/runtime/palette_job.h"
@@ -221,6 +222,8 @@ class GlRenderer final : public CharacterRenderer {
   void draw_cpu(const Mat4& world, std::span<const Mat4> model,
                 std::span<const float> morph_weights) override;
   MorphDrawStats morph_stats() const override { return morph.stats(); }
+  LodMeshInfo lod_mesh() const override { return lod_info; }
+  Result<LodMeshInfo> make_lod_mesh(float target_error) override;
   BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
                             const BakedDrawOptions& options) override;
   void draw_skeleton(const Mat4& world, std::span<const Mat4> model) override;
@@ -236,6 +239,10 @@ class GlRenderer final : public CharacterRenderer {
     const SkinnedMesh* mesh = nullptr;
     GLuint vao = 0, static_vbo = 0, skinned_vbo = 0, index_buffer = 0;
     GLsizei index_count = 0;
+    // The decimated level of detail (mesh_lod.h): its own index buffer over the same vertices; 0 and the
+    // full count where nothing was simplified.
+    GLuint lod_index_buffer = 0;
+    GLsizei lod_index_count = 0;
     detail::MeshMaterial material;
     GLuint diffuse = 0, normal_map = 0;
     GLuint bake_bind_ubo = 0;  // baked path: palette-slot -> joint map and bind corrections, made once
@@ -246,8 +253,9 @@ class GlRenderer final : public CharacterRenderer {
   // for its queue. `name` is a string literal: the cache compares pointers.
   GLint loc(const char* name, GLuint in = 0);
   void use_program(int mode, const Mat4& world);  // the uniforms every character draw shares
-  // Material, then the draw (instanced when instances > 0, from instance `first`).
-  void draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first = 0);
+  // Material, then the draw (instanced when instances > 0, from instance `first`; the decimated mesh when
+  // `decimated`).
+  void draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first = 0, bool decimated = false);
   void draw_lines(const std::vector<float>& vertices, bool depth_test);
   // Draws the mesh with position, normal and tangent from `stream` (kSkinnedFloats a vertex) instead of its
   // static vertices: the CPU path, and palette skinning of a mesh morphed on the CPU.
@@ -291,13 +299,14 @@ class GlRenderer final : public CharacterRenderer {
   bool has_baked = false;
   detail::MorphState morph;
   GLuint morph_texture = 0;  // every mesh's morph deltas (morph_plan.h); 0 when none is on the GPU
+  LodMeshInfo lod_info;
 };
 
 GlRenderer::~GlRenderer() {
   for (auto& m : meshes) {
     glDeleteVertexArrays(1, &m.vao);
-    GLuint buffers[] = {m.static_vbo, m.skinned_vbo, m.index_buffer, m.bake_bind_ubo};
-    glDeleteBuffers(4, buffers);
+    GLuint buffers[] = {m.static_vbo, m.skinned_vbo, m.index_buffer, m.bake_bind_ubo, m.lod_index_buffer};
+    glDeleteBuffers(5, buffers);
   }
   glDeleteTextures(static_cast<GLsizei>(textures.size()), textures.data());
   GLuint buffers[] = {palette_ubo,        clips_ubo, instance_vbo, line_vbo,
@@ -430,6 +439,10 @@ Result<bool> GlRenderer::init(const CharacterAsset& character, std::span<const M
   glCreateBuffers(1, &clips_ubo);
   glNamedBufferStorage(clips_ubo, detail::kMaxBakedClips * 16, nullptr, GL_DYNAMIC_STORAGE_BIT);
   upload_morph_deltas();
+  // The decimated level of detail; none for a character without extent (no meshes, or all at one point).
+  if (const float error = detail::default_lod_mesh_error(character);
+      detail::has_mesh_simplifier() && error > 0)
+    if (auto made = make_lod_mesh(error); !made) return Result<bool>::failure(made.error());
   glCreateVertexArrays(1, &line_vao);
   glEnableVertexArrayAttrib(line_vao, 0);
   glVertexArrayAttribFormat(line_vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
@@ -534,7 +547,7 @@ void GlRenderer::use_program(int mode, const Mat4& world) {
   if (baked_texture) glBindTextureUnit(detail::kUnitBaked, baked_texture);
 }
 
-void GlRenderer::draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first) {
+void GlRenderer::draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first, bool decimated) {
   const Vec4& c = g.material.base_color;
   glUniform4f(loc("u_base_color"), c.x, c.y, c.z, c.w);
   glUniform1i(loc("u_has_diffuse"), g.diffuse != 0);
@@ -543,7 +556,13 @@ void GlRenderer::draw_mesh(const GpuMesh& g, GLsizei instances, GLuint first) {
   if (g.diffuse) glBindTextureUnit(detail::kUnitDiffuse, g.diffuse);
   if (g.normal_map) glBindTextureUnit(detail::kUnitNormal, g.normal_map);
   glBindVertexArray(g.vao);
-  if (instances > 0)
+  if (decimated && g.lod_index_buffer) {
+    // The VAO's element buffer is the full mesh's outside this draw.
+    glVertexArrayElementBuffer(g.vao, g.lod_index_buffer);
+    glDrawElementsInstancedBaseInstance(GL_TRIANGLES, g.lod_index_count, GL_UNSIGNED_INT, nullptr, instances,
+                                        first);
+    glVertexArrayElementBuffer(g.vao, g.index_buffer);
+  } else if (instances > 0)
     glDrawElementsInstancedBaseInstance(GL_TRIANGLES, g.index_count, GL_UNSIGNED_INT, nullptr, instances,
                                         first);
   else
@@ -661,8 +680,9 @@ BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, 
                                       const BakedDrawOptions& options) {
   if (!has_baked || instances.empty()) return {};
   const bool per_instance = options.evaluation == BakedEvaluation::kPerInstance && pose_program;
-  detail::plan_baked_draw(instances, global_time, options, per_instance, frame, baked_clips, plan);
-  const int visible = plan.visible, full = plan.full;
+  detail::plan_baked_draw(instances, global_time, options, per_instance, lod_info.available, frame,
+                          baked_clips, plan);
+  const int visible = plan.visible;
   if (visible == 0) return plan.stats;
 
   // Orphaned each frame (the driver hands out fresh storage instead of waiting for the previous draw).
@@ -722,22 +742,55 @@ BakedDrawStats GlRenderer::draw_baked(std::span<const BakedInstance> instances, 
     }
     if (per_instance) glUniform1i(loc("u_slots"), slots);
     glVertexArrayVertexBuffer(g.vao, 2, instance_vbo, 0, detail::kInstanceFloats * 4);
-    // Full detail, then the reduced instances: the second draw starts at instance `full` (the base instance
+    // One draw per level-of-detail group (draw_plan.h), each from its first instance (the base instance
     // offsets the per-instance attributes; u_palette_base offsets the palettes, as gl_InstanceID starts at
     // 0).
-    for (int group = 0; group < 2; ++group) {
-      const int first = group == 0 ? 0 : full, count = group == 0 ? full : visible - full;
+    for (int group = 0; group < detail::kLodGroups; ++group) {
+      const int first = plan.group_first[group], count = plan.group_first[group + 1] - first;
       if (count == 0) continue;
       if (per_instance) {
         glUniform1i(loc("u_palette_base"), palette_base[m] + first * slots);
-        glUniform1i(loc("u_influences"), group == 0 ? 4 : 2);
+        glUniform1i(loc("u_influences"), group & detail::kLodGroupInfluences ? 2 : 4);
         if (morphs.count > 0) glUniform1i(loc("u_weight_base"), weight_base[m] + first * 2);
       }
-      draw_mesh(g, count, static_cast<GLuint>(first));
+      const bool decimated = (group & detail::kLodGroupDecimated) && g.lod_index_buffer;
+      draw_mesh(g, count, static_cast<GLuint>(first), decimated);
+      plan.stats.triangles +=
+          static_cast<long long>(count) * ((decimated ? g.lod_index_count : g.index_count) / 3);
     }
     glVertexArrayVertexBuffer(g.vao, 2, dummy_instance_vbo, 0, detail::kInstanceFloats * 4);
   }
   return plan.stats;
+}
+
+Result<LodMeshInfo> GlRenderer::make_lod_mesh(float target_error) {
+  using R = Result<LodMeshInfo>;
+  if (!detail::has_mesh_simplifier())
+    return R::failure(
+        "no decimated level of detail: Ossa was built without meshoptimizer (Debian: "
+        "libmeshoptimizer-dev)");
+  if (!std::isfinite(target_error) || target_error <= 0)
+    return R::failure("make_lod_mesh: the target error must be a positive number of model units");
+  LodMeshInfo info;
+  info.available = true;
+  info.target_error = target_error;
+  for (GpuMesh& g : meshes) {
+    glDeleteBuffers(1, &g.lod_index_buffer);
+    g.lod_index_buffer = 0;
+    g.lod_index_count = g.index_count;
+    const detail::SimplifiedMesh simplified = detail::simplify_mesh(*g.mesh, target_error);
+    if (!simplified.indices.empty()) {
+      glCreateBuffers(1, &g.lod_index_buffer);
+      glNamedBufferStorage(g.lod_index_buffer, static_cast<GLsizeiptr>(simplified.indices.size() * 4),
+                           simplified.indices.data(), 0);
+      g.lod_index_count = static_cast<GLsizei>(simplified.indices.size());
+    }
+    info.error = std::max(info.error, simplified.error);
+    info.full_triangles += g.index_count / 3;
+    info.lod_triangles += g.lod_index_count / 3;
+  }
+  lod_info = info;
+  return info;
 }
 
 void GlRenderer::draw_skeleton(const Mat4& world, std::span<const Mat4> model) {
