@@ -399,9 +399,9 @@ void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int r
 #else
 #define OSSA_DECODE_QUANTIZED decode_quantized_scalar
 #endif
-const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,   OSSA_KERNEL_NS::local_to_model,
-                                   OSSA_KERNEL_NS::palette,       OSSA_KERNEL_NS::skin,
-                                   OSSA_KERNEL_NS::sample_blend2, OSSA_DECODE_QUANTIZED,
+const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,    OSSA_KERNEL_NS::local_to_model,
+                                   OSSA_KERNEL_NS::palette,        OSSA_KERNEL_NS::skin,
+                                   OSSA_KERNEL_NS::sample_blend2,  OSSA_DECODE_QUANTIZED,
                                    OSSA_KERNEL_NS::align_rotations};
 #undef OSSA_DECODE_QUANTIZED
 
