@@ -19,7 +19,13 @@
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
 
+namespace ossa::build {
+const char* sample_dir();  // assets/sample of the source tree (generated: ossa_generated_paths)
+}  // namespace ossa::build
+
 namespace {
+std::string sample_file(const char* name) { return std::string(ossa::build::sample_dir()) + "/" + name; }
+
 struct Fixture {
   ossa::ImportedScene scene;
   std::unique_ptr<ossa::CharacterAsset> fixed, keyed;
@@ -30,7 +36,7 @@ const Fixture* fixture() {
   static std::unique_ptr<Fixture> f = [] {
     const char* env = std::getenv("OSSA_BENCH_MODEL");
     const char* clip = std::getenv("OSSA_BENCH_CLIP");
-    auto scene = ossa::import_file(env ? env : OSSA_SAMPLE_DIR "/ossa_sample.fbx");
+    auto scene = ossa::import_file(env ? env : sample_file("ossa_sample.fbx"));
     if (!scene || scene->clips.empty()) return std::unique_ptr<Fixture>();
     auto out = std::make_unique<Fixture>();
     out->scene = std::move(scene).value();
@@ -219,8 +225,8 @@ BENCHMARK(BM_EmptyParallelFor)->Arg(1)->Arg(2)->Arg(8)->UseRealTime();
 // time (the child's work is not this process's CPU time).
 void BM_Import(benchmark::State& state, bool guarded) {
   const char* extra = std::getenv("OSSA_BENCH_IMPORT_MODEL");
-  const std::string models[] = {OSSA_SAMPLE_DIR "/ossa_sample.fbx", OSSA_SAMPLE_DIR "/ossa_sample.glb",
-                                OSSA_SAMPLE_DIR "/../bench/ossa_humanoid70.glb", extra ? extra : ""};
+  const std::string models[] = {sample_file("ossa_sample.fbx"), sample_file("ossa_sample.glb"),
+                                sample_file("../bench/ossa_humanoid70.glb"), extra ? extra : ""};
   const std::string& model = models[state.range(0)];
   if (model.empty()) return state.SkipWithError("OSSA_BENCH_IMPORT_MODEL is not set");
   ossa::ImportOptions options;

@@ -12,6 +12,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The one list of build and test dependencies (Debian 12 package names).
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                 # compiler cache: rebuilds and fresh clones on the same machine reuse compiled files
   libassimp-dev          # import: FBX / glTF / COLLADA
   zlib1g-dev             # assimp's CMake config links libz.so by path (a minimal Debian 12 lacks it)
   libcli11-dev           # CLI parsing

@@ -13,8 +13,13 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$(realpath "${1:-$here/build/release}")"
-work="$(mktemp -d /tmp/ossa-consumers.XXXXXX)"
+# A fixed folder under the build tree, so that the compiler cache (ccache, with CCACHE_BASEDIR at the clone as
+# .ci/run sets it) sees the same relative paths from one run and one clone to the next.
+work="$here/build/consumer-check"
+rm -rf "$work" && mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 start=$SECONDS
 
 locked() { if [ -n "${OSSA_BUILD_LOCK:-}" ]; then flock "$OSSA_BUILD_LOCK" "$@"; else "$@"; fi; }
@@ -37,7 +42,7 @@ configure() {  # NAME SOURCE_SUBDIR ARGS...: copy the consumer project out of th
   shift 2
   cp -r "$here/tests/consumers/$src" "$work/src-$name"
   cmake -S "$work/src-$name" -B "$work/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release --no-warn-unused-cli \
-    -DOSSA_SOURCE_DIR="$here" "$@" >"$work/$name.configure.log" || {
+    -DOSSA_SOURCE_DIR="$here" "${launcher[@]}" "$@" >"$work/$name.configure.log" || {
     cat "$work/$name.configure.log"
     exit 1
   }
@@ -71,7 +76,7 @@ check_runtime_only "$work/installed-runtime/runtime_app"
 step "3. examples/ standalone against the installed prefix"
 cp -r "$here/examples" "$work/src-examples"
 cmake -S "$work/src-examples" -B "$work/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" -DOSSA_SAMPLE_DIR="$here/assets/sample" >/dev/null
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DOSSA_SAMPLE_DIR="$here/assets/sample" "${launcher[@]}" >/dev/null
 locked cmake --build "$work/examples" -j 2 >/dev/null
 (cd "$work/examples" && locked ctest --output-on-failure | grep -E 'tests passed|Failed')
 

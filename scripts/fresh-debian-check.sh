@@ -9,6 +9,7 @@
 #   OSSA_BUILD_LOCK    a lock file: the chroot's package installs, build and tests run under flock (shared
 #                      build machines).
 #   OSSA_FRESH_KEEP=1  keep the chroot afterwards (its path is printed).
+#   CCACHE_DIR         a compiler cache to share with the chroot's build (bind-mounted; .ci/run sets it).
 set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "fresh-debian-check: needs root (debootstrap, chroot)" >&2; exit 1; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +28,7 @@ command -v debootstrap >/dev/null || {
 
 root="$(mktemp -d /var/tmp/ossa-fresh.XXXXXX)"
 cleanup() {
-  for m in dev/pts dev sys proc; do mountpoint -q "$root/$m" && umount -l "$root/$m"; done
+  for m in var/cache/ossa-ccache dev/pts dev sys proc; do mountpoint -q "$root/$m" && umount -l "$root/$m"; done
   if [ "${OSSA_FRESH_KEEP:-0}" = 1 ]; then echo "fresh-debian-check: chroot kept in $root"; else rm -rf "$root"; fi
 }
 trap cleanup EXIT
@@ -52,6 +53,15 @@ mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
+# The compiler cache ($CCACHE_DIR, as .ci/run sets it) is shared with the chroot: this check proves packages and
+# commands, not compile outputs, so it need not compile everything again. Its clone is /root/ossa.
+ccache_env=()
+if [ -n "${CCACHE_DIR:-}" ] && [ -d "$CCACHE_DIR" ]; then
+  mkdir -p "$root/var/cache/ossa-ccache"
+  mount --bind "$CCACHE_DIR" "$root/var/cache/ossa-ccache"
+  ccache_env=(CCACHE_DIR=/var/cache/ossa-ccache CCACHE_BASEDIR=/root/ossa CCACHE_NOHASHDIR=true
+              "CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}")
+fi
 git clone -q --no-hardlinks "$here" "$root/root/ossa"
 git -C "$root/root/ossa" log --oneline -1
 
@@ -63,7 +73,7 @@ for command in "${commands[@]}"; do
   echo "fresh-debian-check: \$ $command"
   t=$SECONDS
   locked chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${ccache_env[@]}" \
     bash -c "cd /root/ossa && $command" >"$root/command.log" 2>&1 || {
     tail -40 "$root/command.log"
     echo "fresh-debian-check: FAILED on a fresh Debian 12: $command" >&2

@@ -17,6 +17,7 @@
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/skinning_job.h"
+#include "test_paths.h"
 
 namespace ossa::test {
 namespace {
@@ -62,12 +63,12 @@ std::string fmt(double v) {
 
 std::string shared_dir() {
   if (const char* env = std::getenv("OSSA_SHARED_DIR")) return fs::is_directory(env) ? env : "";
-  fs::path p = fs::path(OSSA_SOURCE_DIR).parent_path() / "shared";
+  fs::path p = fs::path(build::source_dir()).parent_path() / "shared";
   return fs::is_directory(p / "models") ? p.string() : "";
 }
 
 std::string source_dir() {
-  return OSSA_SOURCE_DIR;
+  return build::source_dir();
 }
 
 std::vector<std::string> animated_models() {
@@ -195,8 +196,15 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
   for (auto& [mesh_name, mesh] : oracle["rest"]["meshes"].items()) {
     std::vector<std::pair<int, const std::vector<Vec3>*>> candidates;
     std::vector<std::vector<Vec3>> posed(scene.meshes.size());
+    // Blender's object is one mesh; the import makes one mesh per material (glTF primitive), named NAME,
+    // NAME#2, ... (assimp_import.cpp makes mesh names unique that way): each of them is a candidate.
+    auto same_object = [&](const std::string& ours) {
+      return ours == mesh_name ||
+             (ours.size() > mesh_name.size() + 1 && ours.compare(0, mesh_name.size(), mesh_name) == 0 &&
+              ours[mesh_name.size()] == '#');
+    };
     for (size_t m = 0; m < scene.meshes.size(); ++m)
-      if (scene.meshes[m].name == mesh_name)
+      if (same_object(scene.meshes[m].name))
         candidates.emplace_back(static_cast<int>(m), &scene.meshes[m].positions);
     if (candidates.empty())
       for (size_t m = 0; m < scene.meshes.size(); ++m)

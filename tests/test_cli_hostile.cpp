@@ -23,6 +23,7 @@
 #include "oracle_compare.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
+#include "test_paths.h"
 
 namespace ossa {
 namespace {
@@ -39,7 +40,7 @@ constexpr int kOk = 0, kBadInput = 1, kUsage = 2, kOutput = 3;
 
 std::string cli() {
   const char* env = std::getenv("OSSA_CLI");
-  return env && *env ? env : OSSA_CLI_PATH;
+  return env && *env ? env : build::cli_path();
 }
 
 struct CliRun {
@@ -127,7 +128,7 @@ class CliHostile : public ::testing::Test {
   void SetUp() override {
     dir_ =
         test::temp_dir(std::string("cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::copy_file(std::string(OSSA_SOURCE_DIR) + "/assets/sample/ossa_sample.glb", dir_ + "/sample.glb",
+    fs::copy_file(std::string(build::source_dir()) + "/assets/sample/ossa_sample.glb", dir_ + "/sample.glb",
                   fs::copy_options::overwrite_existing);
   }
   void TearDown() override {

@@ -23,6 +23,7 @@
 #include "ossa/serialize/load.h"
 #include "ossa/serialize/ossa_file.h"
 #include "synthetic_character.h"
+#include "test_paths.h"
 
 namespace ossa {
 namespace {
@@ -208,7 +209,7 @@ TEST(D3D11, MorphTargetsMatchCpuMorphingAndOpenGl) {
   const test::MaterialSet materials = test::tilted_normal_map();
   auto renderer = create_d3d11_renderer(device(), asset, materials.materials, materials.textures, false);
   ASSERT_TRUE(renderer) << renderer.error();
-  std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-morph";
+  std::string references = std::string(build::gl_reference_dir()) + "-morph";
   if (under_wine() && !references.empty() && references[0] == '/') references = "Z:" + references;
   const bool have_references = fs::exists(references + "/morph_none.png");
   if (!have_references && std::getenv("OSSA_REQUIRE_D3D11"))
@@ -263,7 +264,7 @@ TEST(D3D11, BakedMorphsMatchPaletteMorphingAndOpenGl) {
   auto baked = bake_animation(asset);
   ASSERT_TRUE(baked) << baked.error();
   ASSERT_TRUE((*renderer)->set_baked(*baked));
-  std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-baked-morph";
+  std::string references = std::string(build::gl_reference_dir()) + "-baked-morph";
   if (under_wine() && !references.empty() && references[0] == '/') references = "Z:" + references;
   const bool have_references = fs::exists(references + "/baked_morph_clip0_frame.png");
   if (!have_references && std::getenv("OSSA_REQUIRE_D3D11"))
@@ -328,7 +329,7 @@ TEST(D3D11, ABakeTheDeviceCannotHoldIsAnError) {
 // Direct3D 11 against OpenGL on the same .ossa files, frame by frame (backend_comparison.h).
 TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
   REQUIRE_D3D11();
-  std::string dir = OSSA_GL_REFERENCE_DIR;
+  std::string dir = build::gl_reference_dir();
   if (under_wine() && !dir.empty() && dir[0] == '/') dir = "Z:" + dir;  // Wine's drive for the Unix root
   if (!fs::exists(dir + "/manifest.txt")) {
     if (std::getenv("OSSA_REQUIRE_D3D11"))
@@ -380,7 +381,7 @@ TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
   EXPECT_TRUE(errors.empty()) << errors.front();
 }
 
-#ifdef OSSA_DEMO_EXE
+#ifdef OSSA_HAVE_DEMO_EXE
 // Runs `command` and waits; its exit status, or -1 when it cannot start.
 int run(std::string command) {
   STARTUPINFOA startup{};
@@ -401,22 +402,26 @@ int run(std::string command) {
 // last frame: the character is there (a good part of the window is not the background, in several shades).
 TEST(D3D11, WindowedDemoRunsAndShowsTheCharacter) {
   REQUIRE_D3D11();
-  std::string demo = OSSA_DEMO_EXE;
+  std::string demo = build::demo_exe();
   if (under_wine() && demo[0] == '/') demo = "Z:" + demo;
+  // Its files go beside the demo, in the build tree (never the working directory, which may be the sources).
+  const fs::path dir = fs::path(demo).parent_path() / "d3d11_demo_test";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir);
+  const std::string character = (dir / "demo_character.ossa").string();
   OssaFile file;
   const CharacterAsset asset = test::synthetic_character(33, 1);
   file.skeleton = asset.skeleton;
   file.meshes = asset.meshes;
   file.clips = asset.clips;
   file.root_motion.resize(file.clips.size());
-  ASSERT_TRUE(write_ossa(file, "demo_character.ossa"));
+  ASSERT_TRUE(write_ossa(file, character));
   for (const char* skinning : {"gpu", "cpu", "baked"}) {
-    const std::string png = std::string("demo_") + skinning + ".png";
-    std::error_code ec;
-    fs::remove(png, ec);
-    const int status =
-        run("\"" + demo + "\" demo_character.ossa --frames 40 --size 320x240 --crowd 4 --skinning " +
-            skinning + " --screenshot " + png);
+    const std::string png = (dir / (std::string("demo_") + skinning + ".png")).string();
+    const int status = run("\"" + demo + "\" \"" + character +
+                           "\" --frames 40 --size 320x240 --crowd 4 --skinning " + skinning + " --screenshot \"" +
+                           png + "\"");
     ASSERT_EQ(status, 0) << demo << " --skinning " << skinning;
     auto shot = read_png(png);
     ASSERT_TRUE(shot) << shot.error();

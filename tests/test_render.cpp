@@ -31,6 +31,7 @@
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/serialize/ossa_file.h"
 #include "synthetic_character.h"
+#include "test_paths.h"
 
 namespace ossa {
 namespace {
@@ -157,14 +158,14 @@ TEST(Render, GpuPaletteSkinningMatchesCpuSkinning) {
 // CPU, then skinned on the GPU), none. The statistics say which path each mesh took, so a renderer that
 // morphed everything on the CPU fails; the morphed frames differ from the unmorphed one, so one that ignored
 // the weights fails. Also writes these frames for the Direct3D 11 comparison (test_d3d11.cpp), into
-// OSSA_GL_REFERENCE_DIR-morph.
+// build::gl_reference_dir()-morph.
 TEST(Render, MorphTargetsOnTheGpuMatchCpuMorphing) {
   REQUIRE_GL();
   const CharacterAsset asset = test::synthetic_morph_character();
   const test::MaterialSet materials = test::tilted_normal_map();
   auto renderer = create_gl_renderer(context(), asset, materials.materials, materials.textures, false);
   ASSERT_TRUE(renderer) << renderer.error();
-  const std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-morph";
+  const std::string references = std::string(build::gl_reference_dir()) + "-morph";
   std::error_code ec;
   fs::remove_all(references, ec);
   fs::create_directories(references);
@@ -487,14 +488,14 @@ TEST(Render, BakedBoundsHoldEveryMorphedVertex) {
 // (its Walk animates 3 Body targets, deltas of up to half a unit). At frame times and crossfading, the same
 // draws with the weights zeroed differ from the baked draw by far more than the truth does (measured: 0.10 %
 // of pixels over 8/255 at least, on the face's crossfade, against 0.00 %), so a shader that ignored them
-// fails. The synthetic frames are written for the Direct3D 11 comparison (OSSA_GL_REFERENCE_DIR-baked-morph,
+// fails. The synthetic frames are written for the Direct3D 11 comparison (build::gl_reference_dir()-baked-morph,
 // test_d3d11.cpp).
 TEST(Render, BakedMorphsMatchPaletteMorphing) {
   REQUIRE_GL();
   auto face = load_character(test::source_dir() + "/assets/sample/ossa_face.glb");
   ASSERT_TRUE(face) << face.error();
   const CharacterAsset synthetic = test::synthetic_morph_character();
-  const std::string references = std::string(OSSA_GL_REFERENCE_DIR) + "-baked-morph";
+  const std::string references = std::string(build::gl_reference_dir()) + "-baked-morph";
   std::error_code ec;
   fs::remove_all(references, ec);
   fs::create_directories(references);
@@ -1113,11 +1114,11 @@ TEST(WriteImage, OutputsAreWrittenWholeOrNotAtAll) {
 
 // The references the Direct3D 11 backend is compared with (test_d3d11.cpp, run under Wine by the Windows
 // build): each animated model written as .ossa, read back, and its comparison frames (backend_comparison.h)
-// drawn with OpenGL, into OSSA_GL_REFERENCE_DIR: NAME.ossa, NAME.FRAME.png, and manifest.txt listing the
+// drawn with OpenGL, into build::gl_reference_dir(): NAME.ossa, NAME.FRAME.png, and manifest.txt listing the
 // names.
 TEST(Render, WritesGlReferencesForDirect3D11) {
   REQUIRE_GL();
-  const std::string dir = OSSA_GL_REFERENCE_DIR;
+  const std::string dir = build::gl_reference_dir();
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   std::filesystem::create_directories(dir);

@@ -22,6 +22,7 @@
 
 #ifdef OSSA_HAS_IMPORT
 #include "ossa/import/import.h"
+#include "test_paths.h"
 #endif
 
 namespace ossa::test {
@@ -51,7 +52,7 @@ std::vector<NamedAsset> characters() {
   out.push_back({"synthetic 33", synthetic_character(33, 1), 0});
   out.push_back({"synthetic 6", synthetic_character(6, 2), 0});
 #ifdef OSSA_HAS_IMPORT
-  auto scene = import_file(std::string(OSSA_SOURCE_DIR) + "/assets/sample/ossa_sample.fbx");
+  auto scene = import_file(std::string(build::source_dir()) + "/assets/sample/ossa_sample.fbx");
   EXPECT_TRUE(scene) << scene.error();
   if (scene) {
     auto asset = CharacterAsset::build(*scene);

@@ -50,6 +50,7 @@
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/thread_pool.h"
 #include "synthetic_character.h"
+#include "test_paths.h"
 
 namespace ossa {
 namespace {
@@ -418,7 +419,7 @@ struct SampleFixture {
 // carry the sample's names, so the same notifies attach).
 const SampleFixture* sample() {
   static const SampleFixture* fixture = [] {
-    const std::string base = std::string(OSSA_SOURCE_DIR) + "/assets/sample/ossa_sample";
+    const std::string base = std::string(build::source_dir()) + "/assets/sample/ossa_sample";
 #ifdef OSSA_HAS_IMPORT
     auto scene = import_file(base + ".glb");
     if (!scene) return static_cast<SampleFixture*>(nullptr);

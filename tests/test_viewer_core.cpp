@@ -24,6 +24,7 @@
 #include "viewer/script.h"
 #include "viewer/settings.h"
 #include "viewer/timeline.h"
+#include "test_paths.h"
 
 namespace ossa::viewer {
 namespace {
@@ -90,7 +91,7 @@ const CharacterAsset& character() {
 }
 
 NotifyDocument sample_document() {
-  const std::string path = std::string(OSSA_SOURCE_DIR) + "/assets/sample/ossa_sample.notifies.json";
+  const std::string path = std::string(build::source_dir()) + "/assets/sample/ossa_sample.notifies.json";
   auto set = load_notifies_for(character(), path);
   EXPECT_TRUE(set.ok()) << set.error();
   return NotifyDocument(set.ok() ? *set : NotifySet{}, timings_of(character()));
@@ -99,7 +100,7 @@ NotifyDocument sample_document() {
 // ---------------------------------------------------------------------------------------------- document
 
 TEST(ViewerDocument, StartsFromTheLoadedSetAndWritesItBackUnchanged) {
-  const std::string path = std::string(OSSA_SOURCE_DIR) + "/assets/sample/ossa_sample.notifies.json";
+  const std::string path = std::string(build::source_dir()) + "/assets/sample/ossa_sample.notifies.json";
   auto loaded = load_notifies_for(character(), path);
   ASSERT_TRUE(loaded.ok()) << loaded.error();
   NotifyDocument document(*loaded, timings_of(character()));

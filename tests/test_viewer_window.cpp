@@ -16,6 +16,7 @@
 #include "ossa/import/load_character.h"
 #include "ossa/render/image.h"
 #include "ossa/serialize/load.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 using namespace ossa;
@@ -45,7 +46,7 @@ struct ViewerRun {
 // Runs `ossa view FILE --script tests/viewer/SCRIPT` in `dir` (its outputs land there).
 ViewerRun run_view(const fs::path& dir, const std::string& script, const std::string& extra = "",
                    const std::string& model = sample_fbx()) {
-  const std::string command = "cd '" + dir.string() + "' && '" OSSA_CLI_PATH "' view '" + model +
+  const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' view '" + model +
                               "' --script '" + test::source_dir() + "/tests/viewer/" + script +
                               "' --settings settings.json --size " + std::to_string(kWidth) + "x" +
                               std::to_string(kHeight) + " " + extra + " > out.txt 2> err.txt";
@@ -250,7 +251,7 @@ TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   // `ossa play` with the saved file fires each authored notify once in one pass of the clip, at its time.
   const float duration = asset.clips[walk].duration();
   const int steps = static_cast<int>(std::ceil(duration * 100)) - 1;  // one pass, short of the loop
-  const std::string command = "'" OSSA_CLI_PATH "' play '" + sample_fbx() + "' --notifies '" +
+  const std::string command = "'" + std::string(build::cli_path()) + "' play '" + sample_fbx() + "' --notifies '" +
                               saved.string() + "' --clip Walk --steps " + std::to_string(steps) +
                               " --dt 0.01 --events-json > '" + (dir / "play.jsonl").string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0);
@@ -360,7 +361,7 @@ TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
     std::ofstream script(dir / "bad.txt");
     script << "play Walk\nseek nan\n";
   }
-  const std::string command = "cd '" + dir.string() + "' && '" OSSA_CLI_PATH "' view '" + sample_fbx() +
+  const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' view '" + sample_fbx() +
                               "' --script bad.txt --settings - > out.txt 2> err.txt";
   const int raw = std::system(command.c_str());
   EXPECT_NE(WEXITSTATUS(raw), 0);

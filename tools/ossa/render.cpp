@@ -299,7 +299,8 @@ int run_bake(const BakeArgs& args) {
 int run_demo(const DemoArgs& args) {
   std::string model = args.file;
   if (model.empty()) {
-    for (const char* candidate : {"assets/sample/ossa_sample.glb", OSSA_SAMPLE_DIR "/ossa_sample.glb"})
+    for (const std::string& candidate :
+         {std::string("assets/sample/ossa_sample.glb"), std::string(build::sample_dir()) + "/ossa_sample.glb"})
       if (fs::exists(candidate)) {
         model = candidate;
         break;
