@@ -70,7 +70,7 @@ foreach(component IN LISTS OSSA_COMPONENTS)
   set(OSSA_PC_DEPS_LIBS "${OSSA_PC_${component}_LIBS}")
   if(component STREQUAL runtime)
     set(own_requires "")
-    set(OSSA_PC_CFLAGS "-std=c++20")
+    set(OSSA_PC_CFLAGS "")  # C++20 or later: the headers check (ossa/core/language.h), the user picks the flag
   else()
     set(own_requires "ossa-runtime = ${PROJECT_VERSION}")
     string(TOUPPER ${component} upper)

@@ -16,6 +16,7 @@
 #include <random>
 #include <span>
 
+#include "ossa/asset/value_ranges.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"
@@ -42,10 +43,20 @@ uint32_t hostile_word(std::mt19937& rng, uint32_t current) {
                           1e7f,
                           10000.f,
                           10001.f,
-                          3e38f};
-  const uint32_t ints[] = {0,           1,           2,           15,         16,         17,
-                           255,         256,         65535,       65536,      0x7fffffff, 0x80000000u,
-                           0xffffffffu, current + 1, current - 1, current * 2};
+                          3e38f,
+                          // Huge but finite, just past a documented range (value_ranges.h), subnormal:
+                          // numbers that pass "is finite" and overflow or vanish once used.
+                          std::numeric_limits<float>::max(),
+                          -3e38f,
+                          1.5e7f,
+                          1e4f + 1,
+                          1e-40f,
+                          2.f};
+  // Large declared counts too (frames, segments, keys, targets): what a file may claim without paying for.
+  const uint32_t ints[] = {0,           1,           2,           15,          16,         17,
+                           255,         256,         65535,       65536,       0x7fffffff, 0x80000000u,
+                           0xffffffffu, current + 1, current - 1, current * 2, 1u << 20,   (1u << 24) - 1,
+                           1u << 24,    1024,        1025};
   if (rng() % 2) {
     uint32_t bits;
     std::memcpy(&bits, &floats[rng() % std::size(floats)], 4);
@@ -94,6 +105,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace ossa::value_ranges;
   auto file = ossa::decode_ossa(std::span<const uint8_t>(data, size), "fuzz.ossa");
   if (!file) return 0;
   for (const auto& track : file->root_motion)
@@ -106,8 +118,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const ossa::Clip& clip : file->clips) {
     if (clip.joint_count() != skeleton.joint_count()) __builtin_trap();  // the loader promises this
     ossa::SamplingCache cache;
-    for (float t : {0.f, clip.duration() * 0.5f, clip.duration(), -1.f, 1e9f})
+    for (float t : {0.f, clip.duration() * 0.5f, clip.duration(), -1.f, 1e9f}) {
       ossa::SampleJob{&clip, t, &cache, locals}.run();
+      // The loader promises the documented ranges: whatever a clip holds samples within them.
+      for (const ossa::JointPose& p : locals)
+        for (int i = 0; i < 3; ++i)
+          if (!within(p.translation[i], kMaxCoordinate) || !within(p.scale[i], kMaxScale) ||
+              !within(p.rotation[i], 1.01f) || !within(p.rotation[3], 1.01f))
+            __builtin_trap();
+    }
   }
   ossa::LocalToModelJob{&skeleton, locals, model}.run();
   for (const ossa::SkinnedMesh& mesh : file->meshes) {
@@ -117,8 +136,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto defaults = mesh.morph_targets().default_weights();
     std::vector<float> weights(defaults.begin(), defaults.end()), morphed(mesh.positions().size());
     for (const ossa::Clip& clip : file->clips)
-      for (float t : {0.f, clip.duration() * 0.5f, -1.f, 1e9f})
+      for (float t : {0.f, clip.duration() * 0.5f, -1.f, 1e9f}) {
         clip.morph_weights().sample_mesh(static_cast<int>(&mesh - file->meshes.data()), t, weights);
+        for (float w : weights)
+          if (!within(w, kMaxMorphWeight)) __builtin_trap();
+      }
     ossa::MorphJob morph = ossa::MorphJob::for_mesh(mesh, weights);
     morph.out_positions = morphed;
     if (!morph.run()) __builtin_trap();  // the loader promises valid targets

@@ -85,11 +85,20 @@ export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 for pc in ossa-runtime ossa; do
   src="$here/examples/runtime_only.cpp"
   [ "$pc" = ossa ] && src="$here/tests/consumers/common/render_app.cpp"  # import and render
-  line="g++ $(pkg-config --cflags "$pc") $src -o $work/pc-$pc $(pkg-config --libs "$pc")"
+  # The .pc files state no -std (they would lower a newer one): C++23 here, the headers need C++20 or later.
+  line="g++ -std=c++23 $(pkg-config --cflags "$pc") $src -o $work/pc-$pc $(pkg-config --libs "$pc")"
   echo "link pkg-config $pc: $line"
   locked $line
 done
 "$work/pc-ossa-runtime" "$work/sample.ossa" | tail -1
+# Older than C++20: a clear error from the headers, not a wall of template errors.
+if g++ -std=c++17 $(pkg-config --cflags ossa-runtime) -fsyntax-only "$here/examples/runtime_only.cpp" 2>"$work/cxx17.log" ||
+  ! grep -q "Ossa needs C++20 or later" "$work/cxx17.log"; then
+  echo "consumer-check: a C++17 build of a runtime consumer did not stop with Ossa's message" >&2
+  head -5 "$work/cxx17.log" >&2
+  exit 1
+fi
+echo "C++17 consumer: $(grep -o 'Ossa needs C++20 or later[^"]*' "$work/cxx17.log" | head -1)"
 "$work/pc-ossa" "$work/sample.ossa" | tail -1
 check_runtime_only "$work/pc-ossa-runtime"
 

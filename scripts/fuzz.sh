@@ -61,13 +61,19 @@ for target in "${targets[@]}"; do
   echo "fuzz: $target for ${seconds}s"
   # The import target enforces its own budgets (ImportOptions::isolate: assimp reads in a child process with
   # 1 GB and 20 s), so libFuzzer's per-allocation limit, which the child inherits, is set above that budget.
-  extra=()
-  if [ "$target" = fuzz_import ]; then extra=(-malloc_limit_mb=65536 -timeout=60); fi
+  # Amplification and slow inputs are findings (SECURITY.md's cost model): one input may take at most 10 s,
+  # and (for the .ossa loader, whose inputs are at most 2 MB) allocate at most 256 MB at once: more than 100x
+  # what the file holds. The import target enforces its own budgets (ImportOptions::isolate: assimp reads in a
+  # child process with 1 GB and 20 s), so libFuzzer's limits, which the child inherits, sit above them.
+  extra=(-timeout=10 -report_slow_units=1)
+  if [ "$target" = fuzz_ossa_loader ]; then extra+=(-malloc_limit_mb=256); fi
+  if [ "$target" = fuzz_import ]; then extra=(-malloc_limit_mb=65536 -timeout=60 -report_slow_units=1); fi
   status=0
   build/fuzz/fuzz/$target "${extra[@]}" -max_total_time="$seconds" -print_final_stats=1 -max_len=2000000 -rss_limit_mb=2048 \
     -artifact_prefix=build/fuzz/ "$corpus/$dir" "$seeds/$dir" > "build/fuzz/$target.log" 2>&1 || status=$?
-  grep -E "Done [0-9]+ runs|ERROR|SUMMARY" "build/fuzz/$target.log" || true
+  grep -E "Done [0-9]+ runs|ERROR|SUMMARY|stat::peak_rss_mb|Slowest unit" "build/fuzz/$target.log" | sort -u || true
   grep -E "^#[0-9]+.*cov: " "build/fuzz/$target.log" | tail -1 || true
+  grep -q "Slowest unit" "build/fuzz/$target.log" || echo "fuzz: $target: no input took 1 s or more"
   if [ "$status" != 0 ]; then
     echo "fuzz: $target found a problem (log: build/fuzz/$target.log; artifacts: build/fuzz/crash-*)"
     tail -40 "build/fuzz/$target.log"

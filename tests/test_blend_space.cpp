@@ -168,6 +168,11 @@ TEST(BlendSpace, DegenerateInputsAreRefusedWithAReasonOrGiveDefinedWeights) {
   refused(BlendSpace::build_2d(std::vector<BlendPoint>{{0, 0}, {1, 0}, {0, 1}, {1, 0}}), "both at");
   refused(BlendSpace::build_2d(std::vector<BlendPoint>{{0, 0}, {1, 0}, {inf, 1}}), "not finite");
   refused(BlendSpace::build_2d(std::vector<BlendPoint>(BlendSpace::kMaxSamples2D + 1)), "limit");
+  // Subnormal coordinates are 0 under flush-to-zero (games run with FTZ/DAZ): samples at 0 and 1e-40 would
+  // share a place and take each other's weights.
+  refused(BlendSpace::build_1d(std::vector<float>{0, 1e-40f, 1}), "not a finite value within 1e6 (nor subnormal)");
+  refused(BlendSpace::build_1d(std::vector<float>{0, 1e-7f, 1}), "both at");
+  refused(BlendSpace::build_2d(std::vector<BlendPoint>{{0, 0}, {1, 1e-40f}, {0, 1}}), "not finite");
 
   auto single = BlendSpace::build_1d(std::vector<float>{2.f});  // one sample: always all of it
   ASSERT_TRUE(single) << single.error();

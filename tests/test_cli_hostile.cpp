@@ -24,6 +24,7 @@
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
 #include "test_paths.h"
+#include "../tools/ossa/size_option.h"
 
 namespace ossa {
 namespace {
@@ -186,6 +187,29 @@ void write_animated_gltf(const std::string& file, const std::string& bin = "") {
 
 // ------------------------------------------------------------------------------- 5: numbers on the line
 
+// WIDTHxHEIGHT is read whole: numbers that wrap a 32-bit int, trailing text and signs are usage errors.
+TEST(SizeOption, IsParsedWholeAndInRange) {
+  cli::SizeOption size;
+  EXPECT_TRUE(cli::parse_size_option("640x480", 1, 8192, size));
+  EXPECT_EQ(size.width, 640);
+  EXPECT_EQ(size.height, 480);
+  for (const char* bad : {"4294967936x480", "640x4294967297", "640x480junk", "640x480 ", " 640x480", "+640x480",
+                          "640x-480", "0x480", "640x0", "8193x480", "640", "x480", "640x", "640xx480", "640X480",
+                          "99999x480", "640x480x2", ""})
+    EXPECT_FALSE(cli::parse_size_option(bad, 1, 8192, size)) << bad;
+  EXPECT_EQ(size.width, 640) << "a refused size leaves the output as it was";
+}
+
+TEST_F(CliHostile, SizesThatWrapOrTrailAreUsageErrors) {
+  OSSA_NEEDS_RENDER();
+  for (const char* size : {"4294967936x480", "640x4294967297", "640x480junk"}) {
+    EXPECT_TRUE(ends_with(ossa({"render", "sample.glb", "--size", size, "-o", "x.png"}, 30), kUsage)) << size;
+    // The viewer reads --size before it opens a window (without the viewer, `view` is an unknown command).
+    EXPECT_TRUE(ends_with(ossa({"view", "sample.glb", "--size", size}, 30), kUsage)) << size;
+  }
+  EXPECT_FALSE(fs::exists(path("x.png")));
+}
+
 TEST_F(CliHostile, NonFiniteAndAbsurdNumbersAreUsageErrors) {
   write_small_ossa(path("small.ossa"), "child");
   const std::vector<std::vector<std::string>> cases = {
@@ -303,6 +327,62 @@ TEST_F(CliHostile, TextOutputCarriesNoTerminalControlSequences) {
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << args[0] << ": ESC reached stderr";
     EXPECT_EQ(r.out.find('\x07'), std::string::npos) << args[0];
   }
+}
+
+// Names print without bidirectional controls: a right-to-left override (U+202E) in a joint name would
+// reorder the rest of the terminal line.
+TEST_F(CliHostile, TextOutputCarriesNoBidirectionalControls) {
+  write_small_ossa(path("bidi.ossa"), "a\xe2\x80\xae" "gpj.exe\xe2\x81\xa6" "b\xc2\x9b" "c");
+  CliRun r = ossa({"info", "bidi.ossa"});
+  ASSERT_TRUE(ends_with(r, kOk));
+  EXPECT_EQ(r.out.find("\xe2\x80\xae"), std::string::npos) << "U+202E reached stdout";
+  EXPECT_EQ(r.out.find("\xe2\x81\xa6"), std::string::npos) << "U+2066 reached stdout";
+  EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << "a C1 control reached stdout";
+  EXPECT_NE(r.out.find("a?gpj.exe?b?c"), std::string::npos) << r.out;
+}
+
+// Every number in a file lies within its range (value_ranges.h), yet a chain of joints each scaled 10^4
+// overflows a float past the tenth: eval refuses to print infinities as JSON nulls.
+TEST_F(CliHostile, ResultsThatOverflowAreErrorsNotNulls) {
+  RawSkeleton raw;
+  raw.joints.resize(12);
+  for (int j = 0; j < 12; ++j) {
+    raw.joints[j].name = "j" + std::to_string(j);
+    raw.joints[j].parent = j - 1;
+    raw.joints[j].rest.translation = {0, 1, 0};
+    raw.joints[j].rest.scale = {1e4f, 1e4f, 1e4f};
+  }
+  OssaFile f;
+  f.skeleton = std::move(Skeleton::build(raw)).value();
+  ASSERT_TRUE(write_ossa(f, path("chain.ossa")));
+  for (const char* format : {"--json", "--vertices"}) {
+    CliRun r = ossa({"eval", "chain.ossa", format});
+    EXPECT_TRUE(ends_with(r, kBadInput)) << format;
+    EXPECT_NE(r.err.find("not finite"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("null"), std::string::npos) << "an overflow printed as null";
+  }
+}
+
+// bench --characters is within 1-1,000,000, but 1,000,000 characters of 20,000 joints need terabytes: a usage
+// error before anything is allocated (it was a bad_alloc, exit 4, after a long wait).
+TEST_F(CliHostile, BenchRefusesCrowdsItCannotHold) {
+  RawSkeleton raw;
+  raw.joints.resize(20000);
+  for (int j = 0; j < 20000; ++j) {
+    raw.joints[j].name = "j" + std::to_string(j);
+    raw.joints[j].parent = j == 0 ? -1 : 0;
+  }
+  OssaFile f;
+  f.skeleton = std::move(Skeleton::build(raw)).value();
+  RawClip clip;
+  clip.name = "Still";
+  clip.duration = 1;
+  f.clips.push_back(std::move(Clip::build_fixed_rate(clip, *f.skeleton, 2)).value());
+  f.root_motion.resize(1);
+  ASSERT_TRUE(write_ossa(f, path("wide.ossa")));
+  CliRun r = ossa({"bench", "wide.ossa", "--characters", "1000000"}, 30);
+  EXPECT_TRUE(ends_with(r, kUsage)) << r.err;
+  EXPECT_NE(r.err.find("GB"), std::string::npos) << r.err;
 }
 
 // ---------------------------------------------------------------- 7: errors inside commands are caught

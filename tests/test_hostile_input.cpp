@@ -4,7 +4,9 @@
 // and the problem (or load something the runtime can sample without reading out of bounds).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +15,7 @@
 
 #include "ossa/asset/compression.h"
 #include "ossa/asset/notifies.h"
+#include "ossa/runtime/playhead.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
@@ -952,5 +955,222 @@ TEST(HostileScale, ManyNotifyNamesParseInLinearTime) {
   EXPECT_EQ(r->find_name("n499999"), 499999);
 }
 
+// ---------------------------------------------------------------- round two: amplification and overflow
+// Each case costs the file next to nothing and cost the loader or the runtime far more (the figures are the
+// ones measured before the fix). Memory is asserted through memory_bytes(), work through counts; time is
+// printed, and ctest's 120 s timeout catches a return of the quadratic versions.
+
+// Class 1: quantized morph weights were checked key x target one by one; a 0-bit channel costs the file
+// nothing, so 10^6 keys x 10^5 targets (about 5 MB) meant 10^11 checks. The check is per channel now.
+TEST(HostileScale, QuantizedMorphWeightChecksAreLinearInTheFile) {
+  const uint32_t keys = 1000000;
+  const int targets = 100000;
+  std::vector<float> times(keys);
+  for (uint32_t k = 0; k < keys; ++k) times[k] = static_cast<float>(k) / 1000;
+  std::vector<MorphWeightTracks::WeightChannel> channels(targets);  // 0 bits: every key is `min`
+  const MorphWeightTracks::QuantizedTrack track{0, targets, keys};
+  const auto start = std::chrono::steady_clock::now();
+  auto built = MorphWeightTracks::from_quantized({&track, 1}, times, channels, {}, "many.ossa");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("  %u keys x %d zero-bit targets checked in %.3f s\n", keys, targets, seconds);
+  ASSERT_TRUE(built) << built.error();
+  // The range is still checked: one channel whose top decodes past the weight range is refused.
+  channels[targets - 1] = {0.f, 1e30f, 8, {0, 0, 0}};
+  std::vector<uint8_t> packed(static_cast<size_t>(keys) * 1, 0);  // 8 bits a key for that channel
+  auto refused = MorphWeightTracks::from_quantized({&track, 1}, times, channels, packed, "many.ossa");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("outside"), std::string::npos) << refused.error();
+}
+
+// Class 2: a quantized clip without animated channels could declare one segment per frame: 2^24 frames of
+// 32-byte segments (521 MB) from a few hundred bytes. Such a clip is one segment; its memory is what it holds.
+TEST(HostileScale, EmptySegmentsCostNoMemory) {
+  Skeleton skeleton = two_joints();
+  const int frames = 1 << 24;
+  const float rate = 10000, duration = (frames - 1) / rate;
+  ASSERT_EQ(Clip::frame_count_for(duration, rate), frames);
+  Clip::QuantizedParts parts;
+  parts.frame_count = frames;
+  parts.segment_frames = 1;
+  auto clip = Clip::from_quantized("empty", duration, rate, skeleton.rest_pose(), parts);
+  ASSERT_TRUE(clip) << clip.error();
+  EXPECT_EQ(clip->segment_frames(), frames);
+  EXPECT_LT(clip->memory_bytes(), size_t{4096});
+  // The same through a .ossa: the file says 1 frame per segment.
+  OssaFile file;
+  file.skeleton = skeleton;
+  file.clips.push_back(std::move(clip).value());
+  file.root_motion.resize(1);
+  std::vector<uint8_t> bytes = encode_ossa(file);
+  // After the frame count: the segment length (ossa_file.h's clip section; the name here is "empty").
+  const size_t segment_frames_at = 8 + 5 + 4 + 4 + 4 + 4 + 4;
+  test::patch_ossa_section(bytes, kClipSection, segment_frames_at, uint32_t{1});
+  auto loaded = decode_ossa(bytes, "segments.ossa");
+  ASSERT_TRUE(loaded) << loaded.error();
+  std::printf("  a %zu-byte file declaring %d one-frame segments holds %zu bytes in memory\n", bytes.size(),
+              frames, loaded->clips[0].memory_bytes());
+  EXPECT_LT(loaded->clips[0].memory_bytes(), size_t{4096});
+  std::vector<JointPose> out(2);
+  SamplingCache cache;
+  EXPECT_TRUE((SampleJob{&loaded->clips[0], duration / 2, &cache, out}.run()));
+}
+
+// Class 3: a very short looping clip with many notifies walked every notify on each pass of a step (up to
+// 100,000 passes): a 1 ms clip with 100,000 instants and a 1 s step swept 10^8 notify crossings. A step now
+// sweeps at most about Playhead::kMaxSweptNotifies crossings plus one pass.
+TEST(HostileScale, AStepSweepsABoundedNumberOfNotifyCrossings) {
+  ClipNotifies notifies;
+  const int count = 100000;
+  for (int i = 0; i < count; ++i) notifies.instants.push_back({0, 0.001f * i / count, 0, ""});
+  Playhead playhead;
+  playhead.start(0.001f, LoopMode::kRepeat, 0, 0, &notifies);
+  EventBuffer events(1024);
+  size_t swept = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int step = 0; step < 20; ++step) {
+    events.clear();
+    playhead.advance(1.0, events);
+    swept = std::max(swept, events.events().size() + events.dropped());
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("  20 steps of 1,000 passes over %d notifies: at most %zu crossings a step, %.3f s\n", count, swept,
+              seconds);
+  EXPECT_GE(swept, size_t{count}) << "a step over whole passes still fires every notify of a pass";
+  EXPECT_LE(swept, static_cast<size_t>(Playhead::kMaxSweptNotifies) + 3 * count);
+  EXPECT_GT(playhead.loops(), 20 * 999) << "the skipped passes still count as loops";
+}
+
+// A step inside one pass fires only what it crosses, in order, from a long list (binary searches). Times
+// on a 1/1024 s grid are exact in float.
+TEST(HostileScale, AShortStepFiresOnlyWhatItCrosses) {
+  ClipNotifies notifies;
+  for (int i = 0; i < 100000; ++i) notifies.instants.push_back({0, i / 1024.f, 0, ""});
+  notifies.states.push_back({0, 29.5f, 1.f, ""});
+  Playhead playhead;
+  playhead.start(100, LoopMode::kRepeat, 0, 30.f, &notifies);
+  EventBuffer events(1024);
+  playhead.advance(0, events);  // the start point: its instant, and the state it starts inside
+  ASSERT_EQ(events.events().size(), 2u);
+  EXPECT_EQ(events.events()[0].type, EventType::kBegin);
+  EXPECT_EQ(events.events()[1].notify, 30 * 1024);
+  events.clear();
+  playhead.advance(5 / 1024.0, events);  // (30, 30 + 5/1024]: five instants
+  ASSERT_EQ(events.events().size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(events.events()[i].type, EventType::kInstant);
+    EXPECT_EQ(events.events()[i].notify, 30 * 1024 + 1 + static_cast<int>(i));
+  }
+  events.clear();
+  playhead.advance(0.6, events);  // past 30.5: the state ends among the instants, in order
+  bool ended = false;
+  float last = 0;
+  for (const PlaybackEvent& e : events.events()) {
+    EXPECT_GE(e.time, last);
+    last = e.time;
+    ended |= e.type == EventType::kEnd && e.notify == 0;
+  }
+  EXPECT_TRUE(ended);
+}
+
+// Absurdly short clips play as a pose: their notifies fire once, then playback finishes (documented minimum
+// Playhead::kMinDuration).
+TEST(HostileScale, ClipsShorterThanTheMinimumPlayAsAPose) {
+  ClipNotifies notifies;
+  for (int i = 0; i < 1000; ++i) notifies.instants.push_back({0, 1e-6f * i / 1000, 0, ""});
+  Playhead playhead;
+  playhead.start(1e-6f, LoopMode::kRepeat, 0, 0, &notifies);
+  EventBuffer events(4096);
+  playhead.advance(1 / 60.0, events);
+  size_t instants = 0;
+  for (const PlaybackEvent& e : events.events()) instants += e.type == EventType::kInstant;
+  EXPECT_EQ(instants, 1000u);
+  EXPECT_TRUE(playhead.finished());
+}
+
+// A NUL in a notify name ("\u0000" in the JSON) would cut the name short wherever it is printed.
+TEST(HostileJson, NotifyNamesWithNulAreRefused) {
+  const std::vector<ClipTiming> clips{{"Walk", 1.f}};
+  auto r = parse_notifies(R"({"clips": {"Walk": [{"name": "Foot\u0000L", "time": 0.5}]}})", "nul.json", clips);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("NUL"), std::string::npos) << r.error();
+}
+
+// Class 4: finite numbers that overflow once used. Ranges (ossa/asset/value_ranges.h) are checked where
+// assets are built, so the importer and the .ossa reader refuse the same things.
+TEST(HostileNumbers, HugeButFiniteSkeletonValuesAreRefused) {
+  for (int field = 0; field < 3; ++field) {
+    RawSkeleton raw;
+    raw.joints.resize(2);
+    raw.joints[0].name = "root";
+    raw.joints[1].name = "far";
+    raw.joints[1].parent = 0;
+    if (field == 0) raw.joints[1].rest.translation = {3e38f, 0, 0};
+    if (field == 1) raw.joints[1].rest.scale = {1, 3e38f, 1};
+    if (field == 2) raw.joints[1].inverse_bind.m[12] = 3e38f;
+    auto built = Skeleton::build(raw);
+    ASSERT_FALSE(built) << "field " << field;
+    EXPECT_NE(built.error().find("'far'"), std::string::npos) << built.error();
+  }
+  // A rotation of any finite length is a rotation: normalised, not refused (a zero one is refused).
+  RawSkeleton raw;
+  raw.joints.resize(1);
+  raw.joints[0].name = "long";
+  raw.joints[0].rest.rotation = {3e38f, 0, 0, 0};
+  auto built = Skeleton::build(raw);
+  ASSERT_TRUE(built) << built.error();
+  EXPECT_EQ(built->rest_pose()[0].rotation[0], 1.f);
+  raw.joints[0].rest.rotation = {0, 0, 0, 0};
+  EXPECT_FALSE(Skeleton::build(raw));
+}
+
+TEST(HostileNumbers, KeyedValuesAreRangeCheckedAndRotationsNormalised) {
+  // One joint: translation, rotation and scale channels with one key each (4 floats a key).
+  auto keyed = [](std::vector<float> values) {
+    return Clip::from_keys("k", 1, 1, {0, 1, 2, 3}, {0, 0, 0}, std::move(values));
+  };
+  auto fine = keyed({1, 2, 3, 0, 0, 0, 2, 0, 1, 1, 1, 0});  // rotation (0, 0, 2, 0): length 2
+  ASSERT_TRUE(fine) << fine.error();
+  std::vector<JointPose> out(1);
+  SamplingCache cache;
+  ASSERT_TRUE((SampleJob{&*fine, 0, &cache, out}.run()));
+  EXPECT_FLOAT_EQ(out[0].rotation[2], 1.f) << "a keyed rotation is normalised on load";
+  EXPECT_FALSE(keyed({3e38f, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0}));
+  EXPECT_FALSE(keyed({0, 0, 0, 0, 0, 0, 0, 1, 1, -3e38f, 1, 0}));
+  EXPECT_FALSE(keyed({0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0})) << "a zero rotation";
+  std::vector<JointPose> frames(2);
+  frames[1].translation[1] = 2e7f;
+  EXPECT_FALSE(Clip::from_frames("f", 0.1f, 10, 1, frames));
+}
+
+TEST(HostileNumbers, MeshAndMorphValuesAreRangeChecked) {
+  Skeleton skeleton = two_joints();
+  auto mesh = [&](auto edit) {
+    RawMesh raw;
+    raw.name = "m";
+    raw.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    raw.indices = {0, 1, 2};
+    raw.influences_per_vertex = 1;
+    raw.influence_joints = {0, 0, 0};
+    raw.influence_weights = {1, 1, 1};
+    raw.joint_remap = {0};
+    raw.inverse_binds = {Mat4{}};
+    raw.morph_targets = {{"t", {1}, {{0, 1, 0}}, {}, {}}};
+    raw.morph_default_weights = {0};
+    edit(raw);
+    return SkinnedMesh::build(raw, skeleton);
+  };
+  EXPECT_TRUE(mesh([](RawMesh&) {}));
+  EXPECT_FALSE(mesh([](RawMesh& m) { m.influence_weights[1] = -5; })) << "a negative skin weight";
+  EXPECT_FALSE(mesh([](RawMesh& m) { m.influence_weights[1] = 3e38f; }));
+  EXPECT_FALSE(mesh([](RawMesh& m) { m.positions[2].y = 3e38f; }));
+  EXPECT_FALSE(mesh([](RawMesh& m) { m.inverse_binds[0].m[0] = 3e38f; }));
+  EXPECT_FALSE(mesh([](RawMesh& m) { m.morph_default_weights[0] = 3e38f; }));
+  EXPECT_FALSE(mesh([](RawMesh& m) { m.morph_targets[0].position_deltas[0].x = 3e38f; }));
+  std::vector<RawMorphTarget> many(MorphTargets::kMaxTargets + 1, RawMorphTarget{"t", {0}, {{0, 1, 0}}, {}, {}});
+  EXPECT_FALSE(mesh([&](RawMesh& m) {
+    m.morph_targets = many;
+    m.morph_default_weights.assign(many.size(), 0.f);
+  })) << "more morph targets than the importer allows";
+}
 }  // namespace
 }  // namespace ossa

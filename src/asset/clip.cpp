@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../runtime/kernels/kernels.h"
+#include "ossa/asset/value_ranges.h"
 #include "ossa/reference/reference_eval.h"
 #include "quantization.h"
 
@@ -213,6 +214,9 @@ Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rat
   if (std::string e = check_timing(duration, frame_rate, static_cast<int64_t>(frames.size() / joint_count));
       !e.empty())
     return Result<Clip>::failure("clip '" + name + "': " + e);
+  for (JointPose& p : frames)
+    if (const char* e = value_ranges::check_and_normalize(p.translation, p.rotation, p.scale); *e)
+      return Result<Clip>::failure("clip '" + name + "': " + e);
   Clip c;
   c.name_ = std::move(name);
   c.duration_ = duration;
@@ -306,8 +310,19 @@ Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
         return fail("key times must be finite and ascending");
     }
   }
-  for (float v : key_values)
-    if (!std::isfinite(v)) return fail("a key value is not finite");
+  // Channel c is joint c / 3's translation, rotation or scale (c % 3); each key holds 4 floats.
+  for (size_t c = 0; c + 1 < channel_first.size(); ++c)
+    for (uint32_t k = channel_first[c]; k < channel_first[c + 1]; ++k) {
+      float* value = &key_values[size_t{k} * 4];
+      if (c % 3 == 1) {
+        if (!value_ranges::normalize_rotation(value)) return fail("a rotation key is not a rotation");
+        continue;
+      }
+      const float bound = c % 3 == 0 ? value_ranges::kMaxCoordinate : value_ranges::kMaxScale;
+      for (int i = 0; i < 4; ++i)
+        if (!value_ranges::within(value[i], bound))
+          return fail(c % 3 == 0 ? "a translation key lies outside +-1e7" : "a scale key lies outside +-1e4");
+    }
   Clip c;
   c.name_ = std::move(name);
   c.duration_ = duration;
@@ -323,7 +338,8 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
                                   std::span<const JointPose> default_pose, QuantizedParts parts) {
   auto fail = [&](const std::string& e) { return Result<Clip>::failure("clip '" + name + "': " + e); };
   const int joint_count = static_cast<int>(default_pose.size());
-  const int frame_count = parts.frame_count, segment_frames = parts.segment_frames;
+  const int frame_count = parts.frame_count;
+  int segment_frames = parts.segment_frames;
   const auto& constants = parts.constants;
   const auto& channels = parts.channels;
   const auto& segment_channels = parts.segment_channels;
@@ -349,6 +365,8 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
     JointPose& p = constant_pose[ch.joint];
     float* dst = ch.kind == 0 ? p.translation : ch.kind == 1 ? p.rotation : p.scale;
     std::copy_n(ch.value, ch.kind == 1 ? 4 : 3, dst);
+    if (const char* e = value_ranges::check_and_normalize(p.translation, p.rotation, p.scale); *e)
+      return fail(std::string("a constant channel: ") + e);
   }
   for (const QuantizedChannel& ch : channels) {
     if (!claim(ch.joint, ch.kind)) return fail("an animated channel targets a missing or repeated channel");
@@ -356,6 +374,9 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
       if (!std::isfinite(ch.min[i]) || !std::isfinite(ch.extent[i]) || ch.extent[i] < 0)
         return fail("an animated channel has an invalid range");
   }
+  // Every segment is paid for by its entries in the table; a clip without animated channels has none: it is
+  // one segment whatever it declares (millions of empty ones would cost memory the file does not hold).
+  if (channels.empty()) segment_frames = frame_count;
   const size_t segment_count = (static_cast<size_t>(frame_count) + segment_frames - 1) / segment_frames;
   if (segment_channels.size() != segment_count * channels.size())
     return fail("the segment table has the wrong size");
@@ -428,7 +449,47 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   c.packed_size_ = parts.packed.size();
   c.packed_ = std::move(parts.packed);
   c.packed_.resize(c.packed_size_ + 8, 0);
+  if (std::string e = c.check_decoded_ranges(); !e.empty()) return fail(e);
   return c;
+}
+
+std::string Clip::check_decoded_ranges() const {
+  // Every value a frame can decode to lies within value_ranges.h, at a cost the file pays for: a quantized
+  // component lies between its two ends (base + step * q is monotone in q), so only those are checked; the
+  // stored floats (32 bits each in the file) are read one by one.
+  using namespace value_ranges;
+  for (size_t seg = 0; seg < segments_.size(); ++seg) {
+    const Segment& s = segments_[seg];
+    const int frames_here =
+        std::min(segment_frames_, frame_count_ - static_cast<int>(seg) * segment_frames_);
+    const DecodeStep* steps = decode_steps_.data() + s.first_step;
+    for (uint32_t i = 0; i < s.rotations + s.vectors + s.others; ++i) {
+      const DecodeStep& d = steps[i];
+      const float bound = d.kind == 0 ? kMaxCoordinate : d.kind == 1 ? kMaxRotationComponent : kMaxScale;
+      if (d.mode == 0) {
+        for (int k = 0; k < 3; ++k)
+          if (!within(d.base[k], bound) || !within(d.base[k] + d.step[k] * static_cast<float>(d.mask[k]), bound))
+            return "an animated channel decodes outside its range";
+        continue;
+      }
+      for (int f = 0; f < frames_here; ++f) {
+        const uint8_t* data = packed_.data() + s.first_byte + static_cast<size_t>(f) * s.frame_bytes;
+        if (d.mode == 2) {
+          double length2 = 0;
+          for (uint32_t k = 0; k < 4; ++k) {
+            const double q = detail::read_float(data, d.byte[0] + 4 * k, d.shift[0]);
+            length2 += q * q;
+          }
+          if (!(std::fabs(length2 - 1) <= 1e-3)) return "a stored rotation is not of unit length";
+          continue;
+        }
+        for (int k = 0; k < 3; ++k)
+          if (!within(d.mask[k] ? detail::read_float(data, d.byte[k], d.shift[k]) : d.base[k], bound))
+            return "an animated channel decodes outside its range";
+      }
+    }
+  }
+  return {};
 }
 
 void Clip::decode_frame(int frame, JointPose* out) const {

@@ -103,6 +103,8 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
       if (!e.contains("name") || !e["name"].is_string() || e["name"].get<std::string>().empty())
         return fail(where + ": needs a non-empty \"name\"");
       const std::string name = e["name"].get<std::string>();
+      // A NUL ("\u0000" in the JSON) would cut the name short wherever it is printed or compared as C text.
+      if (name.find('\0') != std::string::npos) return fail(where + ": the name holds a NUL character");
       const std::string named = where + " ('" + name + "')";
       const bool has_time = e.contains("time"), has_ratio = e.contains("ratio");
       if (has_time == has_ratio)

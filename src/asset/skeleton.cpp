@@ -1,6 +1,22 @@
 #include "ossa/asset/skeleton.h"
 
+#include "ossa/asset/value_ranges.h"
+
 namespace ossa {
+namespace {
+// "" when the joint's rest translation, scale and inverse bind lie within value_ranges.h.
+std::string check_joint(const RawJoint& joint) {
+  using namespace value_ranges;
+  const Transform& t = joint.rest;
+  for (float v : {t.translation.x, t.translation.y, t.translation.z})
+    if (!within(v, kMaxCoordinate)) return "rest translation outside +-1e7";
+  for (float v : {t.scale.x, t.scale.y, t.scale.z})
+    if (!within(v, kMaxScale)) return "rest scale outside +-1e4";
+  for (float v : joint.inverse_bind.m)
+    if (!within(v, kMaxCoordinate)) return "inverse bind matrix entry outside +-1e7";
+  return {};
+}
+}  // namespace
 
 Result<Skeleton> Skeleton::build(const RawSkeleton& raw) {
   Skeleton s;
@@ -20,8 +36,12 @@ Result<Skeleton> Skeleton::build(const RawSkeleton& raw) {
     if (joint.parent >= 0 && path.empty())
       return Result<Skeleton>::failure("joint '" + joint.name + "': joints are not in depth-first order");
     path.push_back(static_cast<int>(j));
+    if (std::string e = check_joint(joint); !e.empty())
+      return Result<Skeleton>::failure("joint '" + joint.name + "': " + e);
     s.parents_.push_back(joint.parent);
     s.rest_.push_back(to_joint_pose(joint.rest));
+    if (!value_ranges::normalize_rotation(s.rest_.back().rotation))
+      return Result<Skeleton>::failure("joint '" + joint.name + "': rest rotation is not a rotation");
     flush_denormals(s.rest_.back());
     s.inverse_binds_.push_back(joint.inverse_bind);
     flush_denormals(s.inverse_binds_.back());

@@ -2,7 +2,41 @@
 
 #include <algorithm>
 
+#include "ossa/asset/value_ranges.h"
+
 namespace ossa {
+namespace {
+// "" when every vertex stream, inverse bind and skin weight lies within value_ranges.h.
+std::string check_ranges(const RawMesh& raw) {
+  using namespace value_ranges;
+  auto coordinates = [](std::initializer_list<float> values) {
+    return std::all_of(values.begin(), values.end(), [](float v) { return within(v, kMaxCoordinate); });
+  };
+  for (const Vec3& p : raw.positions)
+    if (!coordinates({p.x, p.y, p.z})) return "a position lies outside +-1e7";
+  for (const Vec3& n : raw.normals)
+    if (!coordinates({n.x, n.y, n.z})) return "a normal lies outside +-1e7";
+  for (const Vec4& t : raw.tangents)
+    if (!coordinates({t.x, t.y, t.z, t.w})) return "a tangent lies outside +-1e7";
+  for (const Vec2& uv : raw.uvs)
+    if (!coordinates({uv.x, uv.y})) return "a texture coordinate lies outside +-1e7";
+  for (const Mat4& m : raw.inverse_binds)
+    for (float v : m.m)
+      if (!within(v, kMaxCoordinate)) return "an inverse bind matrix entry lies outside +-1e7";
+  const size_t k = static_cast<size_t>(raw.influences_per_vertex);
+  for (size_t v = 0; v * k < raw.influence_weights.size(); ++v) {
+    float sum = 0;
+    for (size_t i = 0; i < k; ++i) {
+      const float w = raw.influence_weights[v * k + i];
+      if (!(w >= 0 && w <= 1 + kSkinWeightSlack))
+        return "vertex " + std::to_string(v) + " has a skin weight outside [0, 1]";
+      sum += w;
+    }
+    if (sum > 1 + kSkinWeightSlack) return "vertex " + std::to_string(v) + "'s skin weights sum past 1";
+  }
+  return {};
+}
+}  // namespace
 
 Result<SkinnedMesh> SkinnedMesh::build(const RawMesh& raw, const Skeleton& skeleton) {
   const std::string where = "mesh '" + raw.name + "'";
@@ -21,6 +55,7 @@ Result<SkinnedMesh> SkinnedMesh::build(const RawMesh& raw, const Skeleton& skele
     if (j < 0 || j >= skeleton.joint_count())
       return Result<SkinnedMesh>::failure(where + ": palette joint " + std::to_string(j) +
                                           " is not in the skeleton");
+  if (std::string e = check_ranges(raw); !e.empty()) return Result<SkinnedMesh>::failure(where + ": " + e);
 
   m.positions_.reserve(n * 3);
   for (const Vec3& p : raw.positions) m.positions_.insert(m.positions_.end(), {p.x, p.y, p.z});

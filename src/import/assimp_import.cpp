@@ -41,6 +41,7 @@
 #include "gltf_interpolation.h"
 #include "gltf_morph_tangents.h"
 #include "ossa/core/file_io.h"
+#include "ossa/asset/morph.h"
 #include "ossa/import/import.h"
 #include "scene_wire.h"
 #include "space.h"
@@ -69,7 +70,7 @@ constexpr size_t kMaxJoints = 65535;  // influence joint indices are 16-bit
 constexpr double kAbsurdDurationSeconds = 3600.0;
 // Morph targets: face rigs have ~50-300; more, or more moved vertices than this in one mesh, is a damaged or
 // hostile file (each entry costs 28 bytes at run time).
-constexpr unsigned kMaxMorphTargets = 1024;
+constexpr unsigned kMaxMorphTargets = MorphTargets::kMaxTargets;
 constexpr size_t kMaxMorphEntriesPerMesh = size_t{1} << 24;
 
 // Negligible magnitudes (exporters write values like 3e-35 for zero) are flushed to 0 on the way in; see

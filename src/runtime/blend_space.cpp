@@ -19,8 +19,10 @@ std::string point_text(BlendPoint p) {
   return text;
 }
 
+// Finite, within kMaxCoordinate, and not subnormal: under flush-to-zero (SSE's FTZ/DAZ, which games set) a
+// subnormal coordinate is 0, and two samples that differ only there would share a place.
 bool coordinate_ok(float v) {
-  return std::isfinite(v) && std::fabs(v) <= BlendSpace::kMaxCoordinate;
+  return std::isfinite(v) && std::fabs(v) <= BlendSpace::kMaxCoordinate && std::fpclassify(v) != FP_SUBNORMAL;
 }
 
 struct P2 {
@@ -62,7 +64,8 @@ Result<BlendSpace> BlendSpace::build_1d(std::span<const float> positions) {
   for (size_t i = 0; i < positions.size(); ++i) {
     if (!coordinate_ok(positions[i]))
       return Result<BlendSpace>::failure("blend space: sample " + std::to_string(i) + " is at " +
-                                         std::to_string(positions[i]) + ", not a finite value within 1e6");
+                                         std::to_string(positions[i]) +
+                                         ", not a finite value within 1e6 (nor subnormal)");
     space.points_.push_back({positions[i], 0});
   }
   space.order_.resize(positions.size());
@@ -71,7 +74,9 @@ Result<BlendSpace> BlendSpace::build_1d(std::span<const float> positions) {
                    [&](int a, int b) { return positions[a] < positions[b]; });
   for (size_t k = 1; k < space.order_.size(); ++k) {
     const int a = space.order_[k - 1], b = space.order_[k];
-    if (positions[a] == positions[b])  // a segment of length 0: no weight could tell them apart
+    // A segment of length 0 (or under 1e-6, whose weights would divide by a subnormal under flush-to-zero):
+    // no weight could tell them apart.
+    if (!(positions[b] - positions[a] >= BlendSpace::kMinSeparation))
       return Result<BlendSpace>::failure("blend space: samples " + std::to_string(a) + " and " +
                                          std::to_string(b) + " are both at " + std::to_string(positions[a]));
   }
@@ -300,7 +305,8 @@ Result<BlendSpacePlayer> BlendSpacePlayer::create(const CharacterAsset& asset, c
 
 bool BlendSpacePlayer::set_parameter(float x, float y) {
   if (!std::isfinite(x) || !std::isfinite(y)) return false;
-  x_ = x, y_ = y;
+  // Subnormal parameters are 0, whether or not the caller's thread flushes them (the same weights either way).
+  x_ = std::fpclassify(x) == FP_SUBNORMAL ? 0.f : x, y_ = std::fpclassify(y) == FP_SUBNORMAL ? 0.f : y;
   return true;
 }
 

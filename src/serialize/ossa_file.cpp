@@ -1,5 +1,6 @@
 #include "ossa/serialize/ossa_file.h"
 
+#include "ossa/asset/value_ranges.h"
 #include "ossa/core/file_io.h"
 
 #include <xxhash.h>
@@ -360,8 +361,10 @@ struct PendingTargets {
 std::string decode_morph_targets(Reader& r, PendingTargets& out) {
   uint32_t count = 0;
   if (!r.get(count)) return r.error;
-  if (count == 0 || count > r.remaining() / 8)  // each name takes at least its 8-byte length
-    return "morph targets: target count " + std::to_string(count) + " out of range";
+  if (count == 0 || count > static_cast<uint32_t>(MorphTargets::kMaxTargets) ||
+      count > r.remaining() / 8)  // each name takes at least its 8-byte length
+    return "morph targets: target count " + std::to_string(count) + " out of range (1-" +
+           std::to_string(MorphTargets::kMaxTargets) + ")";
   out.targets.resize(count);
   for (RawMorphTarget& t : out.targets)
     if (!r.get_string(t.name)) return r.error;
@@ -408,7 +411,7 @@ std::string decode_morph_weights(Reader& r, const std::string& where, MorphWeigh
     int32_t mesh = -1;
     uint32_t targets = 0;
     if (!r.get(mesh) || !r.get(targets) || !r.get(q.key_count)) return r.error;
-    if (targets == 0 || targets > (1u << 24) || q.key_count == 0)
+    if (targets == 0 || targets > static_cast<uint32_t>(MorphTargets::kMaxTargets) || q.key_count == 0)
       return "morph weights: a track's target or key count is out of range";
     q.mesh = mesh;
     q.targets = static_cast<int>(targets);
@@ -484,8 +487,12 @@ std::string decode_root_motion(Reader& r, RootMotionTrack& t) {
       t.duration > Clip::kMaxDuration ||
       static_cast<int64_t>(t.frames.size()) != Clip::frame_count_for(t.duration, t.frame_rate))
     return "root motion: invalid track (rate, duration and frame count disagree)";
+  // Within +-1e7 (value_ranges.h), yaw included: the deltas are summed over a clip and then over its passes.
   for (const RootDelta& d : t.frames)
-    if (!std::isfinite(d.x) || !std::isfinite(d.z) || !std::isfinite(d.yaw)) return "root motion: not finite";
+    if (!value_ranges::within(d.x, value_ranges::kMaxCoordinate) ||
+        !value_ranges::within(d.z, value_ranges::kMaxCoordinate) ||
+        !value_ranges::within(d.yaw, value_ranges::kMaxCoordinate))
+      return "root motion: a step is not finite or lies outside +-1e7";
   return r.at_end() ? "" : "root motion: trailing bytes";
 }
 

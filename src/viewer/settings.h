@@ -17,7 +17,10 @@
 namespace ossa::viewer {
 
 struct ViewerSettings {
-  int window_width = 1280, window_height = 800;  // clamped to [320, 16384]
+  // Window sides are clamped to [kMinWindowSide, kMaxWindowSide] (a larger window would ask for gigabytes of
+  // frame buffers; no display is that large).
+  static constexpr int kMinWindowSide = 320, kMaxWindowSide = 8192;
+  int window_width = 1280, window_height = 800;
   std::vector<std::string> recent_files;         // newest first, at most kMaxRecentFiles, no duplicates
   std::string lighting = "blinn-phong";          // a name parse_lighting_mode accepts
   bool grid = true, skeleton = false;

@@ -262,6 +262,19 @@ RuntimeTimes measure_runtime(const CharacterAsset& asset, int clip_index, int co
 
 // A .ossa's clips are measured as the file stores them (its layout and rate): the comparisons that need the
 // source keys (keyed layout, the naive baseline, compression) need the model file.
+// The thread-scaling run holds `count` characters of this skeleton at once (poses, model matrices,
+// palettes, the sampling cache's two decoded frames): refuse, before allocating, a count that needs more than
+// kMaxBenchBytes (--characters is checked against 1-1,000,000 alone, which 65,535 joints turn into terabytes).
+constexpr double kMaxBenchBytes = 4.0 * (1 << 30);
+bool characters_fit(const CharacterAsset& asset, int count) {
+  const double per_character =
+      sizeof(CharacterInstance) + asset.skeleton.joint_count() * (3.0 * sizeof(JointPose) + 2.0 * sizeof(Mat4));
+  if (count * per_character <= kMaxBenchBytes) return true;
+  print_error("ossa bench: --characters %d of %d joints would need %.1f GB, over the %.0f GB limit\n", count,
+              asset.skeleton.joint_count(), count * per_character / (1 << 30), kMaxBenchBytes / (1 << 30));
+  return false;
+}
+
 int run_bench_ossa(const BenchArgs& args) {
   if (args.keyed || args.compress || args.frame_rate > 0) {
     std::fprintf(stderr,
@@ -277,6 +290,7 @@ int run_bench_ossa(const BenchArgs& args) {
   if (clip_index < 0) return kExitBadInput;
   const Clip& clip = asset.clips[clip_index];
   const int joints = asset.skeleton.joint_count(), count = std::max(1, args.characters);
+  if (!characters_fit(asset, count)) return kExitUsage;
   StageTimes stages = measure_update(asset, clip, 16);
   const auto [skin, threads, overhead, animator_ns, blend2_ns] = measure_runtime(asset, clip_index, count);
   const char* layout = clip.layout() == Clip::Layout::kKeyed       ? "keyed"
@@ -435,6 +449,7 @@ int run_bench(const BenchArgs& args) {
   const Clip& clip = asset.clips[clip_index];
   const int joints = asset.skeleton.joint_count();
   const int count = std::max(1, args.characters);
+  if (!characters_fit(asset, count)) return kExitUsage;
 
   if (args.threading) {
     auto overhead = measure_overhead();

@@ -27,6 +27,15 @@ double round7(float v) {
 ordered_json vec_json(Vec3 v) {
   return ordered_json::array({round7(v.x), round7(v.y), round7(v.z)});
 }
+
+// False, with an error naming the place, when the result holds a number that is not finite.
+bool report_non_finite(const std::string& file, const ordered_json& out) {
+  const std::string place = first_non_finite(out);
+  if (place.empty()) return true;
+  print_error("ossa: %s: the result at %s is not finite (the model's numbers overflow when combined)\n",
+              file.c_str(), place.c_str());
+  return false;
+}
 }  // namespace
 
 int find_clip_arg(const CharacterAsset& asset, const std::string& source, const std::string& arg) {
@@ -131,6 +140,7 @@ int run_eval_ossa(const EvalArgs& args) {
     samples.push_back(std::move(sample));
   }
   out["samples"] = std::move(samples);
+  if (!report_non_finite(args.file, out)) return kExitBadInput;
   print("%s\n", json_text(out, args.json ? -1 : 2).c_str());
   return 0;
 }
@@ -227,6 +237,7 @@ int run_eval(const EvalArgs& args) {
     samples.push_back(std::move(s));
   }
   out["samples"] = std::move(samples);
+  if (!report_non_finite(args.file, out)) return kExitBadInput;
 
   if (args.json) {
     print("%s\n", json_text(out).c_str());

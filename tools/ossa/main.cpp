@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "size_option.h"
 #include "text_output.h"
 
 namespace {
@@ -322,11 +323,13 @@ int main(int argc, char** argv) {
 #endif
 #ifdef OSSA_HAVE_RENDER
   if (*render_cmd) {
-    if (std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2 || render.width < 1 ||
-        render.height < 1 || render.width > 8192 || render.height > 8192) {
+    SizeOption parsed;
+    if (!parse_size_option(size, 1, 8192, parsed)) {
       print_error("ossa render: --size must be WIDTHxHEIGHT, each 1-8192, e.g. 640x480\n");
       return kExitUsage;
     }
+    render.width = parsed.width;
+    render.height = parsed.height;
     return guarded("render", run_render, render);
   }
   if (*bake_cmd) return guarded("bake", run_bake, bake);

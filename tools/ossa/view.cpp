@@ -2,8 +2,10 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "size_option.h"
 #include "text_output.h"
 #include "viewer/app/viewer_window.h"
+#include "viewer/settings.h"
 
 namespace ossa::cli {
 
@@ -13,11 +15,16 @@ int run_view(const ViewArgs& args) {
   options.notifies = args.notifies;
   options.script = args.script;
   options.settings_path = args.settings;
-  if (!args.size.empty() &&
-      (std::sscanf(args.size.c_str(), "%dx%d", &options.width, &options.height) != 2 || options.width < 320 ||
-       options.height < 240 || options.width > 16384 || options.height > 16384)) {
-    print_error("ossa view: --size must be WIDTHxHEIGHT, at least 320x240, e.g. 1280x800\n");
-    return kExitUsage;
+  if (!args.size.empty()) {
+    SizeOption size;
+    if (!parse_size_option(args.size, viewer::ViewerSettings::kMinWindowSide,
+                           viewer::ViewerSettings::kMaxWindowSide, size)) {
+      print_error("ossa view: --size must be WIDTHxHEIGHT, each %d-%d, e.g. 1280x800\n",
+                  viewer::ViewerSettings::kMinWindowSide, viewer::ViewerSettings::kMaxWindowSide);
+      return kExitUsage;
+    }
+    options.width = size.width;
+    options.height = size.height;
   }
   options.load = [](const std::string& path,
                     const std::string& notifies) -> Result<std::shared_ptr<const LoadedCharacter>> {

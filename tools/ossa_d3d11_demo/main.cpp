@@ -23,6 +23,7 @@
 #include "ossa/render/d3d11_renderer.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/serialize/load.h"
+#include "../ossa/size_option.h"
 
 namespace {
 using Microsoft::WRL::ComPtr;
@@ -51,9 +52,10 @@ bool parse(int argc, char** argv, Options& o) {
       o.screenshot = v;
     } else if (a == "--size") {
       const char* v = value("--size");
-      if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 16 || o.height < 16 ||
-          o.width > 4096 || o.height > 4096)
-        return false;
+      ossa::cli::SizeOption size;
+      if (!v || !ossa::cli::parse_size_option(v, 16, 4096, size)) return false;
+      o.width = size.width;
+      o.height = size.height;
     } else if (a == "--crowd") {
       const char* v = value("--crowd");
       if (!v || (o.crowd = std::atoi(v)) < 1 || o.crowd > 10000) return false;

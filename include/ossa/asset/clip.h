@@ -173,6 +173,7 @@ class Clip {
     uint32_t first_step, rotations, vectors, others;
   };
   std::vector<Segment> segments_;
+  std::string check_decoded_ranges() const;  // "" when every frame decodes within value_ranges.h
   std::vector<DecodeStep> decode_steps_;
   std::vector<uint8_t> packed_;  // packed_size_ bytes, then 8 zero bytes for the 64-bit reads
   size_t packed_size_ = 0;

@@ -28,6 +28,8 @@ class MorphTargets {
  public:
   // `vertex_count`: the mesh's; `where` starts error messages. Checks counts, ranges and finite values.
   // `mesh_has_tangents`: whether the mesh has tangents (tangent deltas are refused for one without).
+  // At most this many targets per mesh, from any source (the importer and the .ossa reader alike).
+  static constexpr int kMaxTargets = 1024;
   static Result<MorphTargets> build(std::span<const RawMorphTarget> raw,
                                     std::span<const float> default_weights, size_t vertex_count,
                                     bool mesh_has_tangents, const std::string& where);

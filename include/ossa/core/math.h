@@ -11,6 +11,8 @@
 // right-handed).
 #pragma once
 
+#include "ossa/core/language.h"
+
 #include <cmath>
 
 namespace ossa {

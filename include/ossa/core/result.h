@@ -6,6 +6,8 @@
 // the value: value(), `*` and `->` on an error print the message to stderr and abort, in every build type.
 #pragma once
 
+#include "ossa/core/language.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <optional>

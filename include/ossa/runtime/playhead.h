@@ -13,6 +13,13 @@
 //  * States ([time, time + duration]) begin when the playhead enters the range and end when it leaves it,
 //    wraps out of it, or when playback stops or changes (end_states()); begin and end always pair.
 // Times are kept in double precision so that hours of looping do not drift. No allocation in advance().
+//
+// Cost (SECURITY.md): a step that stays within one pass costs O(log n + the notifies it crosses) for a clip of
+// n notifies (binary searches over the time-sorted lists). A step over many whole passes crosses every notify
+// once per pass; it sweeps at most max(2, kMaxSweptNotifies / (n + 1)) passes and skips the rest
+// arithmetically (the loop count jumps, as for kMaxPasses), so one step costs O(kMaxSweptNotifies + n)
+// whatever its length. Clips shorter than kMinDuration play as a pose (duration 0: their notifies fire once,
+// then playback finishes): at 60 updates a second a 1 us clip would loop 16,000 times an update.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +70,10 @@ struct PlayheadSegment {
 
 class Playhead {
  public:
+  static constexpr double kMaxPasses = 100000;          // passes one step sweeps at most, notifies or not
+  static constexpr double kMaxSweptNotifies = 1 << 16;  // notify crossings one step sweeps at most (about)
+  static constexpr float kMinDuration = 1e-4f;          // seconds; shorter clips play as a pose
+
   // passes: how many times the clip plays (ping-pong: passes in either direction); 0 = forever. Once = 1.
   // Sizes the state flags for `notifies` (allocates; the per-frame advance() does not).
   void start(float duration, LoopMode mode, int passes, float time, const ClipNotifies* notifies);
@@ -81,11 +92,16 @@ class Playhead {
  private:
   void record(double from, double to);
   void sweep(double from, double to, bool include_from, EventBuffer& out);
+  static void sort_sweep(std::vector<PlaybackEvent>& events, size_t first, bool forward);
   void finish(double at, EventBuffer& out);
 
   const ClipNotifies* notifies_ = nullptr;
   std::vector<uint8_t> active_;  // per state
-  double duration_ = 0, time_ = 0;
+  // The notifies in order of time (instants), start and end (states), for the binary searches, and room for
+  // one sweep's candidates; made by start().
+  std::vector<uint32_t> instants_by_time_, states_by_start_, states_by_end_, candidates_;
+  bool instants_in_file_order_ = true;
+  double duration_ = 0, time_ = 0, pose_span_ = 0;
   LoopMode mode_ = LoopMode::kRepeat;
   int passes_ = 0, loops_ = 0, direction_ = 1;
   bool include_start_ = true, finished_ = false;
