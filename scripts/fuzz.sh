@@ -28,11 +28,11 @@ cp assets/sample/*.notifies.json "$seeds/notifies/"
 cp assets/sample/*.png "$seeds/image/"
 # .ossa seeds in each clip layout, from the release CLI when it is built, else none (libFuzzer starts empty).
 if [ -x build/release/ossa ]; then
-  build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/keyed.ossa" --clips Walk >/dev/null
+  build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/keyed.ossa" --clips Walk --keys >/dev/null
   build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/fixed.ossa" --clips Wave --fps 10 >/dev/null
   build/release/ossa --trusted convert assets/sample/ossa_sample.glb -o "$seeds/ossa/compressed.ossa" --clips Idle --compress >/dev/null
   # Morph targets and weights (MORPH_TARGETS, MORPH_WEIGHTS sections), as keys and compressed.
-  build/release/ossa --trusted convert fuzz/seeds/tiny_morph.glb -o "$seeds/ossa/morph.ossa" >/dev/null
+  build/release/ossa --trusted convert fuzz/seeds/tiny_morph.glb -o "$seeds/ossa/morph.ossa" --keys >/dev/null
   build/release/ossa --trusted convert fuzz/seeds/tiny_morph.glb -o "$seeds/ossa/morph_compressed.ossa" --compress >/dev/null
   build/release/ossa --trusted convert fuzz/seeds/tiny_morph_tangents.glb -o "$seeds/ossa/morph_tangents.ossa" >/dev/null
 fi

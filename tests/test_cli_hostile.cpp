@@ -519,7 +519,7 @@ TEST_F(CliHostile, MorphTargetsSurviveConvertAndDamagedOnesAreBadInput) {
     GTEST_SKIP() << "no ../shared/models/morph";
   for (const char* name : {"AnimatedMorphCube.gltf", "AnimatedMorphCube.bin"})
     fs::copy_file(models / name, path(name), fs::copy_options::overwrite_existing);
-  ASSERT_TRUE(ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "-o", "keyed.ossa"}), kOk));
+  ASSERT_TRUE(ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "--keys", "-o", "keyed.ossa"}), kOk));
   ASSERT_TRUE(
       ends_with(ossa({"convert", "AnimatedMorphCube.gltf", "-o", "compressed.ossa", "--compress"}), kOk));
   CliRun info = ossa({"info", "compressed.ossa"});
@@ -613,7 +613,7 @@ TEST_F(CliHostile, SixtyThousandJointsStayLinear) {
   constexpr int kLimit = 60;
 #endif
   EXPECT_TRUE(ends_with(ossa({"info", "many.gltf"}, kLimit), kOk));
-  EXPECT_TRUE(ends_with(ossa({"convert", "many.gltf", "-o", "many.ossa"}, kLimit), kOk));
+  EXPECT_TRUE(ends_with(ossa({"convert", "many.gltf", "--keys", "-o", "many.ossa"}, kLimit), kOk));
   EXPECT_TRUE(ends_with(ossa({"eval", "many.ossa", "--time", "0.5"}, kLimit), kOk));
 }
 

@@ -74,6 +74,7 @@ struct ConvertArgs {
   std::vector<std::string> inputs;
   std::string output, notifies, clips;
   bool compress = false, left_handed = false, root_motion = false;
+  bool keys = false;          // --keys: the source's exact keys (tools), instead of fixed-rate frames (games)
   double tolerance_mm = 0.1;  // 0.01 cm, ACL's default
   double shell_mm = 30;       // 3 cm, ACL's default
   float fps = 0;

@@ -196,7 +196,8 @@ int main(int argc, char** argv) {
   convert_cmd->add_option("-o,--output", convert.output, "OUT.ossa, or a folder for several inputs")
       ->required();
   convert_cmd->add_option("--notifies", convert.notifies, "Notify sidecar (default: MODEL.notifies.json)");
-  convert_cmd->add_flag("--compress", convert.compress, "Compress clips within --tolerance");
+  CLI::Option* compress_flag =
+      convert_cmd->add_flag("--compress", convert.compress, "Compress clips within --tolerance");
   convert_cmd
       ->add_option("--tolerance", convert.tolerance_mm, "Virtual-vertex error bound in millimetres (0.1)")
       ->check(finite(1e-6, 1000.0));
@@ -204,11 +205,22 @@ int main(int argc, char** argv) {
       ->add_option("--shell", convert.shell_mm,
                    "Distance of the virtual vertices from each joint in millimetres (30)")
       ->check(finite(1e-3, 1e6));
-  convert_cmd->add_option("--fps", convert.fps, "Store clips resampled at this rate (default: exact keys)")
-      ->check(frame_rate_option());
+  CLI::Option* fps_option =
+      convert_cmd
+          ->add_option("--fps", convert.fps,
+                       "Store clips at this frame rate (default 0: the rate their keys lie on, else 30)")
+          ->check(frame_rate_option());
   convert_cmd->add_option("--clips", convert.clips, "Only these clips, comma-separated");
   convert_cmd->add_flag("--left-handed", convert.left_handed, "Convert to left-handed (z mirrored)");
-  convert_cmd->add_flag("--root-motion", convert.root_motion, "Extract root motion: clips in place + tracks");
+  CLI::Option* root_motion_flag = convert_cmd->add_flag("--root-motion", convert.root_motion,
+                                                        "Extract root motion: clips in place + tracks");
+  // What a game should ship is the default (fixed-rate frames: the fastest to play); exact keys are asked for.
+  convert_cmd
+      ->add_flag("--keys", convert.keys,
+                 "Store each clip's exact keys instead of frames (4-10x slower to play: for tools, not games)")
+      ->excludes(compress_flag)
+      ->excludes(fps_option)
+      ->excludes(root_motion_flag);
 #endif
 
 #ifdef OSSA_HAVE_RENDER
