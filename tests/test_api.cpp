@@ -2,6 +2,9 @@
 // Palette misuse, clip lookup by name, Result misuse, the crossfade notify rule, loading in one call.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -174,6 +177,8 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
   file.notifies_json =
       R"({"clips": {"Wave": [{"name": "WaveStart", "ratio": 0.0, "payload": {"hand": "r"}}]}})";
   const std::string path = ::testing::TempDir() + "api_embedded.ossa";
+  const std::string sidecar = ::testing::TempDir() + "api_embedded.notifies.json";
+  std::filesystem::remove(sidecar);
   ASSERT_TRUE(write_ossa(file, path));
   for (bool runtime_only : {true, false}) {
     auto hero = runtime_only ? load_ossa_character(path) : load_character(path);
@@ -187,6 +192,22 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
     anim.dispatch();
     EXPECT_EQ(fired, 1);
   }
+  // A sidecar beside the .ossa (what `ossa view` authors) wins over the embedded notifies, in every loader as
+  // in the viewer and `ossa play` (tests/CMakeLists.txt, Cli.play_prefers_the_sidecar).
+  std::ofstream(sidecar) << R"({"clips": {"Wave": [{"name": "EditedStart", "ratio": 0.0}]}})";
+  for (bool runtime_only : {true, false}) {
+    auto hero = runtime_only ? load_ossa_character(path) : load_character(path);
+    ASSERT_TRUE(hero) << hero.error();
+    EXPECT_LT((*hero)->notifies.find_name("WaveStart"), 0) << "the embedded notifies were used";
+    Animator anim = (*hero)->animator();
+    int fired = 0;
+    ASSERT_TRUE(anim.on("EditedStart", [&](const AnimEvent&) { ++fired; }));
+    ASSERT_TRUE(anim.play((*hero)->asset.find_clip("Wave")));
+    anim.update(0.05f);
+    anim.dispatch();
+    EXPECT_EQ(fired, 1) << (runtime_only ? "load_ossa_character" : "load_character");
+  }
+  std::filesystem::remove(sidecar);
 }
 
 }  // namespace

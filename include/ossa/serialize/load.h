@@ -6,8 +6,9 @@
 //   if (!hero) { std::fprintf(stderr, "%s\n", hero.error().c_str()); return 1; }
 //   ossa::Animator anim = (*hero)->animator();                   // many animators may share one character
 //
-// Notifies come from, in order: LoadOptions::notifies_path when given; the notifies embedded in a .ossa
-// (`ossa convert` stores the sidecar it found); MODEL.notifies.json next to the file. The character is
+// Notifies come from, in order: LoadOptions::notifies_path when given; MODEL.notifies.json next to the file
+// (what `ossa view` authors, so an edited sidecar reaches the game as it reaches the viewer and `ossa play`);
+// the notifies embedded in a .ossa (`ossa convert` stores the sidecar it found). The character is
 // returned behind a shared_ptr because Animators point into it: it must not move while they live.
 #pragma once
 
@@ -44,7 +45,7 @@ struct LoadedCharacter {
 
 struct LoadOptions {
   std::string notifies_path;  // a notify sidecar to use instead of the embedded one or MODEL.notifies.json
-  bool sidecar = true;        // look for MODEL.notifies.json when nothing else gives notifies
+  bool sidecar = true;        // look for MODEL.notifies.json (it wins over embedded notifies)
 };
 
 // A `.ossa` file (ossa::runtime).
