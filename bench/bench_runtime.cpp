@@ -24,7 +24,9 @@ const char* sample_dir();  // assets/sample of the source tree (generated: ossa_
 }  // namespace ossa::build
 
 namespace {
-std::string sample_file(const char* name) { return std::string(ossa::build::sample_dir()) + "/" + name; }
+std::string sample_file(const char* name) {
+  return std::string(ossa::build::sample_dir()) + "/" + name;
+}
 
 struct Fixture {
   ossa::ImportedScene scene;

@@ -27,6 +27,9 @@ install(TARGETS ossa_all EXPORT ossa-all-targets)
 install(EXPORT ossa-all-targets NAMESPACE ossa:: DESTINATION ${OSSA_CMAKE_DIR} COMPONENT ossa_development)
 if(TARGET ossa_cli)
   install(TARGETS ossa_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ossa_tools)
+  # The bundled sample (CC0), which `ossa demo` finds at ../share/ossa/sample from the installed program.
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/assets/sample/ DESTINATION ${CMAKE_INSTALL_DATADIR}/ossa/sample
+          COMPONENT ossa_tools)
 endif()
 if(TARGET ossa_hlslc)  # the Direct3D 11 renderer compiles its shaders through it, found beside the program
   install(TARGETS ossa_hlslc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ossa_runtime)

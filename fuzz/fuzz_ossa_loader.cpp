@@ -32,26 +32,12 @@ constexpr size_t kHeader = 32, kEntry = 32;
 
 // One 4-byte value that breaks arithmetic: float specials and extremes, integer limits and off-by-ones.
 uint32_t hostile_word(std::mt19937& rng, uint32_t current) {
-  const float floats[] = {std::numeric_limits<float>::infinity(),
-                          -std::numeric_limits<float>::infinity(),
-                          std::numeric_limits<float>::quiet_NaN(),
-                          1e30f,
-                          -1e30f,
-                          1e-30f,
-                          0.f,
-                          -1.f,
-                          1e7f,
-                          10000.f,
-                          10001.f,
-                          3e38f,
+  const float floats[] = {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(), 1e30f, -1e30f, 1e-30f, 0.f, -1.f, 1e7f,
+                          10000.f, 10001.f, 3e38f,
                           // Huge but finite, just past a documented range (value_ranges.h), subnormal:
                           // numbers that pass "is finite" and overflow or vanish once used.
-                          std::numeric_limits<float>::max(),
-                          -3e38f,
-                          1.5e7f,
-                          1e4f + 1,
-                          1e-40f,
-                          2.f};
+                          std::numeric_limits<float>::max(), -3e38f, 1.5e7f, 1e4f + 1, 1e-40f, 2.f};
   // Large declared counts too (frames, segments, keys, targets): what a file may claim without paying for.
   const uint32_t ints[] = {0,           1,           2,           15,          16,         17,
                            255,         256,         65535,       65536,       0x7fffffff, 0x80000000u,

@@ -170,7 +170,8 @@ TEST(BlendSpace, DegenerateInputsAreRefusedWithAReasonOrGiveDefinedWeights) {
   refused(BlendSpace::build_2d(std::vector<BlendPoint>(BlendSpace::kMaxSamples2D + 1)), "limit");
   // Subnormal coordinates are 0 under flush-to-zero (games run with FTZ/DAZ): samples at 0 and 1e-40 would
   // share a place and take each other's weights.
-  refused(BlendSpace::build_1d(std::vector<float>{0, 1e-40f, 1}), "not a finite value within 1e6 (nor subnormal)");
+  refused(BlendSpace::build_1d(std::vector<float>{0, 1e-40f, 1}),
+          "not a finite value within 1e6 (nor subnormal)");
   refused(BlendSpace::build_1d(std::vector<float>{0, 1e-7f, 1}), "both at");
   refused(BlendSpace::build_2d(std::vector<BlendPoint>{{0, 0}, {1, 1e-40f}, {0, 1}}), "not finite");
 

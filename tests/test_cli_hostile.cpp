@@ -19,12 +19,12 @@
 #include <sstream>
 #include <thread>
 
+#include "../tools/ossa/size_option.h"
 #include "gltf_builder.h"
 #include "oracle_compare.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
 #include "test_paths.h"
-#include "../tools/ossa/size_option.h"
 
 namespace ossa {
 namespace {
@@ -193,9 +193,9 @@ TEST(SizeOption, IsParsedWholeAndInRange) {
   EXPECT_TRUE(cli::parse_size_option("640x480", 1, 8192, size));
   EXPECT_EQ(size.width, 640);
   EXPECT_EQ(size.height, 480);
-  for (const char* bad : {"4294967936x480", "640x4294967297", "640x480junk", "640x480 ", " 640x480", "+640x480",
-                          "640x-480", "0x480", "640x0", "8193x480", "640", "x480", "640x", "640xx480", "640X480",
-                          "99999x480", "640x480x2", ""})
+  for (const char* bad : {"4294967936x480", "640x4294967297", "640x480junk", "640x480 ", " 640x480",
+                          "+640x480", "640x-480", "0x480", "640x0", "8193x480", "640", "x480", "640x",
+                          "640xx480", "640X480", "99999x480", "640x480x2", ""})
     EXPECT_FALSE(cli::parse_size_option(bad, 1, 8192, size)) << bad;
   EXPECT_EQ(size.width, 640) << "a refused size leaves the output as it was";
 }
@@ -332,7 +332,11 @@ TEST_F(CliHostile, TextOutputCarriesNoTerminalControlSequences) {
 // Names print without bidirectional controls: a right-to-left override (U+202E) in a joint name would
 // reorder the rest of the terminal line.
 TEST_F(CliHostile, TextOutputCarriesNoBidirectionalControls) {
-  write_small_ossa(path("bidi.ossa"), "a\xe2\x80\xae" "gpj.exe\xe2\x81\xa6" "b\xc2\x9b" "c");
+  write_small_ossa(path("bidi.ossa"),
+                   "a\xe2\x80\xae"
+                   "gpj.exe\xe2\x81\xa6"
+                   "b\xc2\x9b"
+                   "c");
   CliRun r = ossa({"info", "bidi.ossa"});
   ASSERT_TRUE(ends_with(r, kOk));
   EXPECT_EQ(r.out.find("\xe2\x80\xae"), std::string::npos) << "U+202E reached stdout";

@@ -419,9 +419,9 @@ TEST(D3D11, WindowedDemoRunsAndShowsTheCharacter) {
   ASSERT_TRUE(write_ossa(file, character));
   for (const char* skinning : {"gpu", "cpu", "baked"}) {
     const std::string png = (dir / (std::string("demo_") + skinning + ".png")).string();
-    const int status = run("\"" + demo + "\" \"" + character +
-                           "\" --frames 40 --size 320x240 --crowd 4 --skinning " + skinning + " --screenshot \"" +
-                           png + "\"");
+    const int status =
+        run("\"" + demo + "\" \"" + character + "\" --frames 40 --size 320x240 --crowd 4 --skinning " +
+            skinning + " --screenshot \"" + png + "\"");
     ASSERT_EQ(status, 0) << demo << " --skinning " << skinning;
     auto shot = read_png(png);
     ASSERT_TRUE(shot) << shot.error();

@@ -983,7 +983,8 @@ TEST(HostileScale, QuantizedMorphWeightChecksAreLinearInTheFile) {
 }
 
 // Class 2: a quantized clip without animated channels could declare one segment per frame: 2^24 frames of
-// 32-byte segments (521 MB) from a few hundred bytes. Such a clip is one segment; its memory is what it holds.
+// 32-byte segments (521 MB) from a few hundred bytes. Such a clip is one segment; its memory is what it
+// holds.
 TEST(HostileScale, EmptySegmentsCostNoMemory) {
   Skeleton skeleton = two_joints();
   const int frames = 1 << 24;
@@ -1033,8 +1034,8 @@ TEST(HostileScale, AStepSweepsABoundedNumberOfNotifyCrossings) {
     swept = std::max(swept, events.events().size() + events.dropped());
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("  20 steps of 1,000 passes over %d notifies: at most %zu crossings a step, %.3f s\n", count, swept,
-              seconds);
+  std::printf("  20 steps of 1,000 passes over %d notifies: at most %zu crossings a step, %.3f s\n", count,
+              swept, seconds);
   EXPECT_GE(swept, size_t{count}) << "a step over whole passes still fires every notify of a pass";
   EXPECT_LE(swept, static_cast<size_t>(Playhead::kMaxSweptNotifies) + 3 * count);
   EXPECT_GT(playhead.loops(), 20 * 999) << "the skipped passes still count as loops";
@@ -1090,7 +1091,8 @@ TEST(HostileScale, ClipsShorterThanTheMinimumPlayAsAPose) {
 // A NUL in a notify name ("\u0000" in the JSON) would cut the name short wherever it is printed.
 TEST(HostileJson, NotifyNamesWithNulAreRefused) {
   const std::vector<ClipTiming> clips{{"Walk", 1.f}};
-  auto r = parse_notifies(R"({"clips": {"Walk": [{"name": "Foot\u0000L", "time": 0.5}]}})", "nul.json", clips);
+  auto r =
+      parse_notifies(R"({"clips": {"Walk": [{"name": "Foot\u0000L", "time": 0.5}]}})", "nul.json", clips);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("NUL"), std::string::npos) << r.error();
 }
@@ -1166,7 +1168,8 @@ TEST(HostileNumbers, MeshAndMorphValuesAreRangeChecked) {
   EXPECT_FALSE(mesh([](RawMesh& m) { m.inverse_binds[0].m[0] = 3e38f; }));
   EXPECT_FALSE(mesh([](RawMesh& m) { m.morph_default_weights[0] = 3e38f; }));
   EXPECT_FALSE(mesh([](RawMesh& m) { m.morph_targets[0].position_deltas[0].x = 3e38f; }));
-  std::vector<RawMorphTarget> many(MorphTargets::kMaxTargets + 1, RawMorphTarget{"t", {0}, {{0, 1, 0}}, {}, {}});
+  std::vector<RawMorphTarget> many(MorphTargets::kMaxTargets + 1,
+                                   RawMorphTarget{"t", {0}, {{0, 1, 0}}, {}, {}});
   EXPECT_FALSE(mesh([&](RawMesh& m) {
     m.morph_targets = many;
     m.morph_default_weights.assign(many.size(), 0.f);

@@ -1,6 +1,6 @@
 // Paths of this build, for the tests: defined in a small source file that CMake generates per test program
-// (ossa_generated_paths in CMakeLists.txt), never as compile definitions, so the test sources compile the same
-// in every clone and the compiler cache serves them. Each program defines only the ones it is given.
+// (ossa_generated_paths in CMakeLists.txt), never as compile definitions, so the test sources compile the
+// same in every clone and the compiler cache serves them. Each program defines only the ones it is given.
 #pragma once
 
 namespace ossa::build {

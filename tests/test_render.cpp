@@ -488,8 +488,8 @@ TEST(Render, BakedBoundsHoldEveryMorphedVertex) {
 // (its Walk animates 3 Body targets, deltas of up to half a unit). At frame times and crossfading, the same
 // draws with the weights zeroed differ from the baked draw by far more than the truth does (measured: 0.10 %
 // of pixels over 8/255 at least, on the face's crossfade, against 0.00 %), so a shader that ignored them
-// fails. The synthetic frames are written for the Direct3D 11 comparison (build::gl_reference_dir()-baked-morph,
-// test_d3d11.cpp).
+// fails. The synthetic frames are written for the Direct3D 11 comparison
+// (build::gl_reference_dir()-baked-morph, test_d3d11.cpp).
 TEST(Render, BakedMorphsMatchPaletteMorphing) {
   REQUIRE_GL();
   auto face = load_character(test::source_dir() + "/assets/sample/ossa_face.glb");

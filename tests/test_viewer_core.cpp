@@ -20,11 +20,11 @@
 #include "ossa/core/file_io.h"
 #include "ossa/serialize/load.h"
 #include "synthetic_character.h"
+#include "test_paths.h"
 #include "viewer/notify_document.h"
 #include "viewer/script.h"
 #include "viewer/settings.h"
 #include "viewer/timeline.h"
-#include "test_paths.h"
 
 namespace ossa::viewer {
 namespace {

@@ -46,8 +46,8 @@ struct ViewerRun {
 // Runs `ossa view FILE --script tests/viewer/SCRIPT` in `dir` (its outputs land there).
 ViewerRun run_view(const fs::path& dir, const std::string& script, const std::string& extra = "",
                    const std::string& model = sample_fbx()) {
-  const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' view '" + model +
-                              "' --script '" + test::source_dir() + "/tests/viewer/" + script +
+  const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' view '" +
+                              model + "' --script '" + test::source_dir() + "/tests/viewer/" + script +
                               "' --settings settings.json --size " + std::to_string(kWidth) + "x" +
                               std::to_string(kHeight) + " " + extra + " > out.txt 2> err.txt";
   ViewerRun run;
@@ -251,9 +251,10 @@ TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   // `ossa play` with the saved file fires each authored notify once in one pass of the clip, at its time.
   const float duration = asset.clips[walk].duration();
   const int steps = static_cast<int>(std::ceil(duration * 100)) - 1;  // one pass, short of the loop
-  const std::string command = "'" + std::string(build::cli_path()) + "' play '" + sample_fbx() + "' --notifies '" +
-                              saved.string() + "' --clip Walk --steps " + std::to_string(steps) +
-                              " --dt 0.01 --events-json > '" + (dir / "play.jsonl").string() + "'";
+  const std::string command = "'" + std::string(build::cli_path()) + "' play '" + sample_fbx() +
+                              "' --notifies '" + saved.string() + "' --clip Walk --steps " +
+                              std::to_string(steps) + " --dt 0.01 --events-json > '" +
+                              (dir / "play.jsonl").string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0);
   std::map<std::string, std::vector<std::pair<std::string, float>>> fired;  // name -> (type, time)
   std::istringstream lines(read_text(dir / "play.jsonl"));
@@ -361,8 +362,8 @@ TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
     std::ofstream script(dir / "bad.txt");
     script << "play Walk\nseek nan\n";
   }
-  const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' view '" + sample_fbx() +
-                              "' --script bad.txt --settings - > out.txt 2> err.txt";
+  const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' view '" +
+                              sample_fbx() + "' --script bad.txt --settings - > out.txt 2> err.txt";
   const int raw = std::system(command.c_str());
   EXPECT_NE(WEXITSTATUS(raw), 0);
   EXPECT_NE(read_text(dir / "err.txt").find("bad.txt:2"), std::string::npos) << read_text(dir / "err.txt");

@@ -460,15 +460,15 @@ std::string Clip::check_decoded_ranges() const {
   using namespace value_ranges;
   for (size_t seg = 0; seg < segments_.size(); ++seg) {
     const Segment& s = segments_[seg];
-    const int frames_here =
-        std::min(segment_frames_, frame_count_ - static_cast<int>(seg) * segment_frames_);
+    const int frames_here = std::min(segment_frames_, frame_count_ - static_cast<int>(seg) * segment_frames_);
     const DecodeStep* steps = decode_steps_.data() + s.first_step;
     for (uint32_t i = 0; i < s.rotations + s.vectors + s.others; ++i) {
       const DecodeStep& d = steps[i];
       const float bound = d.kind == 0 ? kMaxCoordinate : d.kind == 1 ? kMaxRotationComponent : kMaxScale;
       if (d.mode == 0) {
         for (int k = 0; k < 3; ++k)
-          if (!within(d.base[k], bound) || !within(d.base[k] + d.step[k] * static_cast<float>(d.mask[k]), bound))
+          if (!within(d.base[k], bound) ||
+              !within(d.base[k] + d.step[k] * static_cast<float>(d.mask[k]), bound))
             return "an animated channel decodes outside its range";
         continue;
       }

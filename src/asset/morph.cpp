@@ -168,10 +168,10 @@ Result<MorphWeightTracks> MorphWeightTracks::from_quantized(std::span<const Quan
   w.packed_size_ = packed.size();
   w.packed_ = std::move(packed);
   w.packed_.resize(w.packed_size_ + 8, 0);
-  // Every weight within value_ranges.h, at a cost the file pays for: a quantized channel's weights lie between
-  // its two ends (min + step * q is monotone in q), so only those are checked; stored floats (32 bits a key in
-  // the file) are read one by one. (Reading every key of every channel cost keys x targets, which 0-bit
-  // channels make free to declare: a 1 MB file took 25 s.)
+  // Every weight within value_ranges.h, at a cost the file pays for: a quantized channel's weights lie
+  // between its two ends (min + step * q is monotone in q), so only those are checked; stored floats (32 bits
+  // a key in the file) are read one by one. (Reading every key of every channel cost keys x targets, which
+  // 0-bit channels make free to declare: a 1 MB file took 25 s.)
   using value_ranges::kMaxMorphWeight;
   using value_ranges::within;
   for (size_t i = 0; i < w.tracks_.size(); ++i) {

@@ -8,6 +8,12 @@
 #include <system_error>
 
 #ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+// windows.h first: the headers below need its types.
 #include <fcntl.h>
 #include <io.h>
 #include <process.h>
@@ -47,6 +53,19 @@ bool path_is_inside(const fs::path& path, const fs::path& folder) {
   for (; f != folder.end() && !f->empty(); ++f, ++p)
     if (p == path.end() || *p != *f) return false;
   return true;
+}
+
+fs::path running_program_folder() {
+#ifdef _WIN32
+  wchar_t path[32768];
+  const DWORD n = GetModuleFileNameW(nullptr, path, static_cast<DWORD>(std::size(path)));
+  if (n == 0 || n >= std::size(path)) return {};
+  return fs::path(std::wstring(path, n)).parent_path();
+#else
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);  // Linux
+  return ec ? fs::path() : self.parent_path();
+#endif
 }
 
 std::string utf8_from_path(const fs::path& path) {

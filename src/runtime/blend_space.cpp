@@ -305,7 +305,8 @@ Result<BlendSpacePlayer> BlendSpacePlayer::create(const CharacterAsset& asset, c
 
 bool BlendSpacePlayer::set_parameter(float x, float y) {
   if (!std::isfinite(x) || !std::isfinite(y)) return false;
-  // Subnormal parameters are 0, whether or not the caller's thread flushes them (the same weights either way).
+  // Subnormal parameters are 0, whether or not the caller's thread flushes them (the same weights either
+  // way).
   x_ = std::fpclassify(x) == FP_SUBNORMAL ? 0.f : x, y_ = std::fpclassify(y) == FP_SUBNORMAL ? 0.f : y;
   return true;
 }

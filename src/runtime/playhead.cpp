@@ -6,7 +6,9 @@
 
 namespace ossa {
 namespace {
-double state_end(const Notify& state) { return static_cast<double>(state.time) + state.duration; }
+double state_end(const Notify& state) {
+  return static_cast<double>(state.time) + state.duration;
+}
 }  // namespace
 
 const char* to_string(EventType type) {
@@ -49,7 +51,7 @@ void Playhead::record(double from, double to) {
 
 void Playhead::start(float duration, LoopMode mode, int passes, float time, const ClipNotifies* notifies) {
   segments_.reserve(64);
-  duration_ = duration >= kMinDuration ? duration : 0.f;  // NaN too
+  duration_ = duration >= kMinDuration ? duration : 0.f;                  // NaN too
   pose_span_ = duration > 0 && duration < kMinDuration ? duration : 0.f;  // notifies a pose still fires
   mode_ = mode;
   passes_ = mode == LoopMode::kOnce ? 1 : std::max(0, passes);
@@ -192,7 +194,8 @@ void Playhead::advance(double delta, EventBuffer& out) {
   // Playback with a pass limit skips no further than its last pass. The loop count saturates at INT_MAX.
   const double notify_count =
       notifies_ ? static_cast<double>(notifies_->instants.size() + 2 * notifies_->states.size()) : 0;
-  const double max_passes = std::min(kMaxPasses, std::max(2.0, std::floor(kMaxSweptNotifies / (notify_count + 1))));
+  const double max_passes =
+      std::min(kMaxPasses, std::max(2.0, std::floor(kMaxSweptNotifies / (notify_count + 1))));
   double skipped = std::floor(remaining / d) - max_passes;
   if (passes_ > 0) skipped = std::min(skipped, static_cast<double>(passes_) - loops_ - 1);
   if (skipped > 0) {

@@ -58,8 +58,8 @@ Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::st
   if (!asset) return R::failure(path + ": " + asset.error());
   character->asset = std::move(asset).value();
 
-  // One rule for every tool (load.h): the notifies asked for, else the sidecar beside the file (what the viewer
-  // authors), else the embedded ones.
+  // One rule for every tool (load.h): the notifies asked for, else the sidecar beside the file (what the
+  // viewer authors), else the embedded ones.
   Result<NotifySet> notifies = NotifySet{};
   const std::string sidecar = options.sidecar ? find_notify_sidecar(path) : std::string();
   if (!options.notifies_path.empty())
@@ -75,7 +75,8 @@ Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::st
     return utf8_from_path(std::filesystem::absolute(path_from_utf8(p), ec).lexically_normal());
   };
   character->source_files.push_back(absolute(path));
-  for (const std::string& read : {options.notifies_path, options.notifies_path.empty() ? sidecar : std::string()})
+  for (const std::string& read :
+       {options.notifies_path, options.notifies_path.empty() ? sidecar : std::string()})
     if (!read.empty()) character->source_files.push_back(absolute(read));
   return std::shared_ptr<const LoadedCharacter>(std::move(character));
 }

@@ -18,7 +18,8 @@ namespace ossa::viewer {
 
 namespace {
 
-constexpr int kMinWindowSide = ViewerSettings::kMinWindowSide, kMaxWindowSide = ViewerSettings::kMaxWindowSide;
+constexpr int kMinWindowSide = ViewerSettings::kMinWindowSide,
+              kMaxWindowSide = ViewerSettings::kMaxWindowSide;
 constexpr size_t kMaxSettingsBytes = 1 << 20;  // a settings file is a few hundred bytes
 constexpr size_t kMaxPathBytes = 4096;
 

@@ -21,8 +21,8 @@ struct ViewerSettings {
   // frame buffers; no display is that large).
   static constexpr int kMinWindowSide = 320, kMaxWindowSide = 8192;
   int window_width = 1280, window_height = 800;
-  std::vector<std::string> recent_files;         // newest first, at most kMaxRecentFiles, no duplicates
-  std::string lighting = "blinn-phong";          // a name parse_lighting_mode accepts
+  std::vector<std::string> recent_files;  // newest first, at most kMaxRecentFiles, no duplicates
+  std::string lighting = "blinn-phong";   // a name parse_lighting_mode accepts
   bool grid = true, skeleton = false;
   static constexpr int kMaxRecentFiles = 10;
 

@@ -264,11 +264,12 @@ RuntimeTimes measure_runtime(const CharacterAsset& asset, int clip_index, int co
 // source keys (keyed layout, the naive baseline, compression) need the model file.
 // The thread-scaling run holds `count` characters of this skeleton at once (poses, model matrices,
 // palettes, the sampling cache's two decoded frames): refuse, before allocating, a count that needs more than
-// kMaxBenchBytes (--characters is checked against 1-1,000,000 alone, which 65,535 joints turn into terabytes).
+// kMaxBenchBytes (--characters is checked against 1-1,000,000 alone, which 65,535 joints turn into
+// terabytes).
 constexpr double kMaxBenchBytes = 4.0 * (1 << 30);
 bool characters_fit(const CharacterAsset& asset, int count) {
-  const double per_character =
-      sizeof(CharacterInstance) + asset.skeleton.joint_count() * (3.0 * sizeof(JointPose) + 2.0 * sizeof(Mat4));
+  const double per_character = sizeof(CharacterInstance) +
+                               asset.skeleton.joint_count() * (3.0 * sizeof(JointPose) + 2.0 * sizeof(Mat4));
   if (count * per_character <= kMaxBenchBytes) return true;
   print_error("ossa bench: --characters %d of %d joints would need %.1f GB, over the %.0f GB limit\n", count,
               asset.skeleton.joint_count(), count * per_character / (1 << 30), kMaxBenchBytes / (1 << 30));

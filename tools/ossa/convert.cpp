@@ -57,7 +57,8 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     }
     scene->clips = std::move(kept);
   }
-  const bool fixed = !args.keys;  // fixed-rate frames unless --keys (which excludes the options needing frames)
+  const bool fixed =
+      !args.keys;  // fixed-rate frames unless --keys (which excludes the options needing frames)
   auto asset =
       CharacterAsset::build(*scene, {fixed ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, args.fps});
   if (!asset) return R::failure(asset.error());

@@ -24,13 +24,14 @@ inline void append_unique(nlohmann::ordered_json& object, std::string key, nlohm
   static_cast<Members&>(members).emplace_back(std::move(key), std::move(value));
 }
 
-// The place ("/samples/2/meshes/Body/17/1") of the first number in `j` that is not finite, or "" when all are.
-// JSON has no NaN or infinity (nlohmann prints them as null): an output that holds one is refused with an error
-// naming this place, never printed. Numbers within value_ranges.h can still overflow through a long chain of
-// scaled joints.
+// The place ("/samples/2/meshes/Body/17/1") of the first number in `j` that is not finite, or "" when all
+// are. JSON has no NaN or infinity (nlohmann prints them as null): an output that holds one is refused with
+// an error naming this place, never printed. Numbers within value_ranges.h can still overflow through a long
+// chain of scaled joints.
 template <class Json>
 std::string first_non_finite(const Json& j, const std::string& where = "") {
-  if (j.is_number_float()) return std::isfinite(j.template get<double>()) ? "" : (where.empty() ? "/" : where);
+  if (j.is_number_float())
+    return std::isfinite(j.template get<double>()) ? "" : (where.empty() ? "/" : where);
   if (j.is_array()) {
     for (size_t i = 0; i < j.size(); ++i)
       if (std::string found = first_non_finite(j[i], where + "/" + std::to_string(i)); !found.empty())

@@ -214,10 +214,12 @@ int main(int argc, char** argv) {
   convert_cmd->add_flag("--left-handed", convert.left_handed, "Convert to left-handed (z mirrored)");
   CLI::Option* root_motion_flag = convert_cmd->add_flag("--root-motion", convert.root_motion,
                                                         "Extract root motion: clips in place + tracks");
-  // What a game should ship is the default (fixed-rate frames: the fastest to play); exact keys are asked for.
+  // What a game should ship is the default (fixed-rate frames: the fastest to play); exact keys are asked
+  // for.
   convert_cmd
-      ->add_flag("--keys", convert.keys,
-                 "Store each clip's exact keys instead of frames (4-10x slower to play: for tools, not games)")
+      ->add_flag(
+          "--keys", convert.keys,
+          "Store each clip's exact keys instead of frames (4-10x slower to play: for tools, not games)")
       ->excludes(compress_flag)
       ->excludes(fps_option)
       ->excludes(root_motion_flag);

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "json_output.h"
+#include "ossa/core/file_io.h"
 #if defined(OSSA_HAS_GL)
 #include "ossa/render/gl_renderer.h"
 #endif
@@ -299,8 +300,12 @@ int run_bake(const BakeArgs& args) {
 int run_demo(const DemoArgs& args) {
   std::string model = args.file;
   if (model.empty()) {
+    // Installed: <prefix>/share/ossa/sample beside <prefix>/bin/ossa; in a build tree: the sources' sample.
+    const fs::path installed =
+        running_program_folder() / ".." / "share" / "ossa" / "sample" / "ossa_sample.glb";
     for (const std::string& candidate :
-         {std::string("assets/sample/ossa_sample.glb"), std::string(build::sample_dir()) + "/ossa_sample.glb"})
+         {installed.lexically_normal().string(), std::string("assets/sample/ossa_sample.glb"),
+          std::string(build::sample_dir()) + "/ossa_sample.glb"})
       if (fs::exists(candidate)) {
         model = candidate;
         break;

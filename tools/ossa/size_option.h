@@ -1,6 +1,7 @@
 // Parses a WIDTHxHEIGHT option (`render --size`, `view --size`, the Direct3D 11 demo's --size): two decimal
 // numbers of at most 5 digits separated by one 'x', nothing before or after, each side within [lo, hi].
-// sscanf("%dx%d") is not enough: it wraps 4294967936 to 640, stops at 4294967297 as 1 and accepts "640x480junk".
+// sscanf("%dx%d") is not enough: it wraps 4294967936 to 640, stops at 4294967297 as 1 and accepts
+// "640x480junk".
 #pragma once
 
 #include <string_view>

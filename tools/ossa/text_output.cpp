@@ -27,9 +27,11 @@ int print_to(std::FILE* stream, const char* format, va_list args) {
       shown += '?', i += 1;
     } else if (u == 0xd8 && next == 0x9c) {  // U+061C, the Arabic letter mark
       shown += '?', i += 1;
-    } else if (u == 0xe2 && ((next == 0x80 && ((third >= 0x8e && third <= 0x8f) || (third >= 0xaa && third <= 0xae))) ||
-                             (next == 0x81 && third >= 0xa6 && third <= 0xa9))) {
-      // Bidirectional controls (U+200E/F, U+202A-202E, U+2066-2069): a name could reorder the rest of the line.
+    } else if (u == 0xe2 &&
+               ((next == 0x80 && ((third >= 0x8e && third <= 0x8f) || (third >= 0xaa && third <= 0xae))) ||
+                (next == 0x81 && third >= 0xa6 && third <= 0xa9))) {
+      // Bidirectional controls (U+200E/F, U+202A-202E, U+2066-2069): a name could reorder the rest of the
+      // line.
       shown += '?', i += 2;
     } else {
       shown += static_cast<char>(u);

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "../ossa/size_option.h"
 #include "ossa/render/d3d11_renderer.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/serialize/load.h"
-#include "../ossa/size_option.h"
 
 namespace {
 using Microsoft::WRL::ComPtr;

@@ -1,7 +1,7 @@
-// The ranges of the numbers an asset may hold. Every builder checks them (Skeleton::build, SkinnedMesh::build,
-// Clip::from_*, MorphTargets::build, MorphWeightTracks), so that they hold for imported models and `.ossa`
-// files alike: finite is not enough (3e38 is finite; twice it is not), and a number outside these ranges is
-// no character anyone animates. SECURITY.md lists them.
+// The ranges of the numbers an asset may hold. Every builder checks them (Skeleton::build,
+// SkinnedMesh::build, Clip::from_*, MorphTargets::build, MorphWeightTracks), so that they hold for imported
+// models and `.ossa` files alike: finite is not enough (3e38 is finite; twice it is not), and a number
+// outside these ranges is no character anyone animates. SECURITY.md lists them.
 //
 // Within the ranges, one multiplication cannot overflow a float, but a long enough chain of scaled joints
 // still can: the outputs (the CLI's eval, render and play) refuse a non-finite result with an error.
@@ -24,15 +24,17 @@ constexpr float kMaxMorphWeight = 1e3f;
 constexpr float kSkinWeightSlack = 1e-2f;
 
 // False for NaN and infinities too.
-inline bool within(float value, float bound) { return std::fabs(value) <= bound; }
+inline bool within(float value, float bound) {
+  return std::fabs(value) <= bound;
+}
 
 // "" when a joint pose's translation and scale lie within the ranges above and its rotation is one (scaled to
 // unit length when it is off by more than rounding, see normalize_rotation).
 inline const char* check_and_normalize(float* translation, float* rotation, const float* scale);
 
-// Scales a rotation quaternion (x, y, z, w) to unit length when it is off by more than rounding (unit ones are
-// kept bit for bit); false when it is not finite or has no direction. Files store unit quaternions; a long one
-// would scale every vertex it moves by its squared length.
+// Scales a rotation quaternion (x, y, z, w) to unit length when it is off by more than rounding (unit ones
+// are kept bit for bit); false when it is not finite or has no direction. Files store unit quaternions; a
+// long one would scale every vertex it moves by its squared length.
 inline bool normalize_rotation(float* q) {
   double length2 = 0;
   for (int i = 0; i < 4; ++i) {

@@ -34,5 +34,8 @@ bool same_file(const std::string& a, const std::string& b);
 // lexically normal, symlinks resolved where that matters: the import's folder policy for textures and
 // buffers).
 bool path_is_inside(const std::filesystem::path& path, const std::filesystem::path& folder);
+// The folder of the running program ("" when the system does not tell): where an installed tool finds what it
+// ships beside it (../share/ossa, ossa_hlslc.exe).
+std::filesystem::path running_program_folder();
 
 }  // namespace ossa

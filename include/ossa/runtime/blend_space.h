@@ -58,8 +58,8 @@ struct BlendPoint {
 
 class BlendSpace {
  public:
-  static constexpr int kMaxSamples2D = 64;       // the triangulation is built by brute force at build time
-  static constexpr float kMaxCoordinate = 1e6f;  // sample coordinates beyond this are refused
+  static constexpr int kMaxSamples2D = 64;        // the triangulation is built by brute force at build time
+  static constexpr float kMaxCoordinate = 1e6f;   // sample coordinates beyond this are refused
   static constexpr float kMinSeparation = 1e-6f;  // 1D samples closer than this are refused
 
   static Result<BlendSpace> build_1d(std::span<const float> positions);

@@ -14,9 +14,9 @@
 //    wraps out of it, or when playback stops or changes (end_states()); begin and end always pair.
 // Times are kept in double precision so that hours of looping do not drift. No allocation in advance().
 //
-// Cost (SECURITY.md): a step that stays within one pass costs O(log n + the notifies it crosses) for a clip of
-// n notifies (binary searches over the time-sorted lists). A step over many whole passes crosses every notify
-// once per pass; it sweeps at most max(2, kMaxSweptNotifies / (n + 1)) passes and skips the rest
+// Cost (SECURITY.md): a step that stays within one pass costs O(log n + the notifies it crosses) for a clip
+// of n notifies (binary searches over the time-sorted lists). A step over many whole passes crosses every
+// notify once per pass; it sweeps at most max(2, kMaxSweptNotifies / (n + 1)) passes and skips the rest
 // arithmetically (the loop count jumps, as for kMaxPasses), so one step costs O(kMaxSweptNotifies + n)
 // whatever its length. Clips shorter than kMinDuration play as a pose (duration 0: their notifies fire once,
 // then playback finishes): at 60 updates a second a 1 us clip would loop 16,000 times an update.

@@ -3,6 +3,8 @@
 // shaders/lines.hlsl.
 #include "ossa/render/d3d11_renderer.h"
 
+#include "ossa/core/file_io.h"
+
 #include <d3d11.h>
 #include <d3d11sdklayers.h>
 #include <dxgi.h>
@@ -43,10 +45,9 @@ std::string narrow(const wchar_t* wide) {
 // ossa_hlslc.exe beside the running program.
 std::string default_shader_compiler() {
   if (const char* env = std::getenv("OSSA_HLSL_COMPILER"); env && *env) return env;
-  wchar_t path[MAX_PATH];
-  const DWORD n = GetModuleFileNameW(nullptr, path, MAX_PATH);
-  if (n == 0 || n == MAX_PATH) return "ossa_hlslc.exe";
-  return (std::filesystem::path(path).parent_path() / "ossa_hlslc.exe").string();
+  const std::filesystem::path folder = running_program_folder();
+  if (folder.empty()) return "ossa_hlslc.exe";
+  return (folder / "ossa_hlslc.exe").string();
 }
 }  // namespace
 
