@@ -208,6 +208,22 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
     EXPECT_EQ(fired, 1) << (runtime_only ? "load_ossa_character" : "load_character");
   }
   std::filesystem::remove(sidecar);
+
+  // The obvious one-liner: the temporary shared_ptr dies at the semicolon, the Animator keeps the character
+  // (it was a use-after-free on the first update, which ASan reports).
+  Animator one_liner = load_ossa_character(path).value()->animator();
+  ASSERT_TRUE(one_liner.play(0));
+  EXPECT_TRUE(one_liner.update(0.1f));
+  std::weak_ptr<const LoadedCharacter> weak;
+  {
+    auto hero = load_ossa_character(path);
+    ASSERT_TRUE(hero) << hero.error();
+    weak = *hero;
+    one_liner = (*hero)->animator();
+  }
+  EXPECT_FALSE(weak.expired()) << "the Animator does not hold its character";
+  { Animator last = std::move(one_liner); }  // the last Animator on it goes: so does the character
+  EXPECT_TRUE(weak.expired());
 }
 
 }  // namespace

@@ -13,7 +13,9 @@ Result<CharacterAsset> OssaFile::character() const& {
 }
 
 Animator LoadedCharacter::animator() const {
-  return Animator(asset, has_notifies() ? &notifies : nullptr, root_motion);
+  Animator animator(asset, has_notifies() ? &notifies : nullptr, root_motion);
+  animator.keep_alive(weak_from_this().lock());  // null when no shared_ptr holds this character
+  return animator;
 }
 
 namespace {

@@ -38,6 +38,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -66,6 +67,9 @@ class Animator {
   // `root_motion`: one track per clip of `asset` (the clips played in place), or empty for no root motion.
   Animator(const CharacterAsset& asset, const NotifySet* notifies = nullptr,
            std::span<const RootMotionTrack> root_motion = {});
+  // Holds `owner` (what owns the asset, notifies and tracks) as long as this Animator or a copy lives:
+  // LoadedCharacter::animator() passes the character, so a temporary handle cannot leave it dangling.
+  void keep_alive(std::shared_ptr<const void> owner) { owner_ = std::move(owner); }
 
   // Base clip. passes: 0 = forever (ignored for once). False (nothing changes) when `clip` is not an index
   // into asset.clips, e.g. the -1 of a failed find_clip.
@@ -132,6 +136,7 @@ class Animator {
   bool playing() const { return base_[current_].clip >= 0 && !finished(); }
 
  private:
+  std::shared_ptr<const void> owner_;  // keep_alive()
   struct Track {
     int clip = -1;
     Playhead playhead;

@@ -25,7 +25,7 @@
 
 namespace ossa {
 
-struct LoadedCharacter {
+struct LoadedCharacter : std::enable_shared_from_this<LoadedCharacter> {
   std::string source_path;
   CharacterAsset asset;
   NotifySet notifies;                        // no names when the character has none
@@ -39,7 +39,9 @@ struct LoadedCharacter {
   std::vector<std::string> source_files;
 
   bool has_notifies() const { return !notifies.names.empty(); }
-  // An Animator on this character, with its notifies and root motion. The character must outlive it.
+  // An Animator on this character, with its notifies and root motion. When the character is held by a
+  // shared_ptr (as every loader returns it), the Animator holds it too: `Animator a =
+  // ossa::load_ossa_character(p).value()->animator();` is safe. A character made otherwise must outlive it.
   Animator animator() const;
 };
 
