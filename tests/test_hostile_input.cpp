@@ -916,6 +916,21 @@ TEST(HostileWeights, SingularInverseBindsAreReported) {
   EXPECT_FALSE(warned(*clean, "singular"));
   fs::remove_all(dir);
 }
+
+// Class 4 through the importer: a glTF whose joints are 3e38 apart, every number finite. The import refuses
+// it by name (it loaded, and eval printed nulls).
+TEST(HostileNumbers, ImportedJointsBeyondTheCoordinateRangeAreRefused) {
+  const std::string dir = test::temp_dir("hostile_far_joints");
+  test::GltfBuilder b;
+  b.add_node({{"name", "Root"}, {"children", {1}}});
+  b.add_node({{"name", "Far"}, {"translation", {0, 3e38, 0}}});
+  b.doc()["scenes"][0]["nodes"] = {0};
+  b.write(dir + "/far.gltf");
+  auto scene = import_file(dir + "/far.gltf");
+  ASSERT_FALSE(scene) << "joints 3e38 apart imported";
+  EXPECT_NE(scene.error().find("1e7"), std::string::npos) << scene.error();
+  fs::remove_all(dir);
+}
 #endif  // OSSA_HAS_IMPORT
 
 // ------------------------------------------------------------------------------------------------- JSON
