@@ -227,7 +227,11 @@ class Importer {
   void warn(std::string what) { out_.warnings.push_back(std::move(what)); }
 
   void collect_nodes(const aiNode* node, int parent);
-  int resolve_node(const std::string& name) const;
+  // The node an animation channel names. Joint channels prefer a node without meshes (a bone and the mesh
+  // node beside it may share a name); morph weight channels (`weights`) prefer a node holding meshes with
+  // morph targets, the only kind that can take them (three.js's RobotExpressive: a bone and a face mesh both
+  // called "Head").
+  int resolve_node(const std::string& name, bool weights = false) const;
   std::string build_skeleton();
   std::string build_meshes();
   std::string build_mesh(const aiMesh* am, int node_index, std::set<std::string>& names);
@@ -287,15 +291,28 @@ void Importer::collect_nodes(const aiNode* node, int parent) {
   }
 }
 
-int Importer::resolve_node(const std::string& raw_name) const {
+int Importer::resolve_node(const std::string& raw_name, bool weights) const {
   std::string name = strip_fbx_prefix(raw_name);
   if (out_.format == "gltf") name = gltf_default_name(name);
   auto [begin, end] = nodes_by_name_.equal_range(name);
+  auto takes_weights = [&](int node) {
+    for (int m : meshes_of_node_[node])
+      if (m >= 0 && !out_.meshes[m].morph_targets.empty()) return true;
+    return false;
+  };
   int best = -1;
   for (auto it = begin; it != end; ++it) {
     int candidate = it->second;
-    bool better = best < 0 || (nodes_[best].has_meshes && !nodes_[candidate].has_meshes) ||
-                  (nodes_[best].has_meshes == nodes_[candidate].has_meshes && candidate < best);
+    bool better;
+    if (best < 0) {
+      better = true;
+    } else if (weights && takes_weights(best) != takes_weights(candidate)) {
+      better = takes_weights(candidate);
+    } else if (nodes_[best].has_meshes != nodes_[candidate].has_meshes) {
+      better = weights ? nodes_[candidate].has_meshes : !nodes_[candidate].has_meshes;
+    } else {
+      better = candidate < best;
+    }
     if (better) best = candidate;
   }
   return best;
@@ -735,11 +752,11 @@ std::string Importer::build_morph_tracks(unsigned animation, double tps, const s
     if (!ch) continue;
     std::string target = strip_fbx_prefix(ch->mName.C_Str());
     std::vector<int> meshes;
-    int node = resolve_node(target);
+    int node = resolve_node(target, true);
     if (node >= 0) {
       meshes = meshes_of_node_[node];
     } else if (size_t star = target.rfind('*'); star != std::string::npos) {
-      node = resolve_node(target.substr(0, star));
+      node = resolve_node(target.substr(0, star), true);
       const long geometry = std::strtol(target.c_str() + star + 1, nullptr, 10);
       if (node >= 0 && geometry >= 0 && geometry < static_cast<long>(meshes_of_node_[node].size()))
         meshes = {meshes_of_node_[node][geometry]};
