@@ -514,7 +514,8 @@ TEST(HostileOssa, ClipsAreValidatedWhereverTheyAreMade) {
 // past the key arrays fails this test without the check.
 TEST(HostileOssa, KeyedChannelOffsetsPastTheKeysAreRefusedBeforeAnyRead) {
   const int joints = 1;  // 3 channels: offsets 0, a, b, 3
-  std::vector<float> times = {0, 0, 0}, values(12, 0.0f);
+  std::vector<float> times = {0, 0, 0};
+  std::vector<float> values = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0};  // translation, rotation, scale
   for (uint32_t past : {4u, 1000u, 1u << 30}) {
     auto clip = Clip::from_keys("x", 1, joints, {0, past, 2, 3}, times, values);
     ASSERT_FALSE(clip) << "offset " << past;
@@ -923,8 +924,10 @@ TEST(HostileNumbers, ImportedJointsBeyondTheCoordinateRangeAreRefused) {
   const std::string dir = test::temp_dir("hostile_far_joints");
   test::GltfBuilder b;
   b.add_node({{"name", "Root"}, {"children", {1}}});
-  b.add_node({{"name", "Far"}, {"translation", {0, 3e38, 0}}});
+  b.add_node({{"name", "Far"}, {"translation", {0, 3e38, 0}}, {"mesh", 0}});
   b.doc()["scenes"][0]["nodes"] = {0};
+  const int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+  b.doc()["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", positions}}}}}}}};
   b.write(dir + "/far.gltf");
   auto scene = import_file(dir + "/far.gltf");
   ASSERT_FALSE(scene) << "joints 3e38 apart imported";
@@ -997,13 +1000,13 @@ TEST(HostileScale, QuantizedMorphWeightChecksAreLinearInTheFile) {
   EXPECT_NE(refused.error().find("outside"), std::string::npos) << refused.error();
 }
 
-// Class 2: a quantized clip without animated channels could declare one segment per frame: 2^24 frames of
-// 32-byte segments (521 MB) from a few hundred bytes. Such a clip is one segment; its memory is what it
-// holds.
+// Class 2: a quantized clip without animated channels could declare one segment per frame: 2^23 frames of
+// 32-byte segments (268 MB; 2^24 frames, 521 MB) from a few hundred bytes. Such a clip is one segment; its
+// memory is what it holds.
 TEST(HostileScale, EmptySegmentsCostNoMemory) {
   Skeleton skeleton = two_joints();
-  const int frames = 1 << 24;
-  const float rate = 10000, duration = (frames - 1) / rate;
+  const int frames = (1 << 23) + 1;  // 2048 s at 4096 fps: exact in float
+  const float rate = 4096, duration = 2048;
   ASSERT_EQ(Clip::frame_count_for(duration, rate), frames);
   Clip::QuantizedParts parts;
   parts.frame_count = frames;

@@ -948,7 +948,7 @@ TEST(ViewerSettings, BadValuesAreClampedOrDroppedOneByOne) {
       R"({"window_width": 1e300, "window_height": -5, "lighting": "disco", "grid": "yes", "skeleton": true,
           "recent_files": ["/a", 7, "", "/a", "/b", null, ["/c"]]})",
       &warning);
-  EXPECT_EQ(s.window_width, 16384);
+  EXPECT_EQ(s.window_width, ViewerSettings::kMaxWindowSide);  // 8192: a larger window asks for GBs
   EXPECT_EQ(s.window_height, 320);
   EXPECT_EQ(s.lighting, "blinn-phong");
   EXPECT_TRUE(s.grid);      // default kept
@@ -980,7 +980,7 @@ TEST(ViewerSettings, BadValuesAreClampedOrDroppedOneByOne) {
   s = settings_from_json(settings_to_json(odd), &warning);
   EXPECT_EQ(warning, "");
   EXPECT_EQ(s.window_width, 320);
-  EXPECT_EQ(s.window_height, 16384);
+  EXPECT_EQ(s.window_height, ViewerSettings::kMaxWindowSide);
   EXPECT_EQ(s.lighting, "blinn-phong");
   EXPECT_EQ(s.recent_files, std::vector<std::string>{"/good"});
 }
