@@ -3,34 +3,19 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <xxhash.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
+
+#include "ossa_sections.h"
 
 namespace ossa::test {
 
 // Writes `value` at `at` within the first section of `type` (1 skeleton, 2 mesh, 3 clip, ... 6 root motion).
 template <class T>
 void patch_ossa_section(std::vector<uint8_t>& bytes, uint32_t type, size_t at, T value) {
-  uint32_t count;
-  std::memcpy(&count, bytes.data() + 16, 4);
-  for (uint32_t i = 0; i < count; ++i) {
-    uint8_t* entry = bytes.data() + 32 + 32 * i;
-    uint32_t t;
-    uint64_t offset, size;
-    std::memcpy(&t, entry, 4);
-    std::memcpy(&offset, entry + 8, 8);
-    std::memcpy(&size, entry + 16, 8);
-    if (t != type) continue;
-    ASSERT_LE(at + sizeof value, size);
-    std::memcpy(bytes.data() + offset + at, &value, sizeof value);
-    const uint64_t checksum = XXH3_64bits(bytes.data() + offset, size);
-    std::memcpy(entry + 24, &checksum, 8);
-    return;
-  }
-  FAIL() << "no section of type " << type;
+  ASSERT_TRUE(patch_section(bytes, type, at, value))
+      << "no section of type " << type << " holding byte " << at;
 }
 
 }  // namespace ossa::test
