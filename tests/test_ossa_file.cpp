@@ -3,6 +3,7 @@
 // runtime is built (the aarch64 and Windows cross builds) the round trips of imported models are left out and
 // the damaged-file tests start from the synthetic character instead of the bundled sample.
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <cstring>
 #include <filesystem>
@@ -320,6 +321,64 @@ TEST(OssaFile, CompressionRefusesClipsItCannotRange) {
   auto small = Clip::from_frames("Small", 1.f, 1.f, 1, frames);
   ASSERT_TRUE(small) << small.error();
   EXPECT_FALSE(compress_clip(*small, asset->skeleton));
+}
+
+// Version 4 records where images have v = 0 (a .ossa converted from glTF drew its textures upside down);
+// version 3 files, which end MATERIALS before that byte, read as they always did (v = 0 at the bottom).
+TEST(OssaFile, TextureOrientationIsRecordedAndOlderFilesReadAsBefore) {
+  OssaFile file;
+  RawSkeleton raw;
+  raw.joints.resize(1);
+  raw.joints[0].name = "root";
+  file.skeleton = std::move(Skeleton::build(raw)).value();
+  file.materials.resize(1);
+  file.textures.resize(1);
+  file.textures[0].data = {1, 2, 3};
+  for (bool flip : {false, true}) {
+    file.flip_textures = flip;
+    auto back = decode_ossa(encode_ossa(file), "flip.ossa");
+    ASSERT_TRUE(back) << back.error();
+    EXPECT_EQ(back->flip_textures, flip);
+    EXPECT_EQ(back->version, kOssaFormatVersion);
+  }
+  // The same file as version 3 wrote it: MATERIALS one byte shorter, the header's version 3.
+  file.flip_textures = false;
+  std::vector<uint8_t> bytes = encode_ossa(file);
+  uint32_t count;
+  std::memcpy(&count, bytes.data() + 16, 4);
+  bool found = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t* entry = bytes.data() + 32 + 32 * i;
+    uint32_t type;
+    uint64_t offset, size;
+    std::memcpy(&type, entry, 4);
+    std::memcpy(&offset, entry + 8, 8);
+    std::memcpy(&size, entry + 16, 8);
+    if (type != 4) continue;  // MATERIALS
+    --size;
+    std::memcpy(entry + 16, &size, 8);
+    const uint64_t checksum = XXH3_64bits(bytes.data() + offset, size);
+    std::memcpy(entry + 24, &checksum, 8);
+    found = true;
+  }
+  ASSERT_TRUE(found);
+  const uint32_t version3 = 3;
+  std::memcpy(bytes.data() + 8, &version3, 4);
+  auto old = decode_ossa(bytes, "v3.ossa");
+  ASSERT_TRUE(old) << old.error();
+  EXPECT_EQ(old->version, 3u);
+  EXPECT_TRUE(old->flip_textures) << "a version 3 file holds FBX/COLLADA's orientation, as before";
+  // A version 4 byte that is neither 0 nor 1 is refused.
+  OssaFile only_materials;
+  only_materials.materials = file.materials;
+  only_materials.textures = file.textures;
+  std::vector<uint8_t> materials_only = encode_ossa(only_materials);
+  uint64_t materials_size;  // the only section: the first table entry
+  std::memcpy(&materials_size, materials_only.data() + 32 + 16, 8);
+  test::patch_ossa_section(materials_only, 4, materials_size - 1, uint8_t{7});
+  auto refused = decode_ossa(materials_only, "odd.ossa");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("orientation"), std::string::npos) << refused.error();
 }
 
 TEST(OssaFile, TruncatedFilesAreRejected) {

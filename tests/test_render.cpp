@@ -1163,6 +1163,41 @@ TEST(Render, WritesGlReferencesForDirect3D11) {
 
 // A bake the device cannot hold, or one whose texels do not match its size, is an error from set_baked(), and
 // draw_baked() then draws nothing (no upload reads past the texels).
+#ifdef OSSA_HAVE_CLI
+// A .ossa converted from a model draws as the model does, textures the right way up: the file records where
+// its images have v = 0 (glTF at the top, FBX and COLLADA at the bottom). Both sources, through the CLI a
+// user runs: `ossa render MODEL` against `ossa convert MODEL` then `ossa render OUT.ossa`, at the first key
+// (where resampled frames equal the keys). A converted glTF drew its textures upside down: 9 % of the pixels
+// differed by more than 8/255.
+TEST(Render, ConvertedFilesDrawTheirTexturesAsTheModelDoes) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "ossa_convert_render";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto run = [&](const std::string& args) {
+    const std::string command =
+        "'" + std::string(build::cli_path()) + "' " + args + " > '" + (dir / "out.txt").string() + "' 2>&1";
+    return std::system(command.c_str());
+  };
+  for (const char* model : {"ossa_sample.glb", "ossa_sample.fbx"}) {
+    const std::string source = std::string(build::source_dir()) + "/assets/sample/" + model;
+    const std::string converted = (dir / (std::string(model) + ".ossa")).string();
+    const std::string direct_png = (dir / "direct.png").string(),
+                      converted_png = (dir / "converted.png").string();
+    ASSERT_EQ(run("--trusted convert '" + source + "' -o '" + converted + "'"), 0) << model;
+    const std::string view = " --clip 0 --time 0 --size 320x240 --lighting texture-only -o '";
+    ASSERT_EQ(run("--trusted render '" + source + "'" + view + direct_png + "'"), 0) << model;
+    ASSERT_EQ(run("render '" + converted + "'" + view + converted_png + "'"), 0) << model;
+    auto direct = read_png(direct_png), through = read_png(converted_png);
+    ASSERT_TRUE(direct && through) << model;
+    const ImageDifference d = compare_images(*direct, *through, 8);
+    std::printf("  %s: converted vs direct, %.4f %% of pixels over 8/255 (largest %d/255)\n", model,
+                100 * d.fraction_over, d.max_difference);
+    EXPECT_LE(d.fraction_over, 0.001) << model;
+  }
+  fs::remove_all(dir);
+}
+#endif
+
 TEST(Render, ABakeTheDeviceCannotHoldIsAnError) {
   REQUIRE_GL();
   auto m = load(test::source_dir() + "/assets/sample/ossa_sample.glb");

@@ -49,6 +49,7 @@ Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::st
   auto character = std::make_shared<LoadedCharacter>();
   character->source_path = path;
   character->left_handed = file->left_handed;
+  character->flip_textures = file->flip_textures;
   character->materials = std::move(file->materials);
   character->textures = std::move(file->textures);
   bool all_tracks = !file->root_motion.empty();

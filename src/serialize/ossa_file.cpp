@@ -141,7 +141,7 @@ std::vector<uint8_t> encode_morph_weights(const MorphWeightTracks& m) {
 }
 
 std::vector<uint8_t> encode_materials(const std::vector<Material>& materials,
-                                      const std::vector<Texture>& textures) {
+                                      const std::vector<Texture>& textures, bool flip_textures) {
   Writer w;
   w.put(static_cast<uint32_t>(materials.size()));
   for (const Material& m : materials) {
@@ -159,6 +159,7 @@ std::vector<uint8_t> encode_materials(const std::vector<Material>& materials,
     w.put_string(t.format_hint);
     w.put_array(std::span<const uint8_t>(t.data));
   }
+  w.put(static_cast<uint8_t>(flip_textures));  // version 4
   return w.bytes;
 }
 
@@ -476,6 +477,13 @@ std::string decode_materials(Reader& r, OssaFile& file) {
     for (int tex : {m.diffuse_texture, m.normal_texture, m.specular_texture})
       if (tex < -1 || tex >= static_cast<int>(file.textures.size()))
         return "materials: a texture index is out of range";
+  // Version 4: the images' orientation (earlier files end here and hold FBX/COLLADA's, v = 0 at the bottom).
+  if (file.version >= 4) {
+    uint8_t flip = 1;
+    if (!r.get(flip)) return r.error;
+    if (flip > 1) return "materials: the texture orientation is neither 0 nor 1";
+    file.flip_textures = flip != 0;
+  }
   return r.at_end() ? "" : "materials: trailing bytes";
 }
 
@@ -510,7 +518,7 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
   for (size_t i = 0; i < file.clips.size(); ++i)
     sections.push_back({kClip, static_cast<uint32_t>(i), encode_clip(file.clips[i])});
   if (!file.materials.empty() || !file.textures.empty())
-    sections.push_back({kMaterials, 0, encode_materials(file.materials, file.textures)});
+    sections.push_back({kMaterials, 0, encode_materials(file.materials, file.textures, file.flip_textures)});
   if (!file.notifies_json.empty())
     sections.push_back(
         {kNotifies, 0, std::vector<uint8_t>(file.notifies_json.begin(), file.notifies_json.end())});

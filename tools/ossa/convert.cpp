@@ -67,6 +67,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   file.left_handed = args.left_handed;
   file.materials = scene->materials;
   file.textures = scene->textures;  // the importer read external images (its folder policy): embedded now
+  file.flip_textures = scene->format != "gltf";  // as load_character() draws the model file
   file.root_motion.resize(asset->clips.size());
   for (size_t c = 0; c < asset->clips.size(); ++c) {
     Clip& clip = asset->clips[c];

@@ -12,8 +12,10 @@
 //            deltas; a section that ends after the normal deltas has no tangent deltas),
 //            MORPH_WEIGHTS (one per clip with weights: per track mesh, target and key counts, key times, then
 //            the weights as floats or, compressed, per-target channels and the bit-packed keys)
-// Version 3 added the two morph sections; version 2 files (no morphs) are still read. Older readers refuse
-// version 3 rather than skip the morph sections as unknown.
+// Version 3 added the two morph sections; version 4 ends MATERIALS with a byte saying where images have
+// v = 0 (1: at the bottom, FBX/COLLADA; 0: at the top, glTF), which earlier files do not record (read as 1,
+// what every file but a converted glTF holds). Versions 2-4 are read; older readers refuse newer versions
+// rather than skip what they do not know.
 // Any subset is valid: an animation-only file holds a skeleton (for joint names) and clips, which
 // retarget_clip() maps onto another skeleton by joint names.
 // Reading checks the magic, version, byte order, the table against the file size, each section's checksum,
@@ -35,8 +37,9 @@
 
 namespace ossa {
 
-// 2: segmented, bit-packed quantized clips; 3: morph targets and weights (versions 2 and 3 are read).
-constexpr uint32_t kOssaFormatVersion = 3;
+// 2: segmented, bit-packed quantized clips; 3: morph targets and weights; 4: texture orientation (versions
+// 2-4 are read).
+constexpr uint32_t kOssaFormatVersion = 4;
 
 struct OssaFile {
   uint32_t version = kOssaFormatVersion;  // as read (encode_ossa always writes kOssaFormatVersion)
@@ -46,7 +49,8 @@ struct OssaFile {
   std::vector<Clip> clips;
   std::vector<Material> materials;
   std::vector<Texture> textures;
-  std::string notifies_json;                                // empty when none
+  bool flip_textures = true;  // images have v = 0 at the bottom (FBX, COLLADA), as LoadedCharacter's
+  std::string notifies_json;  // empty when none
   std::vector<std::optional<RootMotionTrack>> root_motion;  // parallel to clips
 
   // Skeleton, clips and meshes as one CharacterAsset (fails without a skeleton): `file->character()` copies
