@@ -251,7 +251,7 @@ TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   // `ossa play` with the saved file fires each authored notify once in one pass of the clip, at its time.
   const float duration = asset.clips[walk].duration();
   const int steps = static_cast<int>(std::ceil(duration * 100)) - 1;  // one pass, short of the loop
-  const std::string command = "'" + std::string(build::cli_path()) + "' play '" + sample_fbx() +
+  const std::string command = std::string("'").append(build::cli_path()) + "' play '" + sample_fbx() +
                               "' --notifies '" + saved.string() + "' --clip Walk --steps " +
                               std::to_string(steps) + " --dt 0.01 --events-json > '" +
                               (dir / "play.jsonl").string() + "'";
