@@ -5,7 +5,8 @@
 // Always the runtime (ossa::runtime): math, assets, jobs, Animator, notifies, crowd, .ossa loading. With
 // ossa::import linked (it defines OSSA_HAS_IMPORT for its users) also the import API and load_character();
 // with ossa::render (OSSA_HAS_RENDER) the renderer (OpenGL on Linux, Direct3D 11 on Windows) and image
-// output.
+// output. Not the reference evaluator (ossa/reference/reference_eval.h): it is the tests' slow, obviously
+// correct oracle, for tools that check Ossa, not for games.
 #pragma once
 
 #include "ossa/asset/character.h"
@@ -19,7 +20,6 @@
 #include "ossa/asset/skinned_mesh.h"
 #include "ossa/core/math.h"
 #include "ossa/core/result.h"
-#include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/blend_job.h"
 #include "ossa/runtime/blend_space.h"
