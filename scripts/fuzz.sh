@@ -66,8 +66,11 @@ for target in "${targets[@]}"; do
   # what the file holds. The import target enforces its own budgets (ImportOptions::isolate: assimp reads in a
   # child process with 1 GB and 20 s), so libFuzzer's limits, which the child inherits, sit above them.
   extra=(-timeout=10 -report_slow_units=1)
+  # OSSA_FUZZ_SEED: a fixed seed makes a run repeat the same mutations (CI: a finding is the change's, not
+  # the draw's); unset, each run explores anew.
+  if [ -n "${OSSA_FUZZ_SEED:-}" ]; then extra+=(-seed="$OSSA_FUZZ_SEED"); fi
   if [ "$target" = fuzz_ossa_loader ]; then extra+=(-malloc_limit_mb=256); fi
-  if [ "$target" = fuzz_import ]; then extra=(-malloc_limit_mb=65536 -timeout=60 -report_slow_units=1); fi
+  if [ "$target" = fuzz_import ]; then extra=("${extra[@]:2}" -malloc_limit_mb=65536 -timeout=60 -report_slow_units=1); fi
   status=0
   build/fuzz/fuzz/$target "${extra[@]}" -max_total_time="$seconds" -print_final_stats=1 -max_len=2000000 -rss_limit_mb=2048 \
     -artifact_prefix=build/fuzz/ "$corpus/$dir" "$seeds/$dir" > "build/fuzz/$target.log" 2>&1 || status=$?
