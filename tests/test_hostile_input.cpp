@@ -19,6 +19,7 @@
 #include "ossa/runtime/sample_job.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
+#include "synthetic_character.h"
 
 #ifdef OSSA_HAS_IMPORT  // the texture and weight cases go through the importer (not in runtime-only builds)
 #include "../src/import/scene_wire.h"
@@ -34,19 +35,9 @@ namespace fs = std::filesystem;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr uint32_t kSkeletonSection = 1, kClipSection = 3, kRootMotionSection = 6;
 
-Skeleton two_joints() {
-  RawSkeleton raw;
-  raw.joints.resize(2);
-  raw.joints[0].name = "root";
-  raw.joints[1].name = "child";
-  raw.joints[1].parent = 0;
-  raw.joints[1].rest.translation = {0, 1, 0};
-  return std::move(Skeleton::build(raw)).value();
-}
-
 // A 2-joint file with one clip named "c" in the given layout: 1 s at 30 fps.
 OssaFile small_file(Clip::Layout layout) {
-  Skeleton skeleton = two_joints();
+  Skeleton skeleton = test::two_joint_skeleton();
   RawClip raw;
   raw.name = "c";
   raw.duration = 1;
@@ -527,7 +518,7 @@ TEST(HostileOssa, KeyedChannelOffsetsPastTheKeysAreRefusedBeforeAnyRead) {
 // A clip whose duration is not a whole number of frames: the last interval is shorter than the others, and
 // sampling inside it must interpolate over that shorter span. Truth: the keys are linear in time (x = t).
 TEST(FixedRateClip, TheShortLastIntervalInterpolatesOverItsOwnLength) {
-  Skeleton skeleton = two_joints();
+  Skeleton skeleton = test::two_joint_skeleton();
   RawClip raw;
   raw.name = "fraction";
   raw.duration = 1.05f;  // 10 fps: frames at 0, 0.1, ..., 1.0, and the last at 1.05
@@ -551,7 +542,7 @@ TEST(FixedRateClip, TheShortLastIntervalInterpolatesOverItsOwnLength) {
 // last stored frame is still the pose at the clip's end, not at frame_count / rate. Truth: the source track
 // moves 1 m/s, so the last frame holds x = duration.
 TEST(FixedRateClip, TheLastFrameIsTheClipsEndEvenWithinTheFrameSlack) {
-  Skeleton skeleton = two_joints();
+  Skeleton skeleton = test::two_joint_skeleton();
   RawClip raw;
   raw.name = "hair";
   raw.duration = 1.00005f;  // 10 fps: 10.0005 frames, stored as 11 (0, 0.1, ..., 0.9, then the end)
@@ -1004,7 +995,7 @@ TEST(HostileScale, QuantizedMorphWeightChecksAreLinearInTheFile) {
 // 32-byte segments (268 MB; 2^24 frames, 521 MB) from a few hundred bytes. Such a clip is one segment; its
 // memory is what it holds.
 TEST(HostileScale, EmptySegmentsCostNoMemory) {
-  Skeleton skeleton = two_joints();
+  Skeleton skeleton = test::two_joint_skeleton();
   const int frames = (1 << 23) + 1;  // 2048 s at 4096 fps: exact in float
   const float rate = 4096, duration = 2048;
   ASSERT_EQ(Clip::frame_count_for(duration, rate), frames);
@@ -1163,7 +1154,7 @@ TEST(HostileNumbers, KeyedValuesAreRangeCheckedAndRotationsNormalised) {
 }
 
 TEST(HostileNumbers, MeshAndMorphValuesAreRangeChecked) {
-  Skeleton skeleton = two_joints();
+  Skeleton skeleton = test::two_joint_skeleton();
   auto mesh = [&](auto edit) {
     RawMesh raw;
     raw.name = "m";

@@ -14,19 +14,10 @@
 #include "ossa/core/file_io.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_sections.h"
+#include "synthetic_character.h"
 
 namespace {
 using namespace ossa;
-
-Skeleton two_joints() {
-  RawSkeleton raw;
-  raw.joints.resize(2);
-  raw.joints[0].name = "root";
-  raw.joints[1].name = "child";
-  raw.joints[1].parent = 0;
-  raw.joints[1].rest.translation = {0, 1, 0};
-  return std::move(Skeleton::build(raw)).value();
-}
 
 bool write(const std::string& path, const std::vector<uint8_t>& bytes) {
   auto written = write_file_atomically(path, bytes);
@@ -38,7 +29,7 @@ bool write(const std::string& path, const std::vector<uint8_t>& bytes) {
 // patched after encoding).
 bool write_segments(const std::string& path) {
   OssaFile file;
-  file.skeleton = two_joints();
+  file.skeleton = test::two_joint_skeleton();
   const int frames = (1 << 23) + 1;  // 2048 s at 4096 fps
   for (int c = 0; c < 8; ++c) {
     Clip::QuantizedParts parts;
@@ -58,7 +49,7 @@ bool write_segments(const std::string& path) {
 
 bool write_weights(const std::string& path) {
   OssaFile file;
-  file.skeleton = two_joints();
+  file.skeleton = test::two_joint_skeleton();
   const uint32_t keys = 250000;
   const int targets = 1024;
   std::vector<float> times(keys);
@@ -80,7 +71,7 @@ bool write_weights(const std::string& path) {
 
 bool write_notifies(const std::string& path) {
   OssaFile file;
-  file.skeleton = two_joints();
+  file.skeleton = test::two_joint_skeleton();
   RawClip raw;
   raw.name = "short";
   raw.duration = 0.001f;
