@@ -76,7 +76,7 @@ void BM_Update(benchmark::State& state, bool keyed) {
   for (auto _ : state) {
     ossa::CharacterInstance& c = crowd.next();
     ossa::update_character(asset.skeleton, c, 1.f / 60);
-    benchmark::DoNotOptimize(c.palette.data());
+    benchmark::DoNotOptimize(c.skeleton_palette.data());
   }
   state.counters["joints"] = asset.skeleton.joint_count();
 }
@@ -143,8 +143,8 @@ void BM_Palette(benchmark::State& state) {
   Crowd crowd(*f->fixed, f->clip);
   for (auto _ : state) {
     ossa::CharacterInstance& c = crowd.next();
-    ossa::PaletteJob{c.model, f->fixed->skeleton.inverse_binds(), {}, c.palette, {}}.run();
-    benchmark::DoNotOptimize(c.palette.data());
+    ossa::PaletteJob{c.model, f->fixed->skeleton.inverse_binds(), {}, c.skeleton_palette, {}}.run();
+    benchmark::DoNotOptimize(c.skeleton_palette.data());
   }
 }
 BENCHMARK(BM_Palette);
@@ -178,16 +178,10 @@ void BM_SkinPositionsNormals(benchmark::State& state) {
   std::vector<float> out_p(mesh->positions().size()), out_n(mesh->positions().size());
   std::vector<float> normals(mesh->normals().begin(), mesh->normals().end());
   if (normals.empty()) normals.assign(mesh->positions().size(), 0.5f);
-  ossa::SkinningJob job;
-  job.vertex_count = mesh->vertex_count();
-  job.influences = mesh->influences();
-  job.joint_indices = mesh->joint_indices();
-  job.joint_weights = mesh->joint_weights();
-  job.palette = palette;
-  job.in_positions = mesh->positions().data();
-  job.in_normals = normals.data();
-  job.out_positions = out_p.data();
-  job.out_normals = out_n.data();
+  ossa::SkinningJob job = ossa::SkinningJob::for_mesh(*mesh, palette);
+  job.in_normals = normals;
+  job.out_positions = out_p;
+  job.out_normals = out_n;
   for (auto _ : state) {
     job.run();
     benchmark::DoNotOptimize(out_p.data());

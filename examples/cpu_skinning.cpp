@@ -40,17 +40,20 @@ int main(int argc, char** argv) {
     anim.update(1 / 30.f);
     for (size_t m = 0; m < asset.meshes.size(); ++m) {
       const ossa::SkinnedMesh& mesh = asset.meshes[m];
+      // [snippet skin_mesh]
       // The mesh's own palette (slot k = its joint_remap()[k]); for_mesh refuses any other length.
       ossa::SkinningJob job = ossa::SkinningJob::for_mesh(mesh, anim.mesh_palette(static_cast<int>(m)));
-      job.out_positions = buffers[m][0].position;
+      // for_mesh gave every input the mesh has; ask for positions and normals, interleaved.
+      const size_t n = buffers[m].size();
+      job.out_positions = ossa::strided_span(buffers[m][0].position, sizeof(Vertex), n, 3);
       job.out_positions_stride = sizeof(Vertex);
       if (!mesh.normals().empty()) {
-        job.in_normals = mesh.normals().data();
-        job.out_normals = buffers[m][0].normal;
+        job.out_normals = ossa::strided_span(buffers[m][0].normal, sizeof(Vertex), n, 3);
         job.out_normals_stride = sizeof(Vertex);
       }
       if (!job.run())
         return std::fprintf(stderr, "mesh %s: skinning refused its input\n", mesh.name().c_str()), 1;
+      // [/snippet]
       // ... upload buffers[m] to your vertex buffer here.
     }
   }

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   const int clips = static_cast<int>(character.asset.clips.size());
   if (clips == 0) return std::fprintf(stderr, "%s has no clips\n", argv[1]), 1;
 
+  // [snippet crowd_threads]
   // Set-up allocates (animators size their buffers once); the frame loop below does not.
   std::vector<ossa::Animator> crowd;
   crowd.reserve(count);
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     });
     // Here: crowd[i].mesh_palette(m) to your renderer, or events() for sounds, from one thread.
   }
+  // [/snippet]
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 

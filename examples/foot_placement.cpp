@@ -59,12 +59,14 @@ int main(int argc, char** argv) {
 
   ossa::SamplingCache cache;
   const float dt = 1 / 30.f, speed = 1.2f;
+  // [snippet foot_placement_job]
   ossa::FootPlacementJob feet;
   feet.skeleton = &skeleton, feet.locals = locals, feet.model = model, feet.pelvis = pelvis;
   feet.legs = legs, feet.ground = {ground_for_job, nullptr}, feet.forward = forward;
   bool reached[2];
   float drop = 0;
   feet.reached = reached, feet.pelvis_drop = &drop;
+  // [/snippet]
   if (!feet.validate())
     return std::fprintf(stderr, "%s: the legs are not chains thigh-calf-foot-ball under the pelvis\n",
                         argv[1]),

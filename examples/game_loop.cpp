@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
               hero.has_notifies() ? "yes" : "no");
 
   ossa::Animator anim = hero.animator();  // this character's own state: playheads, poses, palettes
+  // [snippet notifies]
   // Notifies by name; payloads are JSON text as authored ({"foot": "left", "sound": "step_grass"}).
   int steps = 0, waves = 0;
   anim.on("FootL", [&](const ossa::AnimEvent& e) {
@@ -44,7 +45,9 @@ int main(int argc, char** argv) {
   anim.on("FootR", [&](const ossa::AnimEvent& e) { ++steps, std::printf("  t=%.2f FootR\n", e.time); });
   anim.on("WaveStart",
           [&](const ossa::AnimEvent& e) { ++waves, std::printf("  t=%.2f WaveStart\n", e.time); });
+  // [/snippet]
 
+  // [snippet play_and_crossfade]
   // Clips by name: "Walk" also finds Blender's "Armature|Walk". An unknown name is an error you can see.
   const int walk = hero.asset.find_clip("Walk"), wave = hero.asset.find_clip("Wave");
   if (!anim.play(walk)) return std::fprintf(stderr, "no clip 'Walk'\n"), 1;
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
     for (int m = 0; m < anim.mesh_count(); ++m)
       renderer.upload_palette(hero.asset.meshes[m].name(), anim.mesh_palette(m));
   }
+  // [/snippet]
   std::printf("170 frames played: %d footsteps, %d wave starts, %d palette uploads, now playing '%s'\n",
               steps, waves, renderer.uploads, hero.asset.clips[anim.clip()].name().c_str());
   // The sample's Walk has footsteps, and Wave's start notify fires during the crossfade into it.

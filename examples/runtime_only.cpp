@@ -11,9 +11,11 @@
 int main(int argc, char** argv) {
   if (argc < 2) return std::fprintf(stderr, "usage: runtime_only FILE.ossa\n"), 2;
   // Assets, notifies (embedded by convert, or FILE.notifies.json), root motion, materials: one call.
+  // [snippet load_ossa]
   auto loaded = ossa::load_ossa_character(argv[1]);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.error().c_str()), 1;
   const ossa::LoadedCharacter& hero = **loaded;
+  // [/snippet]
   std::printf("%s: %d joints, %zu clips, %zu meshes, %zu materials, notifies: %s\n", argv[1],
               hero.asset.skeleton.joint_count(), hero.asset.clips.size(), hero.asset.meshes.size(),
               hero.materials.size(), hero.has_notifies() ? "yes" : "no");
@@ -34,7 +36,7 @@ int main(int argc, char** argv) {
     const ossa::SkinnedMesh& mesh = hero.asset.meshes[0];
     std::vector<float> positions(3 * static_cast<size_t>(mesh.vertex_count()));
     ossa::SkinningJob job = ossa::SkinningJob::for_mesh(mesh, anim.mesh_palette(0));
-    job.out_positions = positions.data();
+    job.out_positions = positions;
     if (!job.run()) return std::fprintf(stderr, "skinning refused its input\n"), 1;
     std::printf("skinned %d vertices of '%s'; %d events\n", mesh.vertex_count(), mesh.name().c_str(), events);
   }

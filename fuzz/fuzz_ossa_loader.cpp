@@ -132,8 +132,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!morph.run()) __builtin_trap();  // the loader promises valid targets
     std::vector<float> out(mesh.positions().size());
     ossa::SkinningJob job = ossa::SkinningJob::for_mesh(mesh, palette);
-    job.in_positions = morphed.data();
-    job.out_positions = out.data();
+    job.in_positions = morphed;
+    job.out_positions = out;
     job.run();
   }
   return 0;

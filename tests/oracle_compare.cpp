@@ -128,8 +128,8 @@ OracleEvaluator runtime_evaluator(Clip::Layout layout) {
       }
       std::vector<float> skinned(morphed.size());
       SkinningJob skin = SkinningJob::for_mesh(mesh, animator.mesh_palette(m));
-      skin.in_positions = morphed.data();
-      skin.out_positions = skinned.data();
+      skin.in_positions = morphed;
+      skin.out_positions = skinned;
       if (!skin.run()) return OraclePose{{}, {}, "SkinningJob refused mesh " + std::to_string(m)};
       std::vector<Vec3>& out = pose.meshes.emplace_back(mesh.vertex_count());
       for (int v = 0; v < mesh.vertex_count(); ++v)

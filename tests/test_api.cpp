@@ -39,12 +39,117 @@ TEST(PaletteMisuse, SkeletonPaletteOnAMeshFailsValidate) {
   anim.play(0);
   anim.update(0.25f);
   const SkinnedMesh& body = asset.meshes[0];
-  ASSERT_NE(body.joint_remap().size(), anim.palette().size());
+  ASSERT_NE(body.joint_remap().size(), anim.skeleton_palette().size());
   std::vector<float> out(static_cast<size_t>(body.vertex_count()) * 3);
-  SkinningJob job = SkinningJob::for_mesh(body, anim.palette());
-  job.out_positions = out.data();
+  SkinningJob job = SkinningJob::for_mesh(body, anim.skeleton_palette());
+  job.out_positions = out;
   EXPECT_FALSE(job.validate());
   EXPECT_FALSE(job.run());
+}
+
+// A hand-filled job (not for_mesh) must state the mesh's slot count: with the skeleton palette and no slot
+// count, the Body was skinned 1.18 m off and run() returned true.
+TEST(PaletteMisuse, HandFilledJobWithoutTheSlotCountFailsValidate) {
+  CharacterAsset asset = load_sample("ossa_sample.glb");
+  Animator anim(asset);
+  ASSERT_TRUE(anim.play(0));
+  anim.update(0.25f);
+  const SkinnedMesh& body = asset.meshes[0];
+  std::vector<float> out(static_cast<size_t>(body.vertex_count()) * 3);
+  SkinningJob job;
+  job.vertex_count = body.vertex_count();
+  job.influences = body.influences();
+  job.joint_indices = body.joint_indices();
+  job.joint_weights = body.joint_weights();
+  job.palette = anim.skeleton_palette();
+  job.in_positions = body.positions();
+  job.out_positions = out;
+  EXPECT_FALSE(job.validate()) << "no slot count given";
+  job.palette_slots = body.inverse_binds().size();
+  EXPECT_FALSE(job.validate()) << "a skeleton palette for a mesh's slots";
+  job.palette = anim.mesh_palette(0);
+  EXPECT_TRUE(job.run());
+}
+
+// Every stream is a span that validate() measures: a 100-vertex output for the 3,343-vertex Body passed
+// validate() and run() wrote past it (SEGV); an interleaved stream whose span ends one vertex short too.
+TEST(SkinningJobMisuse, ShortBuffersFailValidate) {
+  CharacterAsset asset = load_sample("ossa_sample.glb");
+  Animator anim(asset);
+  anim.update(0);
+  const SkinnedMesh& body = asset.meshes[0];
+  ASSERT_GT(body.vertex_count(), 100);
+  const size_t n = static_cast<size_t>(body.vertex_count());
+  std::vector<float> short_out(100 * 3, -1.f);
+  SkinningJob job = SkinningJob::for_mesh(body, anim.mesh_palette(0));
+  job.out_positions = short_out;
+  EXPECT_FALSE(job.validate());
+  EXPECT_FALSE(job.run());
+  EXPECT_EQ(short_out.back(), -1.f);
+
+  // Interleaved position + normal, 24 bytes a vertex; the last normal's span is 1 float short.
+  std::vector<float> interleaved(n * 6);
+  job.out_positions = strided_span(interleaved.data(), 24, n, 3);
+  job.out_positions_stride = 24;
+  job.out_normals = strided_span(interleaved.data() + 3, 24, n, 3).first((n - 1) * 6 + 2);
+  job.out_normals_stride = 24;
+  EXPECT_FALSE(job.validate());
+  job.out_normals = strided_span(interleaved.data() + 3, 24, n, 3);
+  EXPECT_TRUE(job.validate());
+  job.out_normals_stride = 10;  // smaller than a normal
+  EXPECT_FALSE(job.validate());
+  job.out_normals_stride = 24;
+  job.in_positions = body.positions().first(body.positions().size() - 3);  // one input vertex short
+  EXPECT_FALSE(job.validate());
+}
+
+// An output without its input was left untouched while run() returned true; for_mesh filled positions only.
+TEST(SkinningJobMisuse, ForMeshFillsEveryStreamAndAnOutputNeedsItsInput) {
+  CharacterAsset asset = load_sample("ossa_sample.glb");
+  Animator anim(asset);
+  ASSERT_TRUE(anim.play(asset.find_clip("Walk")));
+  anim.update(0.3f);
+  const SkinnedMesh& body = asset.meshes[0];
+  ASSERT_FALSE(body.normals().empty());
+  ASSERT_FALSE(body.tangents().empty());
+  const size_t n = static_cast<size_t>(body.vertex_count());
+  SkinningJob job = SkinningJob::for_mesh(body, anim.mesh_palette(0));
+  EXPECT_EQ(job.in_normals.size(), body.normals().size());
+  EXPECT_EQ(job.in_tangents.size(), body.tangents().size());
+  std::vector<float> positions(n * 3), normals(n * 3, 7.f), tangents(n * 4, 7.f);
+  job.out_positions = positions;
+  job.out_normals = normals;
+  job.out_tangents = tangents;
+  ASSERT_TRUE(job.run());
+  // Independent truth through the positions path (verified against Blender): M * (n, 0) is
+  // M * (n, 1) - M * (0, 1), two position-only runs. Tangents likewise, their w copied.
+  auto positions_only = [&](std::span<const float> in) {
+    std::vector<float> out(n * 3);
+    SkinningJob p = SkinningJob::for_mesh(body, anim.mesh_palette(0));
+    p.in_positions = in;
+    p.out_positions = out;
+    EXPECT_TRUE(p.run());
+    return out;
+  };
+  const std::vector<float> zeros(n * 3, 0.f);
+  std::vector<float> tangent_xyz(n * 3);
+  for (size_t v = 0; v < n; ++v)
+    for (int c = 0; c < 3; ++c) tangent_xyz[v * 3 + c] = body.tangents()[v * 4 + c];
+  const std::vector<float> origin = positions_only(zeros), moved_n = positions_only(body.normals()),
+                           moved_t = positions_only(tangent_xyz);
+  for (size_t v = 0; v < n; ++v) {
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_NEAR(normals[v * 3 + c], moved_n[v * 3 + c] - origin[v * 3 + c], 1e-5f) << "vertex " << v;
+      ASSERT_NEAR(tangents[v * 4 + c], moved_t[v * 3 + c] - origin[v * 3 + c], 1e-5f) << "vertex " << v;
+    }
+    ASSERT_EQ(tangents[v * 4 + 3], body.tangents()[v * 4 + 3]) << "vertex " << v;
+  }
+  job.in_normals = {};  // normals out, nothing to read: refused
+  EXPECT_FALSE(job.validate());
+  job.out_normals = {};  // neither: not produced
+  job.in_tangents = {};
+  job.out_tangents = {};
+  EXPECT_TRUE(job.run());
 }
 
 // The right way has a name: Animator::mesh_palette(m), the mesh's own slots (PaletteJob with joint_remap).
@@ -73,7 +178,7 @@ TEST(PaletteMisuse, AnimatorMeshPalettesSkinLikeTheReference) {
     ASSERT_EQ(anim.mesh_palette(m).size(), mesh.joint_remap().size());
     std::vector<float> out(static_cast<size_t>(mesh.vertex_count()) * 3);
     SkinningJob job = SkinningJob::for_mesh(mesh, anim.mesh_palette(m));
-    job.out_positions = out.data();
+    job.out_positions = out;
     ASSERT_TRUE(job.run()) << mesh.name();
     const auto expected = reference::skin_mesh(scene->meshes[m], model).positions;
     float worst = 0;

@@ -413,8 +413,8 @@ std::vector<std::vector<float>> posed_vertices(const Skeleton& skeleton, std::sp
     std::vector<Mat4> palette(mesh.inverse_binds().size());
     EXPECT_TRUE((PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
     SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
-    skin.in_positions = morphed.data();
-    skin.out_positions = skinned.data();
+    skin.in_positions = morphed;
+    skin.out_positions = skinned;
     EXPECT_TRUE(skin.run());
     out.push_back(std::move(skinned));
   }
@@ -835,12 +835,12 @@ std::vector<float> skinned_tangents(const CharacterAsset& asset, float time) {
   EXPECT_TRUE((PaletteJob{a.model(), mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
   std::vector<float> out_p(positions.size()), out_n(normals.size()), out_t(tangents.size());
   SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
-  skin.in_positions = positions.data();
-  skin.in_normals = normals.data();
-  skin.in_tangents = tangents.data();
-  skin.out_positions = out_p.data();
-  skin.out_normals = out_n.data();
-  skin.out_tangents = out_t.data();
+  skin.in_positions = positions;
+  skin.in_normals = normals;
+  skin.in_tangents = tangents;
+  skin.out_positions = out_p;
+  skin.out_normals = out_n;
+  skin.out_tangents = out_t;
   EXPECT_TRUE(skin.run());
   return out_t;
 }

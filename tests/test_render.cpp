@@ -463,8 +463,8 @@ TEST(Render, BakedBoundsHoldEveryMorphedVertex) {
             first += n;
             skinned.resize(morphed.size());
             SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
-            skin.in_positions = morphed.data();
-            skin.out_positions = skinned.data();
+            skin.in_positions = morphed;
+            skin.out_positions = skinned;
             ASSERT_TRUE(skin.run());
             for (size_t i = 0; i + 2 < skinned.size(); i += 3, ++vertices) {
               const float p[3] = {skinned[i], skinned[i + 1], skinned[i + 2]};

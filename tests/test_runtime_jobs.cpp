@@ -95,7 +95,7 @@ Errors run_against_reference(const ImportedScene& scene, const CharacterAsset& a
       EXPECT_TRUE((PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run()));
       std::vector<float> out(mesh.positions().size());
       SkinningJob skin = SkinningJob::for_mesh(mesh, palette);
-      skin.out_positions = out.data();
+      skin.out_positions = out;
       EXPECT_TRUE(skin.run());
       auto expected = reference::skin_mesh(scene.meshes[m], ref).positions;
       for (int v = 0; v < mesh.vertex_count(); ++v)
@@ -176,6 +176,7 @@ TEST(RuntimeJobs, SkinningRefusesAnIndexOnePastThePalette) {
   job.joint_indices = joints;
   job.joint_weights = weights;
   job.palette = palette;
+  job.palette_slots = 2;
   job.in_positions = position;
   job.out_positions = out;
   EXPECT_FALSE(job.validate());
@@ -278,16 +279,18 @@ TEST(RuntimeJobs, ValidateRejectsMalformedInputAndRunWritesNothing) {
   skin.joint_indices = mesh.joint_indices();
   skin.joint_weights = mesh.joint_weights();
   skin.palette = palette;
-  skin.in_positions = mesh.positions().data();
-  skin.out_positions = out.data();
+  skin.palette_slots = palette.size();
+  skin.in_positions = mesh.positions();
+  skin.out_positions = out;
   EXPECT_FALSE(skin.run());
   skin.influences = mesh.influences();
   skin.palette = std::span<const Mat4>(palette.data(), 1);  // indices past the palette
   EXPECT_FALSE(skin.run());
   skin.palette = palette;
-  skin.in_normals = mesh.normals().data();  // normals in, nowhere to write them
+  std::vector<float> out_normals(mesh.positions().size());
+  skin.out_normals = out_normals;  // normals out, nothing to read them from
   EXPECT_FALSE(skin.run());
-  skin.in_normals = nullptr;
+  skin.out_normals = {};
   skin.joint_weights = mesh.joint_weights().first(3);  // too short
   EXPECT_FALSE(skin.run());
   EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float v) { return v == 0; }))

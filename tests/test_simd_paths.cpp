@@ -128,12 +128,13 @@ TEST(RuntimeJobs, SimdPathsAgreeWithScalar) {
       skin.joint_indices = mesh.joint_indices();
       skin.joint_weights = mesh.joint_weights();
       skin.palette = o.palette;
-      skin.in_positions = mesh.positions().data();
-      skin.in_normals = mesh.normals().data();
-      skin.in_tangents = mesh.tangents().data();
-      skin.out_positions = o.positions.data();
-      skin.out_normals = o.normals.data();
-      skin.out_tangents = o.tangents.data();
+      skin.palette_slots = o.palette.size();
+      skin.in_positions = mesh.positions();
+      skin.in_normals = mesh.normals();
+      skin.in_tangents = mesh.tangents();
+      skin.out_positions = o.positions;
+      skin.out_normals = o.normals;
+      skin.out_tangents = o.tangents;
       EXPECT_TRUE(skin.run());
       return o;
     };
@@ -209,16 +210,17 @@ TEST(RuntimeJobs, SimdSkinningAgreesWithScalarForEveryInfluenceCountAndStream) {
         job.joint_indices = indices;
         job.joint_weights = weights;
         job.palette = palette;
-        job.in_positions = mesh.positions().data();
-        job.out_positions = out.data();
+        job.palette_slots = palette.size();
+        job.in_positions = mesh.positions();
+        job.out_positions = std::span<float>(out).first(3 * static_cast<size_t>(n));
         if (normals) {
-          job.in_normals = mesh.normals().data();
-          job.out_normals = out.data() + 3 * n;
+          job.in_normals = mesh.normals();
+          job.out_normals = strided_span(out.data() + 3 * n, 16, n, 3);
           job.out_normals_stride = 16;
         }
         if (tangents) {
-          job.in_tangents = mesh.tangents().data();
-          job.out_tangents = out.data() + 7 * n;
+          job.in_tangents = mesh.tangents();
+          job.out_tangents = std::span<float>(out).subspan(7 * static_cast<size_t>(n));
         }
         EXPECT_TRUE(job.run());
         return out;
@@ -372,8 +374,11 @@ TEST(RuntimeJobs, SkinningHandlesInterleavedStridesAndInPlace) {
     job.joint_indices = joints;
     job.joint_weights = weights;
     job.palette = palette;
-    job.in_positions = job.out_positions = &vertex[0][0];
-    job.in_normals = job.out_normals = &vertex[0][3];
+    job.palette_slots = 2;
+    job.out_positions = strided_span(&vertex[0][0], 24, 1, 3);
+    job.out_normals = strided_span(&vertex[0][3], 24, 1, 3);
+    job.in_positions = job.out_positions;
+    job.in_normals = job.out_normals;
     job.in_positions_stride = job.out_positions_stride = job.in_normals_stride = job.out_normals_stride = 24;
     ASSERT_TRUE(job.run());
     // 0.5 * (2, 0, 0) + 0.5 * (0, 1, 0); normal: 0.5 * (1, 0, 0) + 0.5 * (0, 1, 0).

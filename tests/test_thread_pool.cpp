@@ -496,9 +496,9 @@ RunRecord run_crowd_and_animators(const SampleFixture& f, int threads) {
       }
     });
     for (const CharacterInstance& c : crowd)
-      for (const Mat4& m : c.palette) append_bits(record.poses, m);
+      for (const Mat4& m : c.skeleton_palette) append_bits(record.poses, m);
     for (size_t i = 0; i < animators.size(); ++i) {
-      for (const Mat4& m : animators[i].palette()) append_bits(record.poses, m);
+      for (const Mat4& m : animators[i].skeleton_palette()) append_bits(record.poses, m);
       record.events.insert(record.events.end(), frame_events[i].begin(), frame_events[i].end());
       append_bits(record.events, -1);  // frame separator
     }
@@ -555,7 +555,7 @@ std::vector<unsigned char> crowd_palettes(Executor* executor, const SampleFixtur
       for (CharacterInstance& c : crowd) update_character(f.asset.skeleton, c, 1.f / 30);
     }
     for (const CharacterInstance& c : crowd)
-      for (const Mat4& m : c.palette) append_bits(out, m);
+      for (const Mat4& m : c.skeleton_palette) append_bits(out, m);
   }
   return out;
 }

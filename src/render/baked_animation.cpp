@@ -86,7 +86,7 @@ void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model,
     scratch.positions.resize(static_cast<size_t>(mesh.vertex_count()) * 3);
     if (!PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), scratch.palette, {}}.run()) continue;
     SkinningJob job = SkinningJob::for_mesh(mesh, scratch.palette);
-    job.out_positions = scratch.positions.data();
+    job.out_positions = scratch.positions;
     if (!job.run()) continue;
     for (size_t i = 0; i + 2 < scratch.positions.size(); i += 3) {
       const Vec3 p{scratch.positions[i], scratch.positions[i + 1], scratch.positions[i + 2]};

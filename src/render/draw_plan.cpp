@@ -176,16 +176,16 @@ void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, std::span
   scratch.palette.resize(mesh.inverse_binds().size());
   PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), scratch.palette, {}}.run();
   stream.assign(static_cast<size_t>(n) * kSkinnedFloats, 0.f);
-  const float* in_normals = mesh.normals().data();
-  const float* in_tangents = mesh.tangents().data();
+  std::span<const float> in_normals = mesh.normals();
+  std::span<const float> in_tangents = mesh.tangents();
   if (mesh.normals().empty()) {
     scratch.normals.assign(static_cast<size_t>(n) * 3, 0.f);
-    in_normals = scratch.normals.data();
+    in_normals = scratch.normals;
   }
   if (mesh.tangents().empty()) {
     scratch.tangents.assign(static_cast<size_t>(n) * 4, 0.f);
     for (int v = 0; v < n; ++v) scratch.tangents[v * 4] = 1, scratch.tangents[v * 4 + 3] = 1;
-    in_tangents = scratch.tangents.data();
+    in_tangents = scratch.tangents;
   }
   // One interleaved stream (position, normal, tangent) through the strided SkinningJob.
   SkinningJob job = SkinningJob::for_mesh(mesh, scratch.palette);
@@ -198,17 +198,18 @@ void skin_on_cpu(const SkinnedMesh& mesh, std::span<const Mat4> model, std::span
     morph.out_normals = scratch.morphed_normals;
     morph.out_tangents = scratch.morphed_tangents;
     if (morph.run()) {
-      job.in_positions = scratch.morphed_positions.data();
-      if (!mesh.normals().empty()) in_normals = scratch.morphed_normals.data();
-      if (!mesh.tangents().empty()) in_tangents = scratch.morphed_tangents.data();
+      job.in_positions = scratch.morphed_positions;
+      if (!mesh.normals().empty()) in_normals = scratch.morphed_normals;
+      if (!mesh.tangents().empty()) in_tangents = scratch.morphed_tangents;
     }
   }
   job.in_normals = in_normals;
   job.in_tangents = in_tangents;
-  job.out_positions = stream.data();
-  job.out_normals = stream.data() + 3;
-  job.out_tangents = stream.data() + 6;
-  job.out_positions_stride = job.out_normals_stride = job.out_tangents_stride = kSkinnedFloats * 4;
+  const size_t stride = kSkinnedFloats * sizeof(float), count = static_cast<size_t>(n);
+  job.out_positions = strided_span(stream.data(), stride, count, 3);
+  job.out_normals = strided_span(stream.data() + 3, stride, count, 3);
+  job.out_tangents = strided_span(stream.data() + 6, stride, count, 4);
+  job.out_positions_stride = job.out_normals_stride = job.out_tangents_stride = stride;
   job.run();
 }
 

@@ -14,7 +14,7 @@ void CharacterInstance::init(const Skeleton& skeleton, const Clip* c, float t) {
   time = t;
   locals.assign(skeleton.joint_count(), JointPose{});
   model.assign(skeleton.joint_count(), Mat4{});
-  palette.assign(skeleton.joint_count(), Mat4{});
+  skeleton_palette.assign(skeleton.joint_count(), Mat4{});
   cache.reset(c);
 }
 
@@ -26,7 +26,7 @@ bool update_character(const Skeleton& skeleton, CharacterInstance& c, float dt) 
   if (duration > 0 && (c.time > duration || c.time < 0)) c.time -= std::floor(c.time / duration) * duration;
   return SampleJob{c.clip, c.time, &c.cache, c.locals}.run() &&
          LocalToModelJob{&skeleton, c.locals, c.model}.run() &&
-         PaletteJob{c.model, skeleton.inverse_binds(), {}, c.palette, {}}.run();
+         PaletteJob{c.model, skeleton.inverse_binds(), {}, c.skeleton_palette, {}}.run();
 }
 
 void update_crowd(Executor& executor, const Skeleton& skeleton, std::span<CharacterInstance> characters,

@@ -113,8 +113,8 @@ int run_eval_ossa(const EvalArgs& args) {
         std::vector<Mat4> palette(mesh.inverse_binds().size());
         PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
         SkinningJob job = SkinningJob::for_mesh(mesh, palette);
-        job.in_positions = morphed.data();
-        job.out_positions = out_p.data();
+        job.in_positions = morphed;
+        job.out_positions = out_p;
         job.run();
       }
       ordered_json verts = ordered_json::array();

@@ -77,8 +77,8 @@ void animated_bounds(const CharacterAsset& asset, const Clip* clip, const std::v
           MorphJob::for_mesh(mesh, std::span<const float>(weights).subspan(first_weight, targets));
       first_weight += targets;
       morph.out_positions = morphed;
-      if (targets > 0 && morph.run()) job.in_positions = morphed.data();
-      job.out_positions = out.data();
+      if (targets > 0 && morph.run()) job.in_positions = morphed;
+      job.out_positions = out;
       job.run();
       for (size_t v = 0; v + 2 < out.size(); v += 3) grow({out[v], out[v + 1], out[v + 2]});
     }

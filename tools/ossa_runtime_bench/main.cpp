@@ -69,7 +69,7 @@ Stages measure(const CharacterAsset& asset, const Clip& clip, int rounds) {
   s.update = median_ns(rounds, ops, [&] {
     for (int f = 0; f < kFrames; ++f)
       for (auto& c : characters) update_character(asset.skeleton, c, dt);
-    g_sink = characters[0].palette[0].m[12];
+    g_sink = characters[0].skeleton_palette[0].m[12];
   });
   FlushDenormalsScope flush;  // as update_character
   s.sample = median_ns(rounds, ops, [&] {
@@ -87,8 +87,9 @@ Stages measure(const CharacterAsset& asset, const Clip& clip, int rounds) {
   });
   s.palette = median_ns(rounds, ops, [&] {
     for (int f = 0; f < kFrames; ++f)
-      for (auto& c : characters) PaletteJob{c.model, asset.skeleton.inverse_binds(), {}, c.palette, {}}.run();
-    g_sink = characters[0].palette[0].m[12];
+      for (auto& c : characters)
+        PaletteJob{c.model, asset.skeleton.inverse_binds(), {}, c.skeleton_palette, {}}.run();
+    g_sink = characters[0].skeleton_palette[0].m[12];
   });
   return s;
 }

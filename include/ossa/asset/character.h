@@ -1,7 +1,13 @@
 // ossa/asset/character.h — everything one imported file gives the runtime: skeleton, clips, skinned meshes.
 //
-//   auto scene = ossa::import_file("hero.fbx");            // ossa::import
-//   auto hero = ossa::CharacterAsset::build(*scene);       // fixed-rate clips by default
+// snippet: examples/building_blocks.cpp import_and_build
+//   ossa::ImportOptions options;  // max_influences = 4, right-handed
+//   options.isolate = false;      // our own file; keep the guard on for files from elsewhere
+//   auto scene = ossa::import_file(argv[1], options);
+//   if (!scene) return std::fprintf(stderr, "%s\n", scene.error().c_str()), 1;
+//   auto built = ossa::CharacterAsset::build(*scene);  // fixed-rate clips by default
+//   if (!built) return std::fprintf(stderr, "%s\n", built.error().c_str()), 1;
+//   const ossa::CharacterAsset& asset = *built;  // immutable: shared by every instance and thread
 // or from a `.ossa` file (ossa::runtime only): ossa::read_ossa("hero.ossa")->character(), or in one call
 // with notifies, ossa::load_ossa_character (ossa/serialize/load.h).
 // The result is immutable and shared by every character instance (and thread) that plays it.

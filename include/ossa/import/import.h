@@ -1,8 +1,13 @@
 // ossa/import/import.h — reading FBX, glTF 2.0 and COLLADA files into an ImportedScene.
 //
-//   ossa::ImportOptions options;          // max_influences = 4, right-handed
-//   auto scene = ossa::import_file("hero.fbx", options);
-//   if (!scene) { std::fprintf(stderr, "%s\n", scene.error().c_str()); return 1; }
+// snippet: examples/building_blocks.cpp import_and_build
+//   ossa::ImportOptions options;  // max_influences = 4, right-handed
+//   options.isolate = false;      // our own file; keep the guard on for files from elsewhere
+//   auto scene = ossa::import_file(argv[1], options);
+//   if (!scene) return std::fprintf(stderr, "%s\n", scene.error().c_str()), 1;
+//   auto built = ossa::CharacterAsset::build(*scene);  // fixed-rate clips by default
+//   if (!built) return std::fprintf(stderr, "%s\n", built.error().c_str()), 1;
+//   const ossa::CharacterAsset& asset = *built;  // immutable: shared by every instance and thread
 //
 // The import goes through assimp 5.2.5 with the traps we know handled (see docs in import/assimp_import.cpp):
 // FBX pivots and pre-rotations are folded into the nodes (no "$AssimpFbx$" helpers), units and axes are

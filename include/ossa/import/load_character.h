@@ -1,8 +1,10 @@
 // ossa/import/load_character.h — any character file ready for an Animator in one call (ossa::import).
 //
-//   auto hero = ossa::load_character("hero.fbx");   // or .glb, .gltf, .dae, .ossa
-//   if (!hero) { std::fprintf(stderr, "%s\n", hero.error().c_str()); return 1; }
-//   ossa::Animator anim = (*hero)->animator();
+// snippet: examples/quick_start.cpp load_character
+//   auto loaded = ossa::load_character(argv[1]);  // a model file or .ossa; load_ossa_character: .ossa only
+//   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.error().c_str()), 1;
+//   const ossa::LoadedCharacter& hero = **loaded;  // shared, read-only: any number of animators may use it
+//   ossa::Animator anim = hero.animator();         // its notifies (sidecar or embedded) attached
 //
 // A `.ossa` file (recognised by its magic bytes) goes to load_ossa_character (ossa/serialize/load.h, which
 // needs only ossa::runtime); a model file is imported (guarded, ImportOptions), built (CharacterBuildOptions)

@@ -1,12 +1,10 @@
 // ossa/render/d3d11_renderer.h — the Direct3D 11 backend of CharacterRenderer (ossa/render/renderer.h),
 // Windows.
 //
-//   auto device = ossa::D3D11Device::create();                 // hardware adapter, offscreen
-//   if (!device) { std::fprintf(stderr, "%s\n", device.error().c_str()); return 1; }
-//   auto renderer = ossa::create_d3d11_renderer(*device, hero.asset, hero.materials, hero.textures);
-//   renderer->begin_frame({512, 512, camera, ossa::LightingMode::kPhong});
-//   renderer->draw_palette(ossa::Mat4{}, animator.model());
-//   ossa::Image image = renderer->end_frame();                 // render target -> staging copy -> RGBA8
+// Used as the OpenGL backend is (see the example in ossa/render/renderer.h), with ossa::D3D11Device::create()
+// (the hardware adapter, offscreen) in place of the GL context and create_d3d11_renderer(*device, asset,
+// materials, textures) in place of create_gl_renderer(); end_frame() copies the render target to a staging
+// texture and reads it back as RGBA8.
 //
 // How the classic Direct3D 11 skinning design maps onto it:
 // - The palette (each mesh's model x inverse bind per palette slot) is a 768 x 1 RGBA32F texture, three

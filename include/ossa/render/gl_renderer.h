@@ -1,10 +1,15 @@
 // ossa/render/gl_renderer.h — the OpenGL 4.5 core backend of CharacterRenderer (ossa/render/renderer.h).
 //
-//   auto gl = ossa::GlContext::create_headless();       // EGL surfaceless (Mesa llvmpipe without a GPU)
-//   auto renderer = ossa::create_gl_renderer(*gl, asset, scene);
-//   renderer->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
-//   renderer->draw_palette(world, animator.model());     // palette in a uniform buffer (std140 mat4[256])
-//   ossa::Image image = renderer->end_frame();
+// snippet: examples/render_character.cpp render_frame
+//   auto gl = ossa::GlContext::create_headless();  // EGL, no window (Mesa's llvmpipe without a GPU)
+//   if (!gl) return std::fprintf(stderr, "%s\n", gl.error().c_str()), 1;
+//   auto renderer =
+//       ossa::create_gl_renderer(*gl, hero.asset, hero.materials, hero.textures, hero.flip_textures);
+//   if (!renderer) return std::fprintf(stderr, "%s\n", renderer.error().c_str()), 1;
+//   (*renderer)->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
+//   // GPU palette skinning (and morph targets); end_frame() reads the picture back, top row first.
+//   (*renderer)->draw_palette(world, animator.model(), animator.morph_weights());
+//   ossa::Image image = (*renderer)->end_frame();
 //
 // Palettes go in a uniform buffer per mesh draw; the bake is a 2D texture array; per-instance evaluation of a
 // crowd is a compute pass writing each instance's skinning matrices to a shader storage buffer (where vertex

@@ -1,10 +1,17 @@
 // ossa/render/renderer.h — what every rendering backend draws, and how it is asked to.
 //
-//   auto gl = ossa::GlContext::create_headless();                  // or ossa::D3D11Device::create()
-//   auto renderer = ossa::create_gl_renderer(*gl, asset, materials, textures);
-//   renderer->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
-//   renderer->draw_palette(world, animator.model());              // GPU skinning, each mesh's palette
-//   ossa::Image image = renderer->end_frame();
+// snippet: examples/render_character.cpp render_frame
+//   auto gl = ossa::GlContext::create_headless();  // EGL, no window (Mesa's llvmpipe without a GPU)
+//   if (!gl) return std::fprintf(stderr, "%s\n", gl.error().c_str()), 1;
+//   auto renderer =
+//       ossa::create_gl_renderer(*gl, hero.asset, hero.materials, hero.textures, hero.flip_textures);
+//   if (!renderer) return std::fprintf(stderr, "%s\n", renderer.error().c_str()), 1;
+//   (*renderer)->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
+//   // GPU palette skinning (and morph targets); end_frame() reads the picture back, top row first.
+//   (*renderer)->draw_palette(world, animator.model(), animator.morph_weights());
+//   ossa::Image image = (*renderer)->end_frame();
+// (Direct3D 11: ossa::D3D11Device::create() and create_d3d11_renderer() in place of the GL context and
+// create_gl_renderer(), ossa/render/d3d11_renderer.h.)
 //
 // A CharacterRenderer draws one character's meshes through three skinning paths that share one pipeline
 // (vertex layout, lighting), so they can be compared pixel by pixel: palette skinning (each mesh's palette,

@@ -1,11 +1,19 @@
 // ossa/runtime/animator.h — the per-character animation instance a game drives every frame.
 //
-//   ossa::Animator hero(asset, &notifies);            // asset and notifies are shared, read-only
-//   if (!hero.play(asset.find_clip("Walk"))) ...      // false: no such clip
-//   hero.on("FootL", [](const ossa::AnimEvent& e) { play_sound(e); });
-//   each frame: hero.update(dt); hero.dispatch();      // or read hero.events() yourself
-//               for each mesh m: upload hero.mesh_palette(m) (GPU skinning), or skin on the CPU with
-//               ossa::SkinningJob::for_mesh(asset.meshes[m], hero.mesh_palette(m))
+// snippet: examples/quick_start.cpp quick_start
+//   auto loaded = ossa::load_character(argv[1]);  // a model file or .ossa; load_ossa_character: .ossa only
+//   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.error().c_str()), 1;
+//   const ossa::LoadedCharacter& hero = **loaded;  // shared, read-only: any number of animators may use it
+//   ossa::Animator anim = hero.animator();         // its notifies (sidecar or embedded) attached
+//   auto on_step = [&](const ossa::AnimEvent& e) { ++steps, std::printf("step at %.2f s\n", e.time); };
+//   if (!anim.on("FootL", on_step)) return std::fprintf(stderr, "no notify 'FootL'\n"), 1;
+//   if (!anim.play(hero.asset.find_clip("Walk"))) return std::fprintf(stderr, "no clip 'Walk'\n"), 1;
+//   for (int frame = 0; frame < 120; ++frame) {  // your frame loop
+//     anim.update(1 / 60.f);
+//     anim.dispatch();  // calls the handlers of this update's notifies
+//     for (int m = 0; m < anim.mesh_count(); ++m) upload(m, anim.mesh_palette(m));  // the mesh's own slots
+//   }
+// (CPU skinning instead: ossa::SkinningJob::for_mesh(asset.meshes[m], anim.mesh_palette(m)).)
 //
 // Palettes: a mesh's vertices index its own palette slots (SkinnedMesh::joint_remap() maps slot -> joint),
 // so skin mesh m with mesh_palette(m) (slot k = model[remap[k]] * mesh inverse_bind[k]). palette() has one
@@ -110,9 +118,9 @@ class Animator {
 
   std::span<const JointPose> locals() const { return locals_; }
   std::span<const Mat4> model() const { return model_; }
-  // Skeleton palette: palette[j] = model[j] * skeleton inverse_bind[j], one per joint. Not for skinning a
+  // The skeleton's palette: [j] = model[j] * skeleton inverse_bind[j], one per joint. Not for skinning a
   // mesh (its vertices index its own slots): use mesh_palette().
-  std::span<const Mat4> palette() const { return palette_; }
+  std::span<const Mat4> skeleton_palette() const { return palette_; }
   // Mesh m's skinning palette (asset.meshes[m]): slot k = model[joint_remap[k]] * inverse_binds[k]; what
   // SkinningJob::for_mesh and a GPU skinning shader take. Empty for an m that is not a mesh.
   std::span<const Mat4> mesh_palette(int mesh) const;

@@ -1,10 +1,15 @@
 // ossa/runtime/blend_space.h — blend spaces: clips placed at parameter values, mixed by where a parameter is.
 //
-//   auto space = ossa::BlendSpace::build_1d({0.f, 1.5f, 4.f});          // idle, walk, run by speed (m/s)
-//   auto grid = ossa::BlendSpace::build_2d({{-90, 0}, {0, 0}, {90, 0}, {-90, 4}, {0, 4}, {90, 4}});
-//   space->evaluate(2.f, 0.f, weights);                                   // weights: one float per sample
-//   ossa::BlendSpacePlayer player(asset, *space, clips, &notifies, root_motion, {"FootL", "FootR"});
-//   each frame: player.set_parameter(speed); player.update(dt); -> player.locals(), events(), root_delta()
+// snippet: examples/building_blocks.cpp blend_space
+//   const float speeds[] = {0.f, 1.5f};  // idle and walk, by speed in m/s
+//   const int clips[] = {asset.find_clip("Idle"), asset.find_clip("Walk")};
+//   auto space = ossa::BlendSpace::build_1d(speeds);
+//   if (!space) return std::fprintf(stderr, "%s\n", space.error().c_str()), 1;
+//   auto player = ossa::BlendSpacePlayer::create(asset, *space, clips);
+//   if (!player) return std::fprintf(stderr, "%s\n", player.error().c_str()), 1;
+//   if (!player->set_parameter(0.75f)) return 1;  // each frame: the game's speed,
+//   player->update(1 / 60.f);                     // then player->locals(), events(), root_delta()
+// (2D: BlendSpace::build_2d of (x, y) points, e.g. direction and speed; set_parameter(x, y).)
 //
 // BlendSpace (weights only). 1D: samples at values on one axis; a parameter between two neighbours weighs
 // them by linear interpolation, one beyond the ends weighs the end sample 1. 2D: samples at (x, y) points;

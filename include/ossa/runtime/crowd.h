@@ -7,6 +7,16 @@
 // LocalToModelJob, PaletteJob (skeleton palette: palette[j] = model[j] * inverse_bind[j]). update_crowd()
 // writes each character from exactly one task, so the results are bit-identical whatever the executor or
 // thread count.
+//
+// snippet: examples/building_blocks.cpp thread_pool
+//   ossa::ThreadPool pool;  // one thread per core, the calling thread included
+//   std::vector<ossa::CharacterInstance> crowd(64);
+//   for (size_t i = 0; i < crowd.size(); ++i)
+//     crowd[i].init(skeleton, &asset.clips[i % asset.clips.size()], 0.1f * i);
+//   pool.parallel_for(static_cast<int>(crowd.size()), [&](int begin, int end) {
+//     for (int i = begin; i < end; ++i) ossa::update_character(skeleton, crowd[i], 1 / 60.f);
+//   });                                                   // returns when every index ran once
+//   ossa::update_crowd(pool, skeleton, crowd, 1 / 60.f);  // the same loop, done for you
 #pragma once
 
 #include <span>
@@ -30,7 +40,7 @@ struct CharacterInstance {
   // One matrix per skeleton joint (model[j] * skeleton inverse_bind[j]): not what a mesh indexes. To skin
   // mesh m, build its own palette from `model` with PaletteJob{model, mesh.inverse_binds(),
   // mesh.joint_remap(), ...} (SkinningJob::validate() refuses a palette of the wrong length).
-  std::vector<Mat4> palette;
+  std::vector<Mat4> skeleton_palette;
 };
 
 bool update_character(const Skeleton& skeleton, CharacterInstance& character, float dt);

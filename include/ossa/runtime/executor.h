@@ -5,18 +5,26 @@
 // any threads, and return when every range has run. ossa::ThreadPool is one Executor; to use your own job
 // system instead, implement the interface:
 //
-//   struct GameJobs final : ossa::Executor {
+// snippet: examples/building_blocks.cpp custom_executor
+//   struct InlineJobs final : ossa::Executor {  // your job system; this one runs each range on the caller
+//     using ossa::Executor::parallel_for;
 //     void parallel_for(int count, int chunk, ossa::RangeTask task) override {
 //       for (int begin = 0; begin < count; begin += std::min(chunk, count - begin))  // no int overflow
-//         jobs.spawn([=] { task(begin, begin + std::min(chunk, count - begin)); });
-//       jobs.wait_all();  // return only after every range ran
+//         task(begin, begin + std::min(chunk, count - begin));
 //     }
-//     int concurrency() const override { return jobs.worker_count(); }  // used to size chunks
+//     int concurrency() const override { return 1; }  // used to size chunks
 //   };
-//   ossa::update_crowd(game_jobs, skeleton, characters, dt);
+//   InlineJobs game_jobs;
+//   ossa::update_crowd(game_jobs, skeleton, crowd, 1 / 60.f);  // returns when every character is updated
 //
 // or wrap a callback of the same shape:
-//   ossa::CallbackExecutor jobs([&](int count, int chunk, ossa::RangeTask task) { ... }, threads);
+// snippet: examples/building_blocks.cpp callback_executor
+//   ossa::CallbackExecutor jobs(
+//       [&](int count, int chunk, ossa::RangeTask task) {
+//         pool.parallel_for(count, chunk, task);  // or your job system's parallel_for; return when all ran
+//       },
+//       pool.thread_count());
+//   ossa::update_crowd(jobs, skeleton, crowd, 1 / 60.f);
 //
 // RangeTask is a non-owning reference to the caller's callable, valid until parallel_for returns: copy it
 // into jobs freely, but do not keep it afterwards. Ossa's own tasks (update_character) do not throw; a task

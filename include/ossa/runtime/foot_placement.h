@@ -1,13 +1,16 @@
 // ossa/runtime/foot_placement.h — feet planted on the game's ground: the pelvis lowered so both feet stay
 // reachable, two-bone IK on each leg, the toes turned onto the slope with an aim.
 //
-//   float terrain_height(const void* terrain, float x, float z);     // your ground: world y under (x, z)
-//   ossa::LegJoints legs[2] = {{thigh_l, calf_l, foot_l, ball_l}, {thigh_r, calf_r, foot_r, ball_r}};
+// (ground_for_job: your height function, `float(const void* context, float x, float z)`, world y under
+// (x, z); legs: thigh, calf, foot and toe joints per leg)
+// snippet: examples/foot_placement.cpp foot_placement_job
 //   ossa::FootPlacementJob feet;
-//   feet.skeleton = &skeleton, feet.root = &world, feet.locals = locals, feet.model = model;
-//   feet.pelvis = pelvis; feet.legs = legs; feet.ground = {terrain_height, &terrain};
-//   feet.forward = heel_to_toe;                                      // the knees bend this way
-//   each frame, after LocalToModelJob{&skeleton, locals, model, &world}: feet.run();
+//   feet.skeleton = &skeleton, feet.locals = locals, feet.model = model, feet.pelvis = pelvis;
+//   feet.legs = legs, feet.ground = {ground_for_job, nullptr}, feet.forward = forward;
+//   bool reached[2];
+//   float drop = 0;
+//   feet.reached = reached, feet.pelvis_drop = &drop;
+// then each frame, after LocalToModelJob: feet.run().
 //
 // Each animated foot is moved onto the ground under it, keeping its height above the floor it was authored
 // on (the floor is the height of `root`, where the character stands): a planted foot stays at ankle height

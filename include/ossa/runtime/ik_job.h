@@ -1,12 +1,23 @@
 // ossa/runtime/ik_job.h — two-bone (arms, legs) and aim (heads, eyes) inverse kinematics, in the job style.
 //
-//   TwoBoneIkJob ik;                        // model-space input, local corrections out
-//   ik.start_joint = &model[shoulder]; ik.mid_joint = &model[elbow]; ik.end_joint = &model[hand];
-//   ik.target = grip; ik.pole_vector = {0, 0, -1};  ik.mid_axis = {0, 0, 1};   // the elbow's hinge, local
-//   Quat fix[2];
-//   ik.start_correction = fix; ik.mid_correction = fix + 1;
-//   if (ik.run()) { multiply locals[shoulder].rotation by fix[0], locals[elbow].rotation by fix[1], then
-//                   LocalToModelJob{..., from = shoulder}.run() updates the arm's sub-tree }
+// snippet: examples/building_blocks.cpp two_bone_ik
+//   const int elbow = skeleton.parents()[hand], shoulder = skeleton.parents()[elbow];
+//   ossa::Quat fix[2];  // local rotation corrections of the shoulder and the elbow
+//   const ossa::TwoBoneIkJob ik{.start_joint = &model[shoulder],
+//                               .mid_joint = &model[elbow],
+//                               .end_joint = &model[hand],
+//                               .target = grip,             // model space
+//                               .pole_vector = {0, 0, -1},  // the elbow bends towards it
+//                               .mid_axis = {0, 0, 1},      // the elbow's hinge, in its own frame
+//                               .start_correction = &fix[0],
+//                               .mid_correction = &fix[1]};
+//   if (!ik.run()) return 1;
+//   apply(locals[shoulder], fix[0]);
+//   apply(locals[elbow], fix[1]);
+//   if (!ossa::LocalToModelJob{
+//           .skeleton = &skeleton, .input = locals, .output = model, .root = &world, .from = shoulder}
+//            .run())
+//     return 1;  // the arm's sub-tree, updated
 //
 // The mid joint turns about its hinge (mid_axis, in its own frame) until start-end spans the distance to the
 // target (law of cosines); then the start joint turns the chain onto the target, and about the start-target
@@ -16,14 +27,21 @@
 // (zero-length bones, a target at the start joint, the pole along the start-target axis) gives the identity
 // corrections or keeps the current plane, never NaN; validate() refuses null pointers and non-finite input.
 //
-//   AimIkJob aim;                           // aim / look-at: one joint turns so an axis points at a target
-//   aim.joint = &model[head]; aim.target = look_at;
-//   aim.forward = {0, 0, 1}; aim.up = {0, 1, 0};       // the head's axes, local
-//   aim.offset = {0, 0.07f, 0.1f};                     // the eyes, local: they look along forward
-//   aim.pole_vector = {0, 1, 0};                       // model space: the head's up turns towards it
-//   Quat fix[1];
-//   aim.joint_correction = fix;
-//   if (aim.run()) { multiply locals[head].rotation by fix[0], then LocalToModelJob{..., from = head}.run() }
+// snippet: examples/building_blocks.cpp aim_ik
+//   ossa::Quat turn;
+//   const ossa::AimIkJob aim{.joint = &model[head],
+//                            .target = look_at,           // model space
+//                            .forward = {0, 0, 1},        // the axis that aims, in the joint's frame
+//                            .up = {0, 1, 0},             // turned towards pole_vector about the aim
+//                            .offset = {0, 0.07f, 0.1f},  // the eyes: the aim ray starts here
+//                            .pole_vector = {0, 1, 0},    // model space
+//                            .joint_correction = &turn};
+//   if (!aim.run()) return 1;
+//   apply(locals[head], turn);
+//   if (!ossa::LocalToModelJob{
+//           .skeleton = &skeleton, .input = locals, .output = model, .root = &world, .from = head}
+//            .run())
+//     return 1;
 //
 // The joint turns so that the ray from `offset` along `forward` (both in its frame) passes through the
 // target: the forward line is rotated about the joint until it crosses the sphere through the target, and

@@ -1,7 +1,8 @@
 // ossa/runtime/sample_job.h — clip + time -> local JointPose of every joint. First stage of a frame.
 //
-//   ossa::SampleJob job{&clip, time, &cache, locals};   // locals: span of clip.joint_count() poses
-//   if (!job.run()) { /* validate() failed: nothing written */ }
+// snippet: examples/building_blocks.cpp sample_job
+//   if (!ossa::SampleJob{.clip = &asset.clips[0], .time = 0.5f, .cache = &cache, .output = locals}.run())
+//     return std::fprintf(stderr, "sampling refused its input: nothing written\n"), 1;
 // `time` is seconds from the clip start, clamped to [0, duration] (for a ratio r use r * clip.duration()).
 // Fixed-rate clips need no cache. Keyed clips use `cache` (one per character and clip) so that forward
 // playback only steps ahead (seeks and reverse play search from the cached position); quantized clips keep

@@ -1,7 +1,14 @@
 // ossa/runtime/thread_pool.h — a small fork-join pool for spreading characters over cores (an Executor).
 //
+// snippet: examples/building_blocks.cpp thread_pool
 //   ossa::ThreadPool pool;  // one thread per core, the calling thread included
-//   pool.parallel_for(count, [&](int begin, int end) { ... });  // returns when every index ran once
+//   std::vector<ossa::CharacterInstance> crowd(64);
+//   for (size_t i = 0; i < crowd.size(); ++i)
+//     crowd[i].init(skeleton, &asset.clips[i % asset.clips.size()], 0.1f * i);
+//   pool.parallel_for(static_cast<int>(crowd.size()), [&](int begin, int end) {
+//     for (int i = begin; i < end; ++i) ossa::update_character(skeleton, crowd[i], 1 / 60.f);
+//   });                                                   // returns when every index ran once
+//   ossa::update_crowd(pool, skeleton, crowd, 1 / 60.f);  // the same loop, done for you
 //
 // Thread safety and guarantees:
 // - Any number of threads may call parallel_for on one pool at the same time, and a task may itself call

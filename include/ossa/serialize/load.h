@@ -1,10 +1,11 @@
 // ossa/serialize/load.h — a character ready for an Animator in one call: assets, notifies, root motion,
 // materials and textures.
 //
-//   auto hero = ossa::load_ossa_character("hero.ossa");          // ossa::runtime: .ossa files
-//   auto hero = ossa::load_character("hero.fbx");                // ossa::import: .ossa or a model file
-//   if (!hero) { std::fprintf(stderr, "%s\n", hero.error().c_str()); return 1; }
-//   ossa::Animator anim = (*hero)->animator();                   // many animators may share one character
+// snippet: examples/runtime_only.cpp load_ossa
+//   auto loaded = ossa::load_ossa_character(argv[1]);
+//   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.error().c_str()), 1;
+//   const ossa::LoadedCharacter& hero = **loaded;
+// (ossa::load_character, in ossa/import/load_character.h, reads a model file or a .ossa the same way.)
 //
 // Notifies come from, in order: LoadOptions::notifies_path when given; MODEL.notifies.json next to the file
 // (what `ossa view` authors, so an edited sidecar reaches the game as it reaches the viewer and `ossa play`);

@@ -66,20 +66,20 @@ void skin(const SkinningJob& job) {
       for (int e = 0; e < 16; ++e) m[e] += w * p.m[e];
     }
     // Inputs are copied before writing: output may alias input (skinning in place).
-    const float* pp = at(job.in_positions, job.in_positions_stride, v);
+    const float* pp = at(job.in_positions.data(), job.in_positions_stride, v);
     const float p[3] = {pp[0], pp[1], pp[2]};
-    float* o = at(job.out_positions, job.out_positions_stride, v);
+    float* o = at(job.out_positions.data(), job.out_positions_stride, v);
     for (int r = 0; r < 3; ++r) o[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
-    if (job.in_normals) {
-      const float* np = at(job.in_normals, job.in_normals_stride, v);
+    if (!job.out_normals.empty()) {
+      const float* np = at(job.in_normals.data(), job.in_normals_stride, v);
       const float n[3] = {np[0], np[1], np[2]};
-      float* on = at(job.out_normals, job.out_normals_stride, v);
+      float* on = at(job.out_normals.data(), job.out_normals_stride, v);
       for (int r = 0; r < 3; ++r) on[r] = m[r] * n[0] + m[4 + r] * n[1] + m[8 + r] * n[2];
     }
-    if (job.in_tangents) {
-      const float* tp = at(job.in_tangents, job.in_tangents_stride, v);
+    if (!job.out_tangents.empty()) {
+      const float* tp = at(job.in_tangents.data(), job.in_tangents_stride, v);
       const float t[4] = {tp[0], tp[1], tp[2], tp[3]};
-      float* ot = at(job.out_tangents, job.out_tangents_stride, v);
+      float* ot = at(job.out_tangents.data(), job.out_tangents_stride, v);
       float w = t[3];
       for (int r = 0; r < 3; ++r) ot[r] = m[r] * t[0] + m[4 + r] * t[1] + m[8 + r] * t[2];
       ot[3] = w;

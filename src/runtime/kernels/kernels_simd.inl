@@ -197,12 +197,12 @@ void skin_loop(const SkinningJob& job) {
   const uint16_t* indices = job.joint_indices.data();
   const float* weights = job.joint_weights.data();
   const Mat4* palette = job.palette.data();
-  const char* in_p = reinterpret_cast<const char*>(job.in_positions);
-  const char* in_n = reinterpret_cast<const char*>(job.in_normals);
-  const char* in_t = reinterpret_cast<const char*>(job.in_tangents);
-  char* out_p = reinterpret_cast<char*>(job.out_positions);
-  char* out_n = reinterpret_cast<char*>(job.out_normals);
-  char* out_t = reinterpret_cast<char*>(job.out_tangents);
+  const char* in_p = reinterpret_cast<const char*>(job.in_positions.data());
+  const char* in_n = reinterpret_cast<const char*>(job.in_normals.data());
+  const char* in_t = reinterpret_cast<const char*>(job.in_tangents.data());
+  char* out_p = reinterpret_cast<char*>(job.out_positions.data());
+  char* out_n = reinterpret_cast<char*>(job.out_normals.data());
+  char* out_t = reinterpret_cast<char*>(job.out_tangents.data());
   for (int v = 0; v < job.vertex_count; ++v, indices += K, weights += K) {
     // Blend the (affine) palette matrices: columns 0-2 and the translation column.
     const float* m0 = palette[indices[0]].m;
@@ -257,12 +257,12 @@ void skin_loop_avx2(const SkinningJob& job) {
   const uint16_t* indices = job.joint_indices.data();
   const float* weights = job.joint_weights.data();
   const Mat4* palette = job.palette.data();
-  const char* in_p = reinterpret_cast<const char*>(job.in_positions);
-  const char* in_n = reinterpret_cast<const char*>(job.in_normals);
-  const char* in_t = reinterpret_cast<const char*>(job.in_tangents);
-  char* out_p = reinterpret_cast<char*>(job.out_positions);
-  char* out_n = reinterpret_cast<char*>(job.out_normals);
-  char* out_t = reinterpret_cast<char*>(job.out_tangents);
+  const char* in_p = reinterpret_cast<const char*>(job.in_positions.data());
+  const char* in_n = reinterpret_cast<const char*>(job.in_normals.data());
+  const char* in_t = reinterpret_cast<const char*>(job.in_tangents.data());
+  char* out_p = reinterpret_cast<char*>(job.out_positions.data());
+  char* out_n = reinterpret_cast<char*>(job.out_normals.data());
+  char* out_t = reinterpret_cast<char*>(job.out_tangents.data());
   for (int v = 0; v < job.vertex_count; ++v, indices += K, weights += K) {
     // All K joint indices in one load, taken apart with shifts (keeps the load ports for the matrices).
     uint64_t packed = 0;
@@ -317,7 +317,7 @@ void skin_loop_avx2(const SkinningJob& job) {
 
 template <int K>
 void skin_k(const SkinningJob& job) {
-  const bool n = job.in_normals != nullptr, t = job.in_tangents != nullptr;
+  const bool n = !job.out_normals.empty(), t = !job.out_tangents.empty();
   if (n && t) return OSSA_SKIN_LOOP<K, true, true>(job);
   if (n) return OSSA_SKIN_LOOP<K, true, false>(job);
   if (t) return OSSA_SKIN_LOOP<K, false, true>(job);

@@ -141,7 +141,7 @@ void character_bounds(const CharacterAsset& asset, Vec3& lo, Vec3& hi) {
     const SkinnedMesh& mesh = asset.meshes[m];
     positions.resize(mesh.positions().size());
     SkinningJob job = SkinningJob::for_mesh(mesh, animator.mesh_palette(m));
-    job.out_positions = positions.data();
+    job.out_positions = positions;
     if (!job.run()) continue;
     for (size_t i = 0; i + 2 < positions.size(); i += 3)
       grow({positions[i], positions[i + 1], positions[i + 2]});
