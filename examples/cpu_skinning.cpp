@@ -22,9 +22,9 @@ int main(int argc, char** argv) {
   options.import.isolate = false;  // our own files
   auto loaded = ossa::load_character(argv[1], options);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.error().c_str()), 1;
-  const ossa::CharacterAsset& asset = (*loaded)->asset;
+  const ossa::CharacterAsset& asset = loaded->asset;
 
-  ossa::Animator anim = (*loaded)->animator();
+  ossa::Animator anim = loaded->animator();
   if (!anim.play(0)) return std::fprintf(stderr, "%s has no clips\n", argv[1]), 1;
 
   // One vertex buffer per mesh, uvs copied once (skinning moves positions and normals only).

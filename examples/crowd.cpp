@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < count; ++i) {
     crowd.push_back(character.animator());
     const int clip = i % clips;
-    crowd.back().play(clip, ossa::LoopMode::kRepeat, 0, 0.37f * i);  // staggered starts
+    if (!crowd.back().play(clip, ossa::LoopMode::kRepeat, 0, 0.37f * i))  // staggered starts
+      return std::fprintf(stderr, "no clip %d\n", clip), 1;
     crowd.back().set_speed(0.8f + 0.4f * static_cast<float>(i % 5) / 4);
   }
 

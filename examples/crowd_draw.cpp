@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   auto renderer =
       ossa::create_gl_renderer(*gl, hero.asset, hero.materials, hero.textures, hero.flip_textures);
   if (!renderer) return std::fprintf(stderr, "%s\n", renderer.error().c_str()), 1;
-  if (auto uploaded = (*renderer)->set_baked(*baked); !uploaded)
+  if (auto uploaded = renderer->set_baked(*baked); !uploaded)
     return std::fprintf(stderr, "%s\n", uploaded.error().c_str()), 1;
 
   // The crowd: per instance a world matrix, a clip, a start time and a speed (crowd_grid() places them on a
@@ -60,15 +60,15 @@ int main(int argc, char** argv) {
   frame.width = 768;
   frame.height = 384;
   frame.camera = ossa::frame_bounds(crowd_lo, crowd_hi, 2.f);
-  (*renderer)->begin_frame(frame);
-  const ossa::BakedDrawStats stats = (*renderer)->draw_baked(crowd, /*global_time=*/0.4f);
-  if (auto written = ossa::write_png((*renderer)->end_frame(), argv[2]); !written)
+  renderer->begin_frame(frame);
+  const ossa::BakedDrawStats stats = renderer->draw_baked(crowd, /*global_time=*/0.4f);
+  if (auto written = ossa::write_png(renderer->end_frame(), argv[2]); !written)
     return std::fprintf(stderr, "%s\n", written.error().c_str()), 1;
   // [/snippet]
 
   std::printf("%s: %d of %zu instances drawn (%d culled), %lld triangles, bake %dx%dx%d on %s\n", argv[2],
               stats.drawn, crowd.size(), stats.culled, stats.triangles, baked->width, baked->height,
-              baked->layers, (*renderer)->device_name().c_str());
+              baked->layers, renderer->device_name().c_str());
   return stats.drawn > 0 ? 0 : 1;
 }
 // [/snippet]

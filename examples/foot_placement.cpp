@@ -35,14 +35,14 @@ int main(int argc, char** argv) {
   options.import.isolate = false;  // our own files
   auto loaded = ossa::load_character(argv[1], options);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.error().c_str()), 1;
-  const ossa::CharacterAsset& asset = (*loaded)->asset;
+  const ossa::CharacterAsset& asset = loaded->asset;
   const ossa::Skeleton& skeleton = asset.skeleton;
-  const int walk = asset.find_clip("Walk"), pelvis = skeleton.find("pelvis");
+  const int walk = asset.find_clip("Walk"), pelvis = skeleton.find_joint("pelvis");
   ossa::LegJoints legs[2];
   for (int i = 0; i < 2; ++i) {
     const std::string side = i == 0 ? "_l" : "_r";
-    legs[i] = {skeleton.find("thigh" + side), skeleton.find("calf" + side), skeleton.find("foot" + side),
-               skeleton.find("ball" + side)};
+    legs[i] = {skeleton.find_joint("thigh" + side), skeleton.find_joint("calf" + side),
+               skeleton.find_joint("foot" + side), skeleton.find_joint("ball" + side)};
   }
   if (walk < 0 || pelvis < 0 || legs[0].toe < 0 || legs[1].toe < 0)
     return std::fprintf(stderr, "%s: no Walk clip, or no pelvis/leg joints\n", argv[1]), 1;

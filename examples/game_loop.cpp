@@ -36,15 +36,19 @@ int main(int argc, char** argv) {
 
   ossa::Animator anim = hero.animator();  // this character's own state: playheads, poses, palettes
   // [snippet notifies]
-  // Notifies by name; payloads are JSON text as authored ({"foot": "left", "sound": "step_grass"}).
+  // Notifies by name (false: no clip has it, e.g. a typo). A payload's members are read without a JSON
+  // parser: {"foot": "left", "sound": "step_grass"} gives payload_string("sound") == "step_grass".
   int steps = 0, waves = 0;
-  anim.on("FootL", [&](const ossa::AnimEvent& e) {
+  auto on_left_foot = [&](const ossa::AnimEvent& e) {
     ++steps;
-    std::printf("  t=%.2f FootL %s\n", e.time, e.payload->c_str());
-  });
-  anim.on("FootR", [&](const ossa::AnimEvent& e) { ++steps, std::printf("  t=%.2f FootR\n", e.time); });
-  anim.on("WaveStart",
-          [&](const ossa::AnimEvent& e) { ++waves, std::printf("  t=%.2f WaveStart\n", e.time); });
+    const std::string sound(e.payload_string("sound", "none"));
+    std::printf("  t=%.2f FootL, sound %s\n", e.time, sound.c_str());
+  };
+  auto on_right_foot = [&](const ossa::AnimEvent& e) { ++steps, std::printf("  t=%.2f FootR\n", e.time); };
+  auto on_wave = [&](const ossa::AnimEvent& e) { ++waves, std::printf("  t=%.2f WaveStart\n", e.time); };
+  const bool listening =
+      anim.on("FootL", on_left_foot) && anim.on("FootR", on_right_foot) && anim.on("WaveStart", on_wave);
+  if (hero.has_notifies() && !listening) return std::fprintf(stderr, "a notify is in no clip\n"), 1;
   // [/snippet]
 
   // [snippet play_and_crossfade]
@@ -59,7 +63,7 @@ int main(int argc, char** argv) {
     if (frame == 90 && !anim.crossfade(wave, 0.3f)) return std::fprintf(stderr, "no clip 'Wave'\n"), 1;
     anim.update(dt);
     anim.dispatch();  // calls the handlers registered with on() for this update's events
-    // Each mesh indexes its own palette slots: upload mesh_palette(m), never palette() (per joint).
+    // Each mesh indexes its own palette slots: upload mesh_palette(m), never skeleton_palette().
     for (int m = 0; m < anim.mesh_count(); ++m)
       renderer.upload_palette(hero.asset.meshes[m].name(), anim.mesh_palette(m));
   }

@@ -36,14 +36,14 @@ int main(int argc, char** argv) {
   auto renderer =
       ossa::create_gl_renderer(*gl, hero.asset, hero.materials, hero.textures, hero.flip_textures);
   if (!renderer) return std::fprintf(stderr, "%s\n", renderer.error().c_str()), 1;
-  (*renderer)->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
+  renderer->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
   // GPU palette skinning (and morph targets); end_frame() reads the picture back, top row first.
-  (*renderer)->draw_palette(world, animator.model(), animator.morph_weights());
-  ossa::Image image = (*renderer)->end_frame();
+  renderer->draw_palette(world, animator.model(), animator.morph_weights());
+  ossa::Image image = renderer->end_frame();
   // [/snippet]
 
   if (auto written = ossa::write_png(image, argv[2]); !written)
     return std::fprintf(stderr, "%s\n", written.error().c_str()), 1;
-  std::printf("%s: %dx%d on %s\n", argv[2], image.width, image.height, (*renderer)->device_name().c_str());
+  std::printf("%s: %dx%d on %s\n", argv[2], image.width, image.height, renderer->device_name().c_str());
   return 0;
 }

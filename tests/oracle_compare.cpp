@@ -281,7 +281,7 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
       }
       const std::vector<Mat4>& model = pose.model;
       for (auto& [name, p] : sample["joints"].items()) {
-        int j = skeleton.find(name);
+        int j = skeleton.find_joint(name);
         if (j < 0) {
           if (report.samples == 1) report.problems.push_back("joint '" + name + "' not in Ossa's skeleton");
           continue;

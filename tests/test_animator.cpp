@@ -60,9 +60,9 @@ TEST(Animator, CrossfadeBlendsLinearlyOverItsDuration) {
     return pose(j == 2 ? Vec3{0, 0, 1} : Vec3{0, 1, 0});
   }));
   Animator a(c);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.update(0.1f);
-  a.crossfade(1, 0.4f);
+  EXPECT_TRUE(a.crossfade(1, 0.4f));
   a.update(0.1f);  // weight of B: 0.25
   const float* t = a.locals()[2].translation;
   EXPECT_NEAR(t[0], 0.75f, 1e-6f);
@@ -78,8 +78,8 @@ TEST(Animator, SyncedCrossfadeKeepsBothClipsInPhase) {
   c.clips.push_back(make_clip("Walk", 11, [](int, int) { return pose({0, 1, 0}); }));  // 1 s
   c.clips.push_back(make_clip("Run", 6, [](int, int) { return pose({0, 1, 0}); }));    // 0.5 s
   Animator a(c);
-  a.play(0, LoopMode::kRepeat, 0, 0.4f);
-  a.crossfade(1, 1.0f, /*sync=*/true);
+  EXPECT_TRUE(a.play(0, LoopMode::kRepeat, 0, 0.4f));
+  EXPECT_TRUE(a.crossfade(1, 1.0f, FadeSync::kPhase));
   EXPECT_NEAR(a.time(), 0.2f, 1e-6f);  // Run starts at Walk's ratio (0.4)
   for (int i = 0; i < 3; ++i) a.update(0.1f);
   // Both move by 0.1 s of a cycle whose length blends from 1 s to 0.5 s with Run's weight (0.1, 0.2, 0.3):
@@ -97,7 +97,7 @@ TEST(Animator, MaskedLayerOverridesOnlyItsJoints) {
   }));
   std::vector<float> arm_only = {0, 0, 1};
   Animator a(c);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   int layer = a.add_layer(1, 1.f, arm_only);
   ASSERT_GE(layer, 0);
   a.update(0.1f);
@@ -123,7 +123,7 @@ TEST(Animator, AdditiveLayerAddsItsDeltaFromTheReference) {
   }));
   c.clips.push_back(std::move(make_additive_clip(nod, reference)).value());
   Animator a(c);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.add_layer(1, 1.f, {}, /*additive=*/true, LoopMode::kOnce);
   a.update(1.0f);  // additive at its end: +90 deg about the spine's local x
   // spine rotation = base (90 about y) * delta (90 about x): maps local +y to ...
@@ -145,14 +145,14 @@ TEST(Animator, NotifiesFireOnlyWhileTheClipWeighsEnough) {
   Animator a(c, &*set);
   a.notify_blend_in_threshold = a.notify_weight_threshold;  // one rule for both clips of a fade
   std::vector<std::string> fired;
-  a.on("TickA", [&](const AnimEvent& e) { fired.push_back("TickA@" + std::to_string(e.time)); });
+  EXPECT_TRUE(a.on("TickA", [&](const AnimEvent& e) { fired.push_back("TickA@" + std::to_string(e.time)); }));
   EXPECT_FALSE(a.on("Nope", [](const AnimEvent&) {}));
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.update(0.1f);
   ASSERT_EQ(a.events().size(), 1u);
   EXPECT_EQ(*a.events()[0].name, "HoldA");
   EXPECT_EQ(a.events()[0].type, EventType::kBegin);
-  a.crossfade(1, 0.4f);
+  EXPECT_TRUE(a.crossfade(1, 0.4f));
   a.update(0.1f);  // A weighs 0.75: still counts; B (0.25) does not, so TickB at 0.05 is not reported
   for (const AnimEvent& e : a.events()) EXPECT_NE(*e.name, "TickB");
   a.update(0.2f);  // A weighs 0.25: its open state ends now, and TickA (0.9) later would not fire
@@ -176,9 +176,9 @@ TEST(Animator, StartNotifyOfTheIncomingClipFiresDuringACrossfade) {
   Animator a(c, &*set);
   int fired = 0;
   ASSERT_TRUE(a.on("WaveStart", [&](const AnimEvent& e) { fired += e.clip == 1 && e.time == 0.f; }));
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.update(0.1f);
-  a.crossfade(1, 0.3f);
+  EXPECT_TRUE(a.crossfade(1, 0.3f));
   for (int i = 0; i < 10; ++i) {
     a.update(1 / 60.f);
     a.dispatch();
@@ -255,7 +255,7 @@ TEST(Animator, RootMotionDuringACrossfadeIsWeightedLikeThePoses) {
     tracks.push_back(in_place->track);
   }
   Animator a(c, nullptr, tracks);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.update(0.5f);
   ASSERT_TRUE(a.crossfade(1, 1.f));
   a.update(0.2f);
@@ -323,7 +323,7 @@ TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
   }
   std::vector<RootMotionTrack> tracks = {track};
   Animator a(c, nullptr, tracks);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   std::mt19937 rng(5);
   RootDelta sum;
   float travelled = 0;
@@ -338,7 +338,7 @@ TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
   EXPECT_NEAR(sum.z, expected.z, 1e-4f);
   EXPECT_NEAR(sum.yaw, expected.yaw, 1e-4f);
   // Backwards over one loop: exactly undoes one loop's motion.
-  a.play(0, LoopMode::kRepeat, 0, 0.5f);
+  EXPECT_TRUE(a.play(0, LoopMode::kRepeat, 0, 0.5f));
   a.set_speed(-1);
   RootDelta back;
   for (int i = 0; i < 10; ++i) {
@@ -351,7 +351,7 @@ TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
   EXPECT_NEAR(back.z, loop_back.z, 1e-4f);
   EXPECT_NEAR(back.yaw, -kPi / 2, 1e-4f);
   // Forward one loop then back one loop retraces the path: no net motion.
-  a.play(0, LoopMode::kRepeat, 0, 0.3f);
+  EXPECT_TRUE(a.play(0, LoopMode::kRepeat, 0, 0.3f));
   a.set_speed(1);
   RootDelta there_and_back;
   for (int i = 0; i < 13; ++i) a.update(0.1f), there_and_back = there_and_back.then(a.root_delta());

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -36,7 +37,7 @@ CharacterAsset load_sample(const char* name) {
 TEST(PaletteMisuse, SkeletonPaletteOnAMeshFailsValidate) {
   CharacterAsset asset = load_sample("ossa_sample.glb");
   Animator anim(asset);
-  anim.play(0);
+  EXPECT_TRUE(anim.play(0));
   anim.update(0.25f);
   const SkinnedMesh& body = asset.meshes[0];
   ASSERT_NE(body.joint_remap().size(), anim.skeleton_palette().size());
@@ -252,16 +253,20 @@ TEST(LoadCharacter, ModelFileWithItsSidecarNotifies) {
   options.import.isolate = false;
   auto hero = load_character(sample("ossa_sample.fbx"), options);
   ASSERT_TRUE(hero) << hero.error();
+  EXPECT_TRUE(hero->has_notifies()) << "Result<shared_ptr>'s -> reaches the character";
   const LoadedCharacter& c = **hero;
   ASSERT_TRUE(c.has_notifies());  // assets/sample/ossa_sample.notifies.json
   EXPECT_FALSE(c.materials.empty());
   Animator anim = c.animator();
-  std::string payload;
-  ASSERT_TRUE(anim.on("FootL", [&](const AnimEvent& e) { payload = *e.payload; }));
+  std::string payload, sound;
+  ASSERT_TRUE(
+      anim.on("FootL", [&](const AnimEvent& e) { payload = *e.payload, sound = e.payload_string("sound"); }));
   ASSERT_TRUE(anim.play(c.asset.find_clip("Walk")));  // "Armature|Walk" in the FBX
   anim.update(0.1f);
   anim.dispatch();
   EXPECT_NE(payload.find("step_grass"), std::string::npos) << payload;
+  EXPECT_EQ(sound, "step_grass");
+  EXPECT_FALSE(anim.on("footL", [](const AnimEvent&) {})) << "a misspelt name is an error";
   EXPECT_FALSE(load_character(sample("no_such_file.fbx"), options));
 }
 
@@ -273,13 +278,13 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
   options.sidecar = false;
   auto model = load_character(sample("ossa_sample.glb"), options);
   ASSERT_TRUE(model) << model.error();
-  EXPECT_FALSE((*model)->has_notifies());
+  EXPECT_FALSE(model->has_notifies());
   OssaFile file;
-  file.skeleton = (*model)->asset.skeleton;
-  file.clips = (*model)->asset.clips;
-  file.meshes = (*model)->asset.meshes;
-  file.materials = (*model)->materials;
-  file.textures = (*model)->textures;
+  file.skeleton = model->asset.skeleton;
+  file.clips = model->asset.clips;
+  file.meshes = model->asset.meshes;
+  file.materials = model->materials;
+  file.textures = model->textures;
   file.notifies_json =
       R"({"clips": {"Wave": [{"name": "WaveStart", "ratio": 0.0, "payload": {"hand": "r"}}]}})";
   const std::string path = ::testing::TempDir() + "api_embedded.ossa";
@@ -289,11 +294,11 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
   for (bool runtime_only : {true, false}) {
     auto hero = runtime_only ? load_ossa_character(path) : load_character(path);
     ASSERT_TRUE(hero) << hero.error();
-    ASSERT_TRUE((*hero)->has_notifies());
-    Animator anim = (*hero)->animator();
+    ASSERT_TRUE(hero->has_notifies());
+    Animator anim = hero->animator();
     int fired = 0;
     ASSERT_TRUE(anim.on("WaveStart", [&](const AnimEvent& e) { fired += *e.payload == R"({"hand":"r"})"; }));
-    ASSERT_TRUE(anim.play((*hero)->asset.find_clip("Wave")));
+    ASSERT_TRUE(anim.play(hero->asset.find_clip("Wave")));
     anim.update(0.05f);
     anim.dispatch();
     EXPECT_EQ(fired, 1);
@@ -304,11 +309,11 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
   for (bool runtime_only : {true, false}) {
     auto hero = runtime_only ? load_ossa_character(path) : load_character(path);
     ASSERT_TRUE(hero) << hero.error();
-    EXPECT_LT((*hero)->notifies.find_name("WaveStart"), 0) << "the embedded notifies were used";
-    Animator anim = (*hero)->animator();
+    EXPECT_LT(hero->notifies.find_notify("WaveStart"), 0) << "the embedded notifies were used";
+    Animator anim = hero->animator();
     int fired = 0;
     ASSERT_TRUE(anim.on("EditedStart", [&](const AnimEvent&) { ++fired; }));
-    ASSERT_TRUE(anim.play((*hero)->asset.find_clip("Wave")));
+    ASSERT_TRUE(anim.play(hero->asset.find_clip("Wave")));
     anim.update(0.05f);
     anim.dispatch();
     EXPECT_EQ(fired, 1) << (runtime_only ? "load_ossa_character" : "load_character");
@@ -325,11 +330,43 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
     auto hero = load_ossa_character(path);
     ASSERT_TRUE(hero) << hero.error();
     weak = *hero;
-    one_liner = (*hero)->animator();
+    one_liner = hero->animator();
   }
   EXPECT_FALSE(weak.expired()) << "the Animator does not hold its character";
   { Animator last = std::move(one_liner); }  // the last Animator on it goes: so does the character
   EXPECT_TRUE(weak.expired());
+}
+
+// A notify payload's top-level members, read without a JSON parser: strings, numbers, booleans; anything
+// else as JSON text; the fallback for a missing member or one of another kind.
+TEST(NotifyPayload, MembersAreReadableWithoutAJsonParser) {
+  const std::vector<ClipTiming> clips = {{"Walk", 1.0f}};
+  auto set = parse_notifies(
+      R"({"clips": {"Walk": [{"name": "Step", "time": 0.5, "payload": {"sound": "grass", "volume": 0.8,
+          "left": true, "tags": [1, 2], "nested": {"a": 1}}}, {"name": "Plain", "time": 0.2}]}})",
+      "payload.json", clips);
+  ASSERT_TRUE(set) << set.error();
+  ASSERT_EQ(set->find_notify("Step"), 0);
+  EXPECT_EQ(set->find_notify("step"), -1);
+  const Notify* step = nullptr;
+  for (const Notify& n : set->clips[0].instants)
+    if (n.name_id == set->find_notify("Step")) step = &n;
+  ASSERT_NE(step, nullptr);
+  AnimEvent e;
+  e.payload_fields = step->fields;
+  EXPECT_EQ(e.payload_string("sound"), "grass");
+  EXPECT_DOUBLE_EQ(e.payload_number("volume"), 0.8);
+  EXPECT_DOUBLE_EQ(e.payload_number("left"), 1.0);
+  EXPECT_EQ(e.payload_string("volume", "?"), "?") << "a number is not a string";
+  EXPECT_DOUBLE_EQ(e.payload_number("sound", -1), -1) << "a string is not a number";
+  EXPECT_DOUBLE_EQ(e.payload_number("missing", 7), 7);
+  EXPECT_EQ(e.payload_string("missing", "none"), "none");
+  const auto tags = std::find_if(step->fields.begin(), step->fields.end(),
+                                 [](const NotifyField& f) { return f.key == "tags"; });
+  ASSERT_NE(tags, step->fields.end());
+  EXPECT_EQ(tags->text, "[1,2]");
+  AnimEvent plain;
+  EXPECT_EQ(plain.payload_string("sound", "none"), "none");
 }
 
 }  // namespace

@@ -74,9 +74,9 @@ TEST(D3D11, DeviceIsCreatedOrRefusedWithAReason) {
     if (std::getenv("OSSA_REQUIRE_D3D11")) ADD_FAILURE() << made.error();
     return;
   }
-  std::printf("  adapter: %s, debug layer %s\n", (*made)->adapter_name().c_str(),
+  std::printf("  adapter: %s, debug layer %s\n", made->adapter_name().c_str(),
               device() && device()->debug_layer() ? "on" : "not available");
-  EXPECT_NE((*made)->adapter_name().find("feature level 11"), std::string::npos);
+  EXPECT_NE(made->adapter_name().find("feature level 11"), std::string::npos);
 }
 
 // A shader that does not compile is an error naming the file, the line and the compiler's message.
@@ -146,7 +146,7 @@ TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
   ASSERT_TRUE(renderer) << renderer.error();
   auto baked = bake_animation(asset);
   ASSERT_TRUE(baked) << baked.error();
-  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  ASSERT_TRUE(renderer->set_baked(*baked));
   const FrameSettings frame = test::comparison_settings(asset, LightingMode::kLambert, 160);
   const int clips = static_cast<int>(asset.clips.size());
   double worst_cpu = 0, worst_baked[3] = {};
@@ -165,14 +165,14 @@ TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
         for (size_t j = 0; j < model.size(); ++j)
           for (int e = 0; e < 16; ++e) model[j].m[e] += (other[j].m[e] - model[j].m[e]) * weight;
       }
-      (*renderer)->begin_frame(frame);
-      (*renderer)->draw_palette(Mat4{}, model);
-      const Image palette = (*renderer)->end_frame();
+      renderer->begin_frame(frame);
+      renderer->draw_palette(Mat4{}, model);
+      const Image palette = renderer->end_frame();
       EXPECT_GT(pixels_drawn(palette, frame.clear), 500) << "clip " << c;
       if (step == 0) {
-        (*renderer)->begin_frame(frame);
-        (*renderer)->draw_cpu(Mat4{}, model);
-        const ImageDifference cpu = compare_images(palette, (*renderer)->end_frame(), 1);
+        renderer->begin_frame(frame);
+        renderer->draw_cpu(Mat4{}, model);
+        const ImageDifference cpu = compare_images(palette, renderer->end_frame(), 1);
         EXPECT_LE(cpu.fraction_over, 0.0004) << "clip " << c << ", max diff " << cpu.max_difference;
         worst_cpu = std::max(worst_cpu, cpu.fraction_over);
       }
@@ -182,9 +182,9 @@ TEST(D3D11, PaletteBakedAndCpuSkinningAgree) {
       instance.speed = 0;
       instance.clip2 = weight > 0 ? c2 : -1;
       instance.weight = weight;
-      (*renderer)->begin_frame(frame);
-      EXPECT_EQ((*renderer)->draw_baked(std::span(&instance, 1), 0).drawn, 1);
-      const ImageDifference bake = compare_images(palette, (*renderer)->end_frame(), 8);
+      renderer->begin_frame(frame);
+      EXPECT_EQ(renderer->draw_baked(std::span(&instance, 1), 0).drawn, 1);
+      const ImageDifference bake = compare_images(palette, renderer->end_frame(), 8);
       EXPECT_LE(bake.fraction_over, step == 0 ? 0.01 : 0.03)
           << "clip " << c << " step " << step << ", max diff " << bake.max_difference;
       worst_baked[step] = std::max(worst_baked[step], bake.fraction_over);
@@ -218,7 +218,7 @@ TEST(D3D11, MorphTargetsMatchCpuMorphingAndOpenGl) {
   double worst_cpu = 0, worst_gl = 0;
   for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
     const Image gpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette);
-    const MorphDrawStats stats = (*renderer)->morph_stats();
+    const MorphDrawStats stats = renderer->morph_stats();
     const ImageDifference d =
         compare_images(gpu, test::render_morph_frame(**renderer, asset, f, SkinningPath::kCpu), 1);
     EXPECT_LE(d.fraction_over, 0.0004) << f.name << ", max diff " << d.max_difference;
@@ -263,7 +263,7 @@ TEST(D3D11, BakedMorphsMatchPaletteMorphingAndOpenGl) {
   ASSERT_TRUE(renderer) << renderer.error();
   auto baked = bake_animation(asset);
   ASSERT_TRUE(baked) << baked.error();
-  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  ASSERT_TRUE(renderer->set_baked(*baked));
   std::string references = std::string(build::gl_reference_dir()) + "-baked-morph";
   if (under_wine() && !references.empty() && references[0] == '/') references = "Z:" + references;
   const bool have_references = fs::exists(references + "/baked_morph_clip0_frame.png");
@@ -312,18 +312,18 @@ TEST(D3D11, ABakeTheDeviceCannotHoldIsAnError) {
   BakedAnimation too_many;
   too_many.width = 3, too_many.height = 1, too_many.layers = 4096;
   too_many.texels.assign(static_cast<size_t>(3) * 4 * 4096, 0.f);
-  auto refused = (*renderer)->set_baked(too_many);
+  auto refused = renderer->set_baked(too_many);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().find("2048 layers"), std::string::npos) << refused.error();
   BakedAnimation short_of_texels;
   short_of_texels.width = 36, short_of_texels.height = 30, short_of_texels.layers = 4;
   short_of_texels.texels.assign(16, 0.f);
-  refused = (*renderer)->set_baked(short_of_texels);
+  refused = renderer->set_baked(short_of_texels);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().find("malformed"), std::string::npos) << refused.error();
   BakedInstance instance;
-  (*renderer)->begin_frame(test::comparison_settings(asset, LightingMode::kUnlit, 64));
-  EXPECT_EQ((*renderer)->draw_baked(std::span(&instance, 1), 0).drawn, 0);
+  renderer->begin_frame(test::comparison_settings(asset, LightingMode::kUnlit, 64));
+  EXPECT_EQ(renderer->draw_baked(std::span(&instance, 1), 0).drawn, 0);
 }
 
 // Direct3D 11 against OpenGL on the same .ossa files, frame by frame (backend_comparison.h).
@@ -350,7 +350,7 @@ TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
     ASSERT_TRUE(renderer) << renderer.error();
     auto baked = bake_animation(c.asset);
     ASSERT_TRUE(baked) << baked.error();
-    ASSERT_TRUE((*renderer)->set_baked(*baked));
+    ASSERT_TRUE(renderer->set_baked(*baked));
     double worst = 0, sum = 0;
     int frames = 0, max_difference = 0;
     std::string worst_frame;

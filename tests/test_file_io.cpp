@@ -93,12 +93,11 @@ TEST(FileIo, NonAsciiPathsWriteAndLoad) {
   EXPECT_EQ(find_notify_sidecar(model), sidecar);
   auto hero = load_ossa_character(model);
   ASSERT_TRUE(hero) << hero.error();
-  EXPECT_EQ((*hero)->asset.clips.size(), asset.clips.size());
-  EXPECT_TRUE((*hero)->has_notifies());
-  ASSERT_EQ((*hero)->source_files.size(), 2u);
-  EXPECT_NE((*hero)->source_files[0].find("h\xC3\xA9ros.ossa"), std::string::npos)
-      << (*hero)->source_files[0];
-  EXPECT_NE((*hero)->source_files[1].find("h\xC3\xA9ros.notifies.json"), std::string::npos);
+  EXPECT_EQ(hero->asset.clips.size(), asset.clips.size());
+  EXPECT_TRUE(hero->has_notifies());
+  ASSERT_EQ(hero->source_files.size(), 2u);
+  EXPECT_NE(hero->source_files[0].find("h\xC3\xA9ros.ossa"), std::string::npos) << hero->source_files[0];
+  EXPECT_NE(hero->source_files[1].find("h\xC3\xA9ros.notifies.json"), std::string::npos);
   fs::remove_all(path_from_utf8(dir));
 }
 

@@ -190,7 +190,7 @@ const Expected kCubic = {"Spline",
 void expect_clip_matches(const ImportedScene& scene, int clip_index, const Expected& e) {
   SCOPED_TRACE(scene.clips[clip_index].name);
   const RawSkeleton& skeleton = scene.skeleton;
-  const int joint = skeleton.find(e.joint);
+  const int joint = skeleton.find_joint(e.joint);
   ASSERT_GE(joint, 0);
   ASSERT_EQ(scene.meshes.size(), 1u);
   const RawClip& raw = scene.clips[clip_index];
@@ -284,7 +284,7 @@ TEST_P(GltfInterpolation, CubicSplineFollowsTheHermiteSplineWithItsTangents) {
 }
 
 TEST_P(GltfInterpolation, LinearChannelsAreLeftAsTheyAre) {
-  const int joint = scene_.skeleton.find("Linear");
+  const int joint = scene_.skeleton.find_joint("Linear");
   ASSERT_GE(joint, 0);
   for (const RawTrack& track : scene_.clips[0].tracks)
     if (track.joint == joint) {

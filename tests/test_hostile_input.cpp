@@ -961,7 +961,7 @@ TEST(HostileScale, ManyNotifyNamesParseInLinearTime) {
   auto r = parse_notifies(text, "many.json", clips);
   ASSERT_TRUE(r) << r.error();
   EXPECT_EQ(r->names.size(), 500000u);
-  EXPECT_EQ(r->find_name("n499999"), 499999);
+  EXPECT_EQ(r->find_notify("n499999"), 499999);
 }
 
 // ---------------------------------------------------------------- round two: amplification and overflow
@@ -1031,7 +1031,7 @@ TEST(HostileScale, EmptySegmentsCostNoMemory) {
 TEST(HostileScale, AStepSweepsABoundedNumberOfNotifyCrossings) {
   ClipNotifies notifies;
   const int count = 100000;
-  for (int i = 0; i < count; ++i) notifies.instants.push_back({0, 0.001f * i / count, 0, ""});
+  for (int i = 0; i < count; ++i) notifies.instants.push_back({0, 0.001f * i / count, 0, "", {}});
   Playhead playhead;
   playhead.start(0.001f, LoopMode::kRepeat, 0, 0, &notifies);
   EventBuffer events(1024);
@@ -1054,8 +1054,8 @@ TEST(HostileScale, AStepSweepsABoundedNumberOfNotifyCrossings) {
 // on a 1/1024 s grid are exact in float.
 TEST(HostileScale, AShortStepFiresOnlyWhatItCrosses) {
   ClipNotifies notifies;
-  for (int i = 0; i < 100000; ++i) notifies.instants.push_back({0, i / 1024.f, 0, ""});
-  notifies.states.push_back({0, 29.5f, 1.f, ""});
+  for (int i = 0; i < 100000; ++i) notifies.instants.push_back({0, i / 1024.f, 0, "", {}});
+  notifies.states.push_back({0, 29.5f, 1.f, "", {}});
   Playhead playhead;
   playhead.start(100, LoopMode::kRepeat, 0, 30.f, &notifies);
   EventBuffer events(1024);
@@ -1086,7 +1086,7 @@ TEST(HostileScale, AShortStepFiresOnlyWhatItCrosses) {
 // Playhead::kMinDuration).
 TEST(HostileScale, ClipsShorterThanTheMinimumPlayAsAPose) {
   ClipNotifies notifies;
-  for (int i = 0; i < 1000; ++i) notifies.instants.push_back({0, 1e-6f * i / 1000, 0, ""});
+  for (int i = 0; i < 1000; ++i) notifies.instants.push_back({0, 1e-6f * i / 1000, 0, "", {}});
   Playhead playhead;
   playhead.start(1e-6f, LoopMode::kRepeat, 0, 0, &notifies);
   EventBuffer events(4096);

@@ -88,7 +88,7 @@ class ChainFile : public ::testing::Test {
 
 TEST_F(ChainFile, QuaternionComponentOrderIsKept) {
   // A swapped (w, x, y, z) / (x, y, z, w) conversion turns Child somewhere else entirely.
-  int child = scene_.skeleton.find("Child");
+  int child = scene_.skeleton.find_joint("Child");
   ASSERT_GE(child, 0);
   expect_near(model_at(0)[child].translation(), {0, 1, 0});
   expect_near(model_at(1)[child].translation(), {-1, 0, 0});
@@ -100,14 +100,14 @@ TEST_F(ChainFile, QuaternionComponentOrderIsKept) {
 
 TEST_F(ChainFile, SkeletonComesFromTheNodeTree) {
   const RawSkeleton& s = scene_.skeleton;
-  ASSERT_EQ(s.find("Root"), 0);
-  EXPECT_EQ(s.joints[s.find("Child")].parent, 0);
-  EXPECT_TRUE(s.joints[s.find("Child")].weighted);
+  ASSERT_EQ(s.find_joint("Root"), 0);
+  EXPECT_EQ(s.joints[s.find_joint("Child")].parent, 0);
+  EXPECT_TRUE(s.joints[s.find_joint("Child")].weighted);
   for (size_t j = 0; j < s.joints.size(); ++j) EXPECT_LT(s.joints[j].parent, static_cast<int>(j));
   // The mesh node whose name clashes with the bone gets a distinct, deterministic name.
-  EXPECT_GE(s.find("Child#2"), 0);
-  EXPECT_TRUE(s.joints[s.find("Child#2")].is_mesh_node);
-  EXPECT_FALSE(s.joints[s.find("Child#2")].weighted);
+  EXPECT_GE(s.find_joint("Child#2"), 0);
+  EXPECT_TRUE(s.joints[s.find_joint("Child#2")].is_mesh_node);
+  EXPECT_FALSE(s.joints[s.find_joint("Child#2")].weighted);
 }
 
 // A bone and a mesh node of the same name: the bone keeps the plain name whatever the node order (Blender's
@@ -118,12 +118,12 @@ TEST(Import, TheBoneKeepsThePlainNameWhenAMeshNodeComesFirst) {
   fs::remove_all(dir);
   ASSERT_TRUE(scene) << scene.error();
   const RawSkeleton& s = scene->skeleton;
-  ASSERT_GE(s.find("Child"), 0);
-  ASSERT_GE(s.find("Child#2"), 0);
-  EXPECT_TRUE(s.joints[s.find("Child")].weighted);
-  EXPECT_FALSE(s.joints[s.find("Child")].is_mesh_node);
-  EXPECT_TRUE(s.joints[s.find("Child#2")].is_mesh_node);
-  EXPECT_LT(s.find("Child#2"), s.find("Child"));  // the mesh node did come first
+  ASSERT_GE(s.find_joint("Child"), 0);
+  ASSERT_GE(s.find_joint("Child#2"), 0);
+  EXPECT_TRUE(s.joints[s.find_joint("Child")].weighted);
+  EXPECT_FALSE(s.joints[s.find_joint("Child")].is_mesh_node);
+  EXPECT_TRUE(s.joints[s.find_joint("Child#2")].is_mesh_node);
+  EXPECT_LT(s.find_joint("Child#2"), s.find_joint("Child"));  // the mesh node did come first
 }
 
 TEST_F(ChainFile, WeightsBindToTheBoneNotTheSameNamedMeshNode) {

@@ -312,11 +312,11 @@ TEST(Morph, CrossfadeBlendsWeightsWithTheJointsWeights) {
   Animator a(c);
   EXPECT_EQ(a.mesh_morph_weights(0).size(), 2u);
   EXPECT_FLOAT_EQ(a.mesh_morph_weights(0)[0], 0.1f);  // before any update: the defaults
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.update(0.1f);
   EXPECT_FLOAT_EQ(a.mesh_morph_weights(0)[0], 1.f);
   EXPECT_FLOAT_EQ(a.mesh_morph_weights(0)[1], 0.f);
-  a.crossfade(1, 0.4f);
+  EXPECT_TRUE(a.crossfade(1, 0.4f));
   a.update(0.1f);  // B weighs 0.25: the joint is at 0.25, the weights (0.75, 0.25)
   EXPECT_NEAR(a.locals()[0].translation[0], 0.25f, 1e-6f);
   EXPECT_NEAR(a.mesh_morph_weights(0)[0], 0.75f, 1e-6f);
@@ -338,7 +338,7 @@ TEST(Morph, LayersAndTheGamesOverridesApplyOnTop) {
   CharacterAsset c = morph_character({weight_clip("Base", 0, 0, {0.2f, 0.4f, 0.2f, 0.4f}),
                                       weight_clip("Smile", 0, 0, {1, 1, 1, 1}), no_morph});
   Animator a(c);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   int smile = a.add_layer(1, 0.5f);
   int still = a.add_layer(2, 1.f);  // animates no weights: changes none
   ASSERT_GE(smile, 0);
@@ -734,7 +734,7 @@ TEST(MorphImport, TargetsAreSparseDeltasInModelSpaceAndWeightsAreKeyed) {
   auto asset = CharacterAsset::build(*scene);
   ASSERT_TRUE(asset) << asset.error();
   Animator a(*asset);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.update(0.5f);
   ASSERT_EQ(a.mesh_morph_weights(0).size(), 2u);
   EXPECT_NEAR(a.mesh_morph_weights(0)[0], 0.5f, 1e-6f);
@@ -821,7 +821,7 @@ int imported_vertex(const RawMesh& mesh, Vec3 file_position) {
 // Each vertex's tangent (xyz, w) at `time`: the Animator's weights, MorphJob, then PaletteJob + SkinningJob.
 std::vector<float> skinned_tangents(const CharacterAsset& asset, float time) {
   Animator a(asset);
-  a.play(0);
+  EXPECT_TRUE(a.play(0));
   a.update(time);
   const SkinnedMesh& mesh = asset.meshes[0];
   std::vector<float> positions(mesh.positions().size()), normals(mesh.normals().size()),

@@ -479,7 +479,7 @@ TEST(OssaFile, AnimationOnlyFilesRetargetByJointNames) {
   SampleJob{&*retargeted, 0.4f, &b, dst}.run();
   int matched = 0;
   for (int j = 0; j < target->joint_count(); ++j) {
-    int s = decoded->skeleton->find(target->name(j));
+    int s = decoded->skeleton->find_joint(target->name(j));
     if (s < 0) continue;
     ++matched;
     for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(dst[j].rotation[i], src[s].rotation[i]) << target->name(j);

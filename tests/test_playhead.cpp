@@ -165,7 +165,7 @@ class Reference {
 
 TEST(Playhead, SimpleForwardRepeat) {
   ClipNotifies n;
-  n.instants = {{0, 0.f, 0, ""}, {1, 0.5f, 0, ""}, {2, 1.f, 0, ""}};
+  n.instants = {{0, 0.f, 0, "", {}}, {1, 0.5f, 0, "", {}}, {2, 1.f, 0, "", {}}};
   Playhead p;
   EventBuffer out;
   p.start(1.f, LoopMode::kRepeat, 0, 0, &n);
@@ -185,7 +185,7 @@ TEST(Playhead, SimpleForwardRepeat) {
 
 TEST(Playhead, PingPongFiresEndNotifyOncePerReflection) {
   ClipNotifies n;
-  n.instants = {{0, 1.f, 0, ""}};
+  n.instants = {{0, 1.f, 0, "", {}}};
   Playhead p;
   EventBuffer out;
   p.start(1.f, LoopMode::kPingPong, 0, 0.5f, &n);
@@ -199,7 +199,7 @@ TEST(Playhead, PingPongFiresEndNotifyOncePerReflection) {
 
 TEST(Playhead, OnceStopsAtTheEndAndFiresTheEndNotifyOnce) {
   ClipNotifies n;
-  n.instants = {{0, 1.f, 0, ""}};
+  n.instants = {{0, 1.f, 0, "", {}}};
   Playhead p;
   EventBuffer out;
   p.start(1.f, LoopMode::kOnce, 0, 0, &n);
@@ -216,7 +216,7 @@ TEST(Playhead, OnceStopsAtTheEndAndFiresTheEndNotifyOnce) {
 
 TEST(Playhead, StatesPairAcrossWrapsAndBigSteps) {
   ClipNotifies n;
-  n.states = {{0, 0.25f, 0.25f, ""}};
+  n.states = {{0, 0.25f, 0.25f, "", {}}};
   Playhead p;
   EventBuffer out;
   p.start(1.f, LoopMode::kRepeat, 0, 0, &n);
@@ -241,7 +241,7 @@ TEST(Playhead, StatesPairAcrossWrapsAndBigSteps) {
 // pass) and begins again next pass.
 TEST(Playhead, StatesEndWhenThePlayheadLeavesTheClosedRangeOrWraps) {
   ClipNotifies n;
-  n.states = {{0, 0.25f, 0.25f, ""}, {0, 0.75f, 0.25f, ""}};
+  n.states = {{0, 0.25f, 0.25f, "", {}}, {0, 0.75f, 0.25f, "", {}}};
   Playhead p;
   EventBuffer out;
   p.start(1.f, LoopMode::kRepeat, 0, 0, &n);
@@ -289,7 +289,7 @@ TEST(Playhead, MatchesClosedFormReferenceOnRandomSequences) {
       instants.push_back(t);
     }
     std::sort(instants.begin(), instants.end());
-    for (int i = 0; i < count; ++i) n.instants.push_back({i, static_cast<float>(instants[i]), 0, ""});
+    for (int i = 0; i < count; ++i) n.instants.push_back({i, static_cast<float>(instants[i]), 0, "", {}});
     // States too: the reference covers instants; for states the test checks that begin and end always pair.
     const int state_count = std::uniform_int_distribution<int>(0, 2)(rng);
     for (int i = 0; i < state_count; ++i) {
@@ -298,7 +298,7 @@ TEST(Playhead, MatchesClosedFormReferenceOnRandomSequences) {
       if (a > b) std::swap(a, b);
       if (a == b) b = std::min(d_units, a + 1);
       if (a == b) continue;
-      n.states.push_back({100 + i, static_cast<float>(a * grid), static_cast<float>((b - a) * grid), ""});
+      n.states.push_back({100 + i, static_cast<float>(a * grid), static_cast<float>((b - a) * grid), "", {}});
     }
     std::vector<int> open(n.states.size(), 0);
     auto check_pairs = [&](std::span<const PlaybackEvent> events) {

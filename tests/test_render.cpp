@@ -173,7 +173,7 @@ TEST(Render, MorphTargetsOnTheGpuMatchCpuMorphing) {
   double worst = 0;
   for (const test::MorphFrame& f : test::morph_comparison_frames(asset)) {
     const Image gpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kGpuPalette);
-    const MorphDrawStats stats = (*renderer)->morph_stats();
+    const MorphDrawStats stats = renderer->morph_stats();
     const Image cpu = test::render_morph_frame(**renderer, asset, f, SkinningPath::kCpu);
     const ImageDifference d = compare_images(gpu, cpu, 1);
     EXPECT_LE(d.fraction_over, kGpuCpuFraction) << f.name << ", max diff " << d.max_difference;
@@ -363,7 +363,7 @@ TEST(Render, BakedWeightsAreTheClipsSampledWeights) {
   ASSERT_TRUE(face) << face.error();
   const CharacterAsset synthetic = test::synthetic_morph_character();
   int checked = 0, animated = 0;
-  for (const CharacterAsset* asset : {&(*face)->asset, &synthetic}) {
+  for (const CharacterAsset* asset : {&face->asset, &synthetic}) {
     auto baked = bake_animation(*asset);
     ASSERT_TRUE(baked) << baked.error();
     int targets = 0;
@@ -391,7 +391,7 @@ TEST(Render, BakedWeightsAreTheClipsSampledWeights) {
   std::printf("  %d frames' weights checked against Animator\n", checked);
   auto sample = load_character(test::source_dir() + "/assets/sample/ossa_sample.glb");
   ASSERT_TRUE(sample) << sample.error();
-  auto plain = bake_animation((*sample)->asset);
+  auto plain = bake_animation(sample->asset);
   ASSERT_TRUE(plain) << plain.error();
   EXPECT_EQ(plain->morph_weights, 0);
   EXPECT_EQ(plain->width, 3 * plain->joints);
@@ -411,7 +411,7 @@ TEST(Render, BakedBoundsHoldEveryMorphedVertex) {
     const BakedClipInfo& info = baked->clips[clip];
     const float t = f == info.frame_count - 1 ? info.duration : static_cast<float>(f) / info.frame_rate;
     Animator animator(asset);
-    animator.play(clip, LoopMode::kOnce, 0, t);
+    EXPECT_TRUE(animator.play(clip, LoopMode::kOnce, 0, t));
     animator.update(0);
     model.assign(animator.model().begin(), animator.model().end());
     weights.assign(animator.morph_weights().begin(), animator.morph_weights().end());
@@ -500,22 +500,22 @@ TEST(Render, BakedMorphsMatchPaletteMorphing) {
   fs::remove_all(references, ec);
   fs::create_directories(references);
   double worst[2][2] = {}, least_moved = 1;
-  for (const CharacterAsset* asset : {&(*face)->asset, &synthetic}) {
+  for (const CharacterAsset* asset : {&face->asset, &synthetic}) {
     const bool is_face = asset != &synthetic;
-    auto renderer = is_face ? create_gl_renderer(context(), *asset, (*face)->materials, (*face)->textures,
-                                                 (*face)->flip_textures)
-                            : create_gl_renderer(context(), *asset, {}, {}, false);
+    auto renderer =
+        is_face ? create_gl_renderer(context(), *asset, face->materials, face->textures, face->flip_textures)
+                : create_gl_renderer(context(), *asset, {}, {}, false);
     ASSERT_TRUE(renderer) << renderer.error();
     auto baked = bake_animation(*asset);
     ASSERT_TRUE(baked) << baked.error();
-    ASSERT_TRUE((*renderer)->set_baked(*baked));
+    ASSERT_TRUE(renderer->set_baked(*baked));
     const int clip = is_face ? asset->find_clip("Talk") : 0;
     ASSERT_GE(clip, 0);
     const int clip2 = (clip + 1) % static_cast<int>(asset->clips.size());
     for (const test::BakedMorphFrame& f : test::baked_morph_frames(*baked, clip, clip2)) {
       const Image palette =
           test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kGpuPalette);
-      EXPECT_EQ((*renderer)->morph_stats().cpu_meshes, 0) << f.name;
+      EXPECT_EQ(renderer->morph_stats().cpu_meshes, 0) << f.name;
       const Image unmorphed =
           test::render_baked_morph_frame(**renderer, *asset, *baked, f, SkinningPath::kGpuPalette, {}, true);
       for (BakedEvaluation evaluation : {BakedEvaluation::kPerInstance, BakedEvaluation::kPerVertex}) {
@@ -557,21 +557,21 @@ TEST(Render, BakedMorphsPastTheShadersSlotsAreRefused) {
   ASSERT_TRUE(renderer) << renderer.error();
   auto baked = bake_animation(asset);
   ASSERT_TRUE(baked) << baked.error();
-  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  ASSERT_TRUE(renderer->set_baked(*baked));
   BakedAnimation too_many = *baked;
   for (int k = 0; k <= kMaxGpuMorphTargets; ++k)
     too_many.texels[static_cast<size_t>(too_many.weights_texel()) * 4 + static_cast<size_t>(k)] = 0.5f;
-  auto refused = (*renderer)->set_baked(too_many);
+  auto refused = renderer->set_baked(too_many);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().find("'" + asset.meshes[0].name() + "'"), std::string::npos) << refused.error();
   BakedInstance instance;
-  (*renderer)->begin_frame(test::comparison_settings(asset, LightingMode::kUnlit, 64));
-  EXPECT_EQ((*renderer)->draw_baked(std::span(&instance, 1), 0).drawn, 0);
+  renderer->begin_frame(test::comparison_settings(asset, LightingMode::kUnlit, 64));
+  EXPECT_EQ(renderer->draw_baked(std::span(&instance, 1), 0).drawn, 0);
   auto sample = load_character(test::source_dir() + "/assets/sample/ossa_sample.glb");
   ASSERT_TRUE(sample) << sample.error();
-  auto other = bake_animation((*sample)->asset);
+  auto other = bake_animation(sample->asset);
   ASSERT_TRUE(other) << other.error();
-  refused = (*renderer)->set_baked(*other);
+  refused = renderer->set_baked(*other);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().find("morph weights"), std::string::npos) << refused.error();
 }
@@ -759,10 +759,10 @@ TEST(Render, BakedMorphCrowdPerInstanceMatchesPerVertex) {
   const CharacterAsset asset = test::synthetic_morph_character(12, 5, 2);
   auto renderer = create_gl_renderer(context(), asset, {}, {}, false);
   ASSERT_TRUE(renderer) << renderer.error();
-  if (!(*renderer)->has_per_instance_evaluation()) GTEST_SKIP() << "no per-instance evaluation here";
+  if (!renderer->has_per_instance_evaluation()) GTEST_SKIP() << "no per-instance evaluation here";
   auto baked = bake_animation(asset);
   ASSERT_TRUE(baked) << baked.error();
-  ASSERT_TRUE((*renderer)->set_baked(*baked));
+  ASSERT_TRUE(renderer->set_baked(*baked));
   std::vector<BakedInstance> crowd;
   const int clips = static_cast<int>(asset.clips.size());
   for (int i = 0; i < 16; ++i) {
@@ -780,21 +780,20 @@ TEST(Render, BakedMorphCrowdPerInstanceMatchesPerVertex) {
   for (float time : {0.f, 0.29f, 0.83f}) {
     Image image[2];
     for (int e = 0; e < 2; ++e) {
-      (*renderer)->begin_frame(frame);
+      renderer->begin_frame(frame);
       const BakedDrawOptions options{e ? BakedEvaluation::kPerVertex : BakedEvaluation::kPerInstance, false,
                                      0};
-      EXPECT_EQ((*renderer)->draw_baked(crowd, time, options).drawn, 16);
-      image[e] = (*renderer)->end_frame();
+      EXPECT_EQ(renderer->draw_baked(crowd, time, options).drawn, 16);
+      image[e] = renderer->end_frame();
     }
     const ImageDifference d = compare_images(image[0], image[1], 1);
     worst = std::max(worst, d.fraction_over);
     EXPECT_LE(d.fraction_over, kGpuCpuFraction) << "time " << time << ", max diff " << d.max_difference;
-    (*renderer)->begin_frame(frame);
-    const BakedDrawStats lod =
-        (*renderer)->draw_baked(crowd, time, {BakedEvaluation::kPerInstance, false, 150});
+    renderer->begin_frame(frame);
+    const BakedDrawStats lod = renderer->draw_baked(crowd, time, {BakedEvaluation::kPerInstance, false, 150});
     EXPECT_GT(lod.reduced, 0);
     EXPECT_LT(lod.reduced, lod.drawn);
-    const ImageDifference r = compare_images((*renderer)->end_frame(), image[1], 1);
+    const ImageDifference r = compare_images(renderer->end_frame(), image[1], 1);
     worst = std::max(worst, r.fraction_over);
     EXPECT_LE(r.fraction_over, kGpuCpuFraction) << "time " << time << ", level of detail";
   }
@@ -982,9 +981,9 @@ TEST(Render, OssaCharacterDrawsLikeItsImport) {
   m->renderer->begin_frame(frame);
   m->renderer->draw_palette(Mat4{}, pose(*m->asset, walk, 0.3f));
   const Image expected = m->renderer->end_frame();
-  (*from_ossa)->begin_frame(frame);
-  (*from_ossa)->draw_palette(Mat4{}, pose(*asset, walk, 0.3f));
-  const Image got = (*from_ossa)->end_frame();
+  from_ossa->begin_frame(frame);
+  from_ossa->draw_palette(Mat4{}, pose(*asset, walk, 0.3f));
+  const Image got = from_ossa->end_frame();
   const ImageDifference d = compare_images(expected, got, 0);
   EXPECT_EQ(d.max_difference, 0) << d.fraction_over;
 }
@@ -1146,7 +1145,7 @@ TEST(Render, WritesGlReferencesForDirect3D11) {
     ASSERT_TRUE(renderer) << renderer.error();
     auto baked = bake_animation(c.asset);
     ASSERT_TRUE(baked) << baked.error();
-    ASSERT_TRUE((*renderer)->set_baked(*baked));
+    ASSERT_TRUE(renderer->set_baked(*baked));
     for (const test::ComparisonFrame& f : test::comparison_frames(c.asset)) {
       ASSERT_TRUE(write_png(test::render_comparison_frame(**renderer, c.asset, f),
                             dir + "/" + name + "." + f.name + ".png"));

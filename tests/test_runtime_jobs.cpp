@@ -216,8 +216,8 @@ TEST(RuntimeJobs, LocalToModelUpdatesOnlyTheRequestedSubtree) {
   ASSERT_TRUE((LocalToModelJob{&s, locals, full}.run()));
   partial = full;
 #ifdef OSSA_HAS_IMPORT
-  int arm = s.find("upperarm_r");
-  int before = s.find("thigh_l");
+  int arm = s.find_joint("upperarm_r");
+  int before = s.find_joint("thigh_l");
 #else  // the synthetic character: a joint with a sub-tree of several joints, and the joint just after that
        // sub-tree (neither inside it nor an ancestor)
   int arm = 1;

@@ -189,9 +189,9 @@ TEST(SampleContent, HasWhatTheSampleMustExercise) {
   ASSERT_TRUE(scene) << scene.error();
   const RawSkeleton& skeleton = scene->skeleton;
   EXPECT_GE(skeleton.joints.size(), 20u);
-  ASSERT_GE(skeleton.find("hand_r_socket"), 0);
-  EXPECT_FALSE(skeleton.joints[skeleton.find("hand_r_socket")].weighted);  // socket kept although unweighted
-  EXPECT_FALSE(skeleton.joints[skeleton.find("head_socket")].weighted);
+  ASSERT_GE(skeleton.find_joint("hand_r_socket"), 0);
+  EXPECT_FALSE(skeleton.joints[skeleton.find_joint("hand_r_socket")].weighted);  // socket kept although unweighted
+  EXPECT_FALSE(skeleton.joints[skeleton.find_joint("head_socket")].weighted);
   int skinned = 0, rigid = 0;
   for (const RawMesh& m : scene->meshes) {
     skinned += m.skinned;
@@ -227,7 +227,7 @@ TEST(SampleContent, FbxAndGlbAgree) {
       auto fm =
           reference::local_to_model(fbx->skeleton, reference::sample_clip(fbx->skeleton, fbx->clips[fi], t));
       for (size_t j = 0; j < glb->skeleton.joints.size(); ++j) {
-        int k = fbx->skeleton.find(glb->skeleton.joints[j].name);
+        int k = fbx->skeleton.find_joint(glb->skeleton.joints[j].name);
         if (k < 0) continue;
         EXPECT_LT(length(gm[j].translation() - fm[k].translation()), 1e-4f)
             << clip.name << " t=" << t << " " << glb->skeleton.joints[j].name;
@@ -256,7 +256,7 @@ TEST(SampleContent, ColladaMatchesGlb) {
     auto gm = reference::local_to_model(glb->skeleton, reference::sample_clip(glb->skeleton, walk, t));
     auto dm = reference::local_to_model(dae->skeleton, reference::sample_clip(dae->skeleton, dae_walk, t));
     for (size_t j = 0; j < glb->skeleton.joints.size(); ++j) {
-      int k = dae->skeleton.find(glb->skeleton.joints[j].name);
+      int k = dae->skeleton.find_joint(glb->skeleton.joints[j].name);
       if (k < 0) continue;
       worst_joint = std::max<double>(worst_joint, length(gm[j].translation() - dm[k].translation()));
     }

@@ -468,8 +468,8 @@ RunRecord run_crowd_and_animators(const SampleFixture& f, int threads) {
   animators.reserve(61);
   for (int i = 0; i < 61; ++i) {
     animators.emplace_back(f.asset, &f.notifies);
-    animators.back().play(i % clips, i % 3 == 0 ? LoopMode::kPingPong : LoopMode::kRepeat, 0,
-                          unit(rng) * f.asset.clips[i % clips].duration());
+    EXPECT_TRUE(animators.back().play(i % clips, i % 3 == 0 ? LoopMode::kPingPong : LoopMode::kRepeat, 0,
+                                      unit(rng) * f.asset.clips[i % clips].duration()));
     animators.back().set_speed(i % 4 == 0 ? -1.f : 0.7f + unit(rng));
   }
 
@@ -481,7 +481,10 @@ RunRecord run_crowd_and_animators(const SampleFixture& f, int threads) {
     pool.parallel_for(static_cast<int>(animators.size()), 1, [&](int begin, int end) {
       for (int i = begin; i < end; ++i) {
         Animator& a = animators[i];
-        if (frame == 30 + i % 20) a.crossfade((a.clip() + 1) % clips, 0.3f, i % 2 == 0);
+        const FadeSync sync = i % 2 == 0 ? FadeSync::kPhase : FadeSync::kNone;
+        if (frame == 30 + i % 20) {
+          EXPECT_TRUE(a.crossfade((a.clip() + 1) % clips, 0.3f, sync));
+        }
         if (frame == 60 && i % 6 == 0) a.seek_ratio(0.25f);
         a.update(dt);
         std::vector<unsigned char>& ev = frame_events[i];

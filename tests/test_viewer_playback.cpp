@@ -78,7 +78,7 @@ TEST(ViewerPlayback, StepsForwardFireEventsAndBackwardSeeks) {
   EXPECT_EQ(p.events().size(), before);
   // The pose after a seek is the clip's pose at that time (an Animator sampled there by hand).
   Animator reference(p.asset());
-  reference.play(walk, LoopMode::kRepeat, 0, 0.9f);
+  EXPECT_TRUE(reference.play(walk, LoopMode::kRepeat, 0, 0.9f));
   reference.update(0);
   for (int j = 0; j < p.asset().skeleton.joint_count(); ++j) {
     const Vec3 a = joint_position(p.animator().model(), j), b = joint_position(reference.model(), j);
@@ -97,7 +97,7 @@ std::shared_ptr<const LoadedCharacter> sample_with_an_arc() {
   const int parent = asset.skeleton.parents()[root];
   std::vector<JointPose> frames(walk.frames().begin(), walk.frames().end());
   Animator animator(asset);
-  animator.play(asset.find_clip("Walk"), LoopMode::kOnce);
+  EXPECT_TRUE(animator.play(asset.find_clip("Walk"), LoopMode::kOnce));
   for (int f = 0; f < walk.frame_count(); ++f) {
     const float t = static_cast<float>(f) / walk.frame_rate();
     animator.seek(t);
@@ -120,7 +120,7 @@ TEST(ViewerPlayback, RootMotionTravelsWhatTheClipTravels) {
   ASSERT_TRUE(p.play(arc));
   ASSERT_EQ(p.set_root_motion(true), "");
   Animator authored(p.asset());
-  authored.play(arc);
+  EXPECT_TRUE(authored.play(arc));
   authored.update(0);
   // Within the first pass, every joint under the root of the travelled character is where the authored
   // clip puts it (the root's ancestors stay put in the clip, and travel with the character).
@@ -146,7 +146,7 @@ TEST(ViewerPlayback, RootMotionTravelsWhatTheClipTravels) {
 TEST(ViewerPlayback, LayerMaskIsTheSelectedJointsSubtree) {
   Playback p(sample());
   const Skeleton& skeleton = p.asset().skeleton;
-  const int clavicle = skeleton.find("clavicle_l");
+  const int clavicle = skeleton.find_joint("clavicle_l");
   ASSERT_GE(clavicle, 0);
   const auto mask = Playback::subtree_mask(skeleton, clavicle);
   int inside = 0;
@@ -163,8 +163,8 @@ TEST(ViewerPlayback, LayerMaskIsTheSelectedJointsSubtree) {
   ASSERT_TRUE(p.set_layer(wave, 1, clavicle));
   p.update(0.3f);
   Animator walk_only(p.asset()), wave_only(p.asset());
-  walk_only.play(walk);
-  wave_only.play(wave);
+  EXPECT_TRUE(walk_only.play(walk));
+  EXPECT_TRUE(wave_only.play(wave));
   walk_only.update(0.3f);
   wave_only.update(0.3f);
   for (int j = 0; j < skeleton.joint_count(); ++j) {
@@ -239,19 +239,19 @@ TEST(ViewerPlayback, FootPlacementPlantsTheSamplesFeetOnTheGround) {
   int pelvis = -1;
   const std::vector<LegJoints> legs = Playback::find_legs(skeleton, pelvis);
   ASSERT_EQ(legs.size(), 2u);
-  EXPECT_EQ(pelvis, skeleton.find("pelvis"));
-  EXPECT_EQ(legs[0].foot, skeleton.find("foot_l"));
-  EXPECT_EQ(legs[0].calf, skeleton.find("calf_l"));
-  EXPECT_EQ(legs[0].thigh, skeleton.find("thigh_l"));
-  EXPECT_EQ(legs[0].toe, skeleton.find("ball_l"));
-  EXPECT_EQ(legs[1].foot, skeleton.find("foot_r"));
+  EXPECT_EQ(pelvis, skeleton.find_joint("pelvis"));
+  EXPECT_EQ(legs[0].foot, skeleton.find_joint("foot_l"));
+  EXPECT_EQ(legs[0].calf, skeleton.find_joint("calf_l"));
+  EXPECT_EQ(legs[0].thigh, skeleton.find_joint("thigh_l"));
+  EXPECT_EQ(legs[0].toe, skeleton.find_joint("ball_l"));
+  EXPECT_EQ(legs[1].foot, skeleton.find_joint("foot_r"));
 
   const int walk = p.asset().find_clip("Walk");
   ASSERT_TRUE(p.play(walk));
   ASSERT_EQ(p.set_root_motion(true), "");
   ASSERT_EQ(p.set_foot_placement(true, Playback::Ground::kSlopeAndStep), "");
   Animator animated(p.animated_asset());  // the same clip without feet placed: where the clip has them
-  animated.play(walk);
+  EXPECT_TRUE(animated.play(walk));
   int checked = 0;
   for (int i = 0; i < 45; ++i) {
     p.update(1.f / 30);
@@ -315,7 +315,7 @@ TEST(ViewerPlayback, MorphOverridesReplaceTheClipsWeightsAndSurviveRebuilds) {
   EXPECT_TRUE(std::isnan(p.morph_override(mesh, 0)));
   p.update(0);
   Animator plain(asset);
-  plain.play(talk, LoopMode::kRepeat, 0, p.time());
+  EXPECT_TRUE(plain.play(talk, LoopMode::kRepeat, 0, p.time()));
   plain.update(0);
   const auto expected = plain.mesh_morph_weights(mesh), got = p.morph_weights(mesh);
   ASSERT_EQ(expected.size(), got.size());

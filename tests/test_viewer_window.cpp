@@ -223,8 +223,8 @@ TEST(ViewerWindow, AuthoredNotifiesAreSavedAndReplayThroughPlay) {
   options.notifies_path = saved.string();
   auto character = load_character(sample_fbx(), options);
   ASSERT_TRUE(character) << character.error();
-  const CharacterAsset& asset = (*character)->asset;
-  const NotifySet& set = (*character)->notifies;
+  const CharacterAsset& asset = character->asset;
+  const NotifySet& set = character->notifies;
   const int walk = asset.find_clip("Walk");
   ASSERT_GE(walk, 0);
   using Row = std::tuple<std::string, float, float, std::string>;  // name, time, duration, payload (parsed)
@@ -289,8 +289,8 @@ std::pair<float, float> walk_notify(const fs::path& sidecar, const std::string& 
   auto character = load_character(sample_fbx(), options);
   EXPECT_TRUE(character) << character.error();
   if (!character) return {-1, -1};
-  const NotifySet& set = (*character)->notifies;
-  const ClipNotifies& walk = set.clips[(*character)->asset.find_clip("Walk")];
+  const NotifySet& set = character->notifies;
+  const ClipNotifies& walk = set.clips[character->asset.find_clip("Walk")];
   for (const auto* list : {&walk.instants, &walk.states})
     for (const Notify& n : *list)
       if (set.names[n.name_id] == name) return {n.time, n.duration};

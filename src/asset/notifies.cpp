@@ -41,7 +41,7 @@ int match_clip_name(const std::vector<std::string>& names, const std::string& qu
   return ClipNameIndex(names).find(query);
 }
 
-int NotifySet::find_name(const std::string& name) const {
+int NotifySet::find_notify(std::string_view name) const {
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return static_cast<int>(i);
   return -1;
@@ -130,7 +130,22 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
           return fail(named + ": ends at " + std::to_string(n.time + n.duration) +
                       " s, after the clip's end (" + std::to_string(duration) + " s)");
       }
-      if (e.contains("payload")) n.payload = e["payload"].dump();
+      if (e.contains("payload")) {
+        const nlohmann::json& payload = e["payload"];
+        n.payload = payload.dump();
+        if (payload.is_object())
+          for (const auto& [key, value] : payload.items()) {
+            NotifyField& f = n.fields.emplace_back();
+            f.key = key;
+            f.text = value.is_string() ? value.get<std::string>() : value.dump();
+            f.is_string = value.is_string();
+            f.is_number = value.is_number() || value.is_boolean();
+            if (value.is_boolean())
+              f.number = value.get<bool>() ? 1 : 0;
+            else if (value.is_number())
+              f.number = value.get<double>();
+          }
+      }
       auto [it, added] = ids.emplace(name, static_cast<int>(set.names.size()));
       if (added) set.names.push_back(name);
       n.name_id = it->second;

@@ -50,13 +50,13 @@ Result<Skeleton> Skeleton::build(const RawSkeleton& raw) {
   return s;
 }
 
-int RawSkeleton::find(const std::string& name) const {
+int RawSkeleton::find_joint(std::string_view name) const {
   for (size_t i = 0; i < joints.size(); ++i)
     if (joints[i].name == name) return static_cast<int>(i);
   return -1;
 }
 
-int Skeleton::find(std::string_view name) const {
+int Skeleton::find_joint(std::string_view name) const {
   for (size_t j = 0; j < names_.size(); ++j)
     if (names_[j] == name) return static_cast<int>(j);
   return -1;

@@ -65,6 +65,24 @@ void Animator::end_track_states(Track& t) {
   collect(t);
 }
 
+namespace {
+const NotifyField* find_field(std::span<const NotifyField> fields, std::string_view key) {
+  for (const NotifyField& f : fields)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+}  // namespace
+
+std::string_view AnimEvent::payload_string(std::string_view key, std::string_view fallback) const {
+  const NotifyField* f = find_field(payload_fields, key);
+  return f && f->is_string ? std::string_view(f->text) : fallback;
+}
+
+double AnimEvent::payload_number(std::string_view key, double fallback) const {
+  const NotifyField* f = find_field(payload_fields, key);
+  return f && f->is_number ? f->number : fallback;
+}
+
 std::span<const Mat4> Animator::mesh_palette(int mesh) const {
   if (mesh < 0 || mesh >= mesh_count()) return {};
   return std::span<const Mat4>(mesh_palettes_)
@@ -112,7 +130,8 @@ bool Animator::play(int clip, LoopMode mode, int passes, float start_time) {
   return true;
 }
 
-bool Animator::crossfade(int clip, float duration, bool sync, LoopMode mode, int passes) {
+bool Animator::crossfade(int clip, float duration, FadeSync fade_sync, LoopMode mode, int passes) {
+  const bool sync = fade_sync == FadeSync::kPhase;
   if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return false;
   Track& from = base_[current_];
   if (from.clip < 0 || !(duration > 0)) return play(clip, mode, passes);
@@ -176,9 +195,9 @@ void Animator::remove_layer(int layer) {
   layers_[layer].track.clip = -1;
 }
 
-bool Animator::on(const std::string& name, std::function<void(const AnimEvent&)> handler) {
+bool Animator::on(std::string_view name, std::function<void(const AnimEvent&)> handler) {
   if (!notifies_) return false;
-  int id = notifies_->find_name(name);
+  int id = notifies_->find_notify(name);
   if (id < 0) return false;
   handlers_[id] = std::move(handler);
   return true;
@@ -205,6 +224,7 @@ void collect_events(int clip, const NotifySet* notifies, EventBuffer& scratch, s
       event.name_id = notify.name_id;
       event.name = &notifies->names[notify.name_id];
       event.payload = &notify.payload;
+      event.payload_fields = notify.fields;
     }
     if (out.size() < out.capacity())
       out.push_back(event);

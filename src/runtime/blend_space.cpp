@@ -271,7 +271,7 @@ Result<BlendSpacePlayer> BlendSpacePlayer::create(const CharacterAsset& asset, c
   player.root_motion_ = root_motion;
   std::vector<int> marker_ids;
   for (const std::string& name : sync_markers)
-    if (notifies && notifies->find_name(name) >= 0) marker_ids.push_back(notifies->find_name(name));
+    if (const int id = notifies ? notifies->find_notify(name) : -1; id >= 0) marker_ids.push_back(id);
   const size_t joints = static_cast<size_t>(asset.skeleton.joint_count());
   player.samples_.resize(clips.size());
   for (size_t i = 0; i < clips.size(); ++i) {

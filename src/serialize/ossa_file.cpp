@@ -745,10 +745,10 @@ Result<Clip> retarget_clip(const Clip& clip, const Skeleton& source, const Skele
   if (clip.joint_count() != source.joint_count())
     return Result<Clip>::failure("clip '" + clip.name() + "' was not made for the source skeleton");
   std::vector<int> from(target.joint_count(), -1);
-  for (int j = 0; j < target.joint_count(); ++j) from[j] = source.find(target.name(j));
+  for (int j = 0; j < target.joint_count(); ++j) from[j] = source.find_joint(target.name(j));
   if (unmatched)
     for (int j = 0; j < source.joint_count(); ++j)
-      if (target.find(source.name(j)) < 0) unmatched->push_back(source.name(j));
+      if (target.find_joint(source.name(j)) < 0) unmatched->push_back(source.name(j));
   const int tj = target.joint_count(), sj = source.joint_count();
   if (clip.layout() == Clip::Layout::kFixedRate) {
     std::vector<JointPose> frames(static_cast<size_t>(clip.frame_count()) * tj);

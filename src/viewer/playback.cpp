@@ -25,7 +25,7 @@ void Playback::rebuild_animator() {
   else
     animator_ = std::make_unique<Animator>(asset(), notifies);
   animator_->set_speed(speed_);
-  if (clip >= 0) animator_->play(clip, loop_mode_, 0, time);
+  if (clip >= 0) static_cast<void>(animator_->play(clip, loop_mode_, 0, time));  // the same asset: valid
   layer_slot_ = -1;
   if (layer_clip_ >= 0) layer_slot_ = animator_->add_layer(layer_clip_, layer_weight_, layer_mask_);
   if (paused_) animator_->pause();
@@ -43,14 +43,13 @@ void Playback::set_notifies(NotifySet notifies) {
 }
 
 bool Playback::play(int clip, float start_time) {
-  if (clip < 0 || clip >= static_cast<int>(asset().clips.size())) return false;
-  animator_->play(clip, loop_mode_, 0, start_time);
+  if (!animator_->play(clip, loop_mode_, 0, start_time)) return false;
   step_ = 0;
   return true;
 }
 
 bool Playback::crossfade(int clip, float duration, bool sync) {
-  return animator_->crossfade(clip, duration, sync, loop_mode_);
+  return animator_->crossfade(clip, duration, sync ? FadeSync::kPhase : FadeSync::kNone, loop_mode_);
 }
 
 const Clip* Playback::current_clip() const {
@@ -76,7 +75,7 @@ void Playback::set_speed(float speed) {
 void Playback::set_loop_mode(LoopMode mode) {
   loop_mode_ = mode;
   const int clip = animator_->clip();
-  if (clip >= 0) animator_->play(clip, loop_mode_, 0, animator_->time());
+  if (clip >= 0) static_cast<void>(animator_->play(clip, loop_mode_, 0, animator_->time()));  // valid
 }
 
 void Playback::seek(float time) {

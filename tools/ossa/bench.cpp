@@ -224,9 +224,7 @@ std::vector<std::pair<int, double>> measure_overhead() {
 std::pair<double, double> measure_animator(const CharacterAsset& asset, int clip) {
   const int other = asset.clips.size() > 1 ? (clip + 1) % static_cast<int>(asset.clips.size()) : clip;
   Animator single(asset), blended(asset);
-  single.play(clip);
-  blended.play(other);
-  blended.crossfade(clip, 1e9f);
+  if (!single.play(clip) || !blended.play(other) || !blended.crossfade(clip, 1e9f)) return {};
   const int frames = 256;
   return paired_median_ns(
       31, frames,

@@ -315,7 +315,8 @@ int run_play(const PlayArgs& args) {
   RootMotionSource root;
   if (!prepare_root_motion(args, *character, root)) return kExitBadInput;
   Animator animator(*root.asset, character->has_notifies() ? &character->notifies : nullptr, root.tracks);
-  animator.play(clip, mode, args.passes, static_cast<float>(args.start));
+  static_cast<void>(
+      animator.play(clip, mode, args.passes, static_cast<float>(args.start)));  // clip checked above
   animator.set_speed(static_cast<float>(args.speed));
   const std::string& clip_name = asset.clips[clip].name();
   size_t i = 0;

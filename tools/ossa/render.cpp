@@ -37,7 +37,8 @@ bool ends_with(const std::string& s, const char* suffix) {
 // the Animator samples them.
 std::vector<float> clip_morph_weights(const CharacterAsset& asset, const Clip* clip, float t) {
   Animator animator(asset);
-  if (clip) animator.play(static_cast<int>(clip - asset.clips.data()), LoopMode::kOnce, 1, t);
+  if (clip)
+    static_cast<void>(animator.play(static_cast<int>(clip - asset.clips.data()), LoopMode::kOnce, 1, t));
   animator.update(0);
   return {animator.morph_weights().begin(), animator.morph_weights().end()};
 }
@@ -340,9 +341,9 @@ int run_demo(const DemoArgs& args) {
   frame.width = frame.height = args.size;
   frame.camera = frame_bounds(lo, hi, 1);
   std::vector<Image> frames;
-  animator.play(0);
+  static_cast<void>(animator.play(0));  // no clip: the rest pose
   for (size_t c = 0; c < s.asset->clips.size(); ++c) {
-    if (c > 0) animator.crossfade(static_cast<int>(c), 0.25f);
+    if (c > 0) static_cast<void>(animator.crossfade(static_cast<int>(c), 0.25f));  // c is a clip
     // At most 10 s of each clip (a file may claim clips of days).
     const int count =
         std::clamp(static_cast<int>(std::lround(std::min(s.asset->clips[c].duration(), 10.f) * fps)), 2, 150);

@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
   ShowWindow(window, SW_SHOW);
 
   // The swap chain, from the factory that made the renderer's device.
-  auto* d3d = static_cast<ID3D11Device*>((*device)->device());
+  auto* d3d = static_cast<ID3D11Device*>(device->device());
   ComPtr<IDXGIDevice> dxgi_device;
   ComPtr<IDXGIAdapter> adapter;
   ComPtr<IDXGIFactory> factory;

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   } else {
     auto loaded = load_ossa_character(file);
     if (!loaded) return std::fprintf(stderr, "ossa_runtime_bench: %s\n", loaded.error().c_str()), 1;
-    asset = (*loaded)->asset;
+    asset = loaded->asset;
   }
   if (clip_index < 0 || clip_index >= static_cast<int>(asset.clips.size()))
     return std::fprintf(stderr, "ossa_runtime_bench: %s has no clip %d\n", source.c_str(), clip_index), 1;

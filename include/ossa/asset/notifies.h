@@ -19,11 +19,21 @@
 
 namespace ossa {
 
+// A top-level member of a payload object, read at load time so a game needs no JSON parser of its own.
+struct NotifyField {
+  std::string key;
+  std::string text;  // a string member's characters; any other member's JSON text ("0.8", "[1,2]")
+  bool is_string = false;
+  bool is_number = false;  // a number or a boolean (true 1, false 0)
+  double number = 0;
+};
+
 struct Notify {
   int name_id = 0;
-  float time = 0;       // seconds from the clip start
-  float duration = 0;   // 0: instant; > 0: a state over [time, time + duration]
-  std::string payload;  // JSON text ("" when none)
+  float time = 0;                   // seconds from the clip start
+  float duration = 0;               // 0: instant; > 0: a state over [time, time + duration]
+  std::string payload;              // JSON text ("" when none)
+  std::vector<NotifyField> fields;  // the payload's members, sorted by key, when it is an object
 };
 
 // One clip's notifies, each list sorted by time.
@@ -40,7 +50,7 @@ struct ClipTiming {
 struct NotifySet {
   std::vector<std::string> names;                // interned notify names
   std::vector<ClipNotifies> clips;               // parallel to the clips given to the loader
-  int find_name(const std::string& name) const;  // -1 when absent
+  int find_notify(std::string_view name) const;  // index into names, -1 when absent
 };
 
 constexpr long long kMaxNotifyFileBytes = 64ll << 20;  // sidecar files larger than this are refused

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ossa/core/math.h"
@@ -32,8 +33,8 @@ struct RawJoint {
 };
 
 struct RawSkeleton {
-  std::vector<RawJoint> joints;             // parents before children
-  int find(const std::string& name) const;  // -1 when absent (linear search: tools and import only)
+  std::vector<RawJoint> joints;                 // parents before children
+  int find_joint(std::string_view name) const;  // -1 when absent (linear search: tools and import only)
 };
 
 struct InfluenceStats {

@@ -25,7 +25,7 @@ class Skeleton {
   std::span<const JointPose> rest_pose() const { return rest_; }
   std::span<const Mat4> inverse_binds() const { return inverse_binds_; }  // per joint, model -> joint space
   const std::string& name(int joint) const { return names_[joint]; }
-  int find(std::string_view name) const;  // -1 when absent; linear: for tools, not per frame
+  int find_joint(std::string_view name) const;  // -1 when absent; linear: for tools, not per frame
   // One past the last joint of the sub-tree rooted at `joint` (sub-trees are contiguous).
   int subtree_end(int joint) const;
 

@@ -33,13 +33,29 @@ class [[nodiscard]] Result {
   T& value() & { return checked(), *value_; }
   const T& value() const& { return checked(), *value_; }
   T&& value() && { return checked(), std::move(*value_); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
+  // On a Result of a smart pointer (the loaders' Result<shared_ptr<const LoadedCharacter>>), `->` reaches
+  // the pointee: `hero->asset`, not `(*hero)->asset`.
+  auto operator->() {
+    if constexpr (kIsSmartPointer)
+      return value().get();
+    else
+      return &value();
+  }
+  auto operator->() const {
+    if constexpr (kIsSmartPointer)
+      return value().get();
+    else
+      return &value();
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
 
  private:
+  static constexpr bool kIsSmartPointer = requires(const T& p) {
+    typename T::element_type;
+    p.get();
+  };
   Result() = default;
   void checked() const {
     if (value_.has_value()) return;

@@ -6,10 +6,10 @@
 //   auto renderer =
 //       ossa::create_gl_renderer(*gl, hero.asset, hero.materials, hero.textures, hero.flip_textures);
 //   if (!renderer) return std::fprintf(stderr, "%s\n", renderer.error().c_str()), 1;
-//   (*renderer)->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
+//   renderer->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
 //   // GPU palette skinning (and morph targets); end_frame() reads the picture back, top row first.
-//   (*renderer)->draw_palette(world, animator.model(), animator.morph_weights());
-//   ossa::Image image = (*renderer)->end_frame();
+//   renderer->draw_palette(world, animator.model(), animator.morph_weights());
+//   ossa::Image image = renderer->end_frame();
 //
 // Palettes go in a uniform buffer per mesh draw; the bake is a 2D texture array; per-instance evaluation of a
 // crowd is a compute pass writing each instance's skinning matrices to a shader storage buffer (where vertex

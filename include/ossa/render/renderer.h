@@ -6,10 +6,10 @@
 //   auto renderer =
 //       ossa::create_gl_renderer(*gl, hero.asset, hero.materials, hero.textures, hero.flip_textures);
 //   if (!renderer) return std::fprintf(stderr, "%s\n", renderer.error().c_str()), 1;
-//   (*renderer)->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
+//   renderer->begin_frame({512, 512, camera, ossa::LightingMode::kBlinnPhong});
 //   // GPU palette skinning (and morph targets); end_frame() reads the picture back, top row first.
-//   (*renderer)->draw_palette(world, animator.model(), animator.morph_weights());
-//   ossa::Image image = (*renderer)->end_frame();
+//   renderer->draw_palette(world, animator.model(), animator.morph_weights());
+//   ossa::Image image = renderer->end_frame();
 // (Direct3D 11: ossa::D3D11Device::create() and create_d3d11_renderer() in place of the GL context and
 // create_gl_renderer(), ossa/render/d3d11_renderer.h.)
 //

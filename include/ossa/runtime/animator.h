@@ -45,10 +45,12 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ossa/asset/character.h"
@@ -63,9 +65,23 @@ struct AnimEvent {
   int name_id = -1;                   // index into NotifySet::names; -1 for loop/finished
   const std::string* name = nullptr;  // the notify's name; null for loop/finished
   EventType type = EventType::kInstant;
-  float time = 0;                        // clip time at which it fired
-  int loop = 0;                          // completed loops so far
-  const std::string* payload = nullptr;  // JSON text, empty string when none; null for loop/finished
+  float time = 0;                               // clip time at which it fired
+  int loop = 0;                                 // completed loops so far
+  const std::string* payload = nullptr;         // JSON text, empty string when none; null for loop/finished
+  std::span<const NotifyField> payload_fields;  // the payload object's members (Notify::fields)
+
+  // A payload member by key, no JSON parser needed: with {"sound": "step", "volume": 0.8},
+  // payload_string("sound") is "step" and payload_number("volume") is 0.8. `fallback` when the payload has
+  // no member of that name and kind.
+  std::string_view payload_string(std::string_view key, std::string_view fallback = {}) const;
+  double payload_number(std::string_view key, double fallback = 0) const;
+};
+
+// How a crossfade times the clip it fades to.
+enum class FadeSync : uint8_t {
+  kNone,   // the new clip starts at its start
+  kPhase,  // both advance at the same normalised rate, the new clip from the current one's ratio (walk -> run
+           // without foot sliding)
 };
 
 class Animator {
@@ -81,12 +97,11 @@ class Animator {
 
   // Base clip. passes: 0 = forever (ignored for once). False (nothing changes) when `clip` is not an index
   // into asset.clips, e.g. the -1 of a failed find_clip.
-  bool play(int clip, LoopMode mode = LoopMode::kRepeat, int passes = 0, float start_time = 0);
+  [[nodiscard]] bool play(int clip, LoopMode mode = LoopMode::kRepeat, int passes = 0, float start_time = 0);
   // Fades from the current base clip to `clip` over `duration` seconds (plays it at once when nothing plays
-  // or duration <= 0). With `sync`, both advance at the same normalised rate and the new clip starts at the
-  // current one's ratio (walk -> run without foot sliding). False (nothing changes) for an invalid clip.
-  bool crossfade(int clip, float duration, bool sync = false, LoopMode mode = LoopMode::kRepeat,
-                 int passes = 0);
+  // or duration <= 0), timed by `sync`. False (nothing changes) for an invalid clip.
+  [[nodiscard]] bool crossfade(int clip, float duration, FadeSync sync = FadeSync::kNone,
+                               LoopMode mode = LoopMode::kRepeat, int passes = 0);
   void stop();  // ends states; the pose goes back to rest
   void pause() { paused_ = true; }
   void resume() { paused_ = false; }
@@ -112,8 +127,9 @@ class Animator {
 
   std::span<const AnimEvent> events() const { return events_; }  // this update's, in order
   size_t events_dropped() const { return dropped_; }
-  bool on(const std::string& notify_name,
-          std::function<void(const AnimEvent&)> handler);  // false: unknown name
+  // Calls `handler` for this notify's events in dispatch(). False (nothing registered) for a name no clip
+  // has, e.g. a typo: check it.
+  [[nodiscard]] bool on(std::string_view notify_name, std::function<void(const AnimEvent&)> handler);
   void dispatch() const;  // calls the handlers registered for this update's events
 
   std::span<const JointPose> locals() const { return locals_; }

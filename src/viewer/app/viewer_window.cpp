@@ -133,7 +133,7 @@ void character_bounds(const CharacterAsset& asset, Vec3& lo, Vec3& hi) {
     hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
   };
   Animator animator(asset);
-  if (!asset.clips.empty()) animator.play(0);
+  if (!asset.clips.empty()) static_cast<void>(animator.play(0));
   animator.update(0);
   for (const Mat4& m : animator.model()) grow(m.translation());
   std::vector<float> positions;
@@ -565,14 +565,15 @@ bool App::run_action(const ScriptAction& a) {
     const int c = find_clip(w[0]);
     if (c < 0) return false;
     int joint = -1;
-    if (w.size() > 2 && (joint = asset.skeleton.find(w[2])) < 0) return fail(a, "no joint '" + w[2] + "'");
+    if (w.size() > 2 && (joint = asset.skeleton.find_joint(w[2])) < 0)
+      return fail(a, "no joint '" + w[2] + "'");
     layer_on_ = true;
     layer_clip_ = c;
     layer_weight_ = static_cast<float>(number(0));
     return p.set_layer(c, layer_weight_, joint) || fail(a, "the layer was refused");
   }
   if (verb == "select-joint") {
-    selected_joint_ = asset.skeleton.find(w[0]);
+    selected_joint_ = asset.skeleton.find_joint(w[0]);
     return selected_joint_ >= 0 || fail(a, "no joint '" + w[0] + "'");
   }
   if (verb == "add-notify") {

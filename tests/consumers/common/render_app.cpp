@@ -26,13 +26,13 @@ int main(int argc, char** argv) {
   frame.grid = false;
   frame.camera.eye = {0, 1, 4};
   frame.camera.target = {0, 1, 0};
-  (*renderer)->begin_frame(frame);
-  (*renderer)->draw_palette(ossa::Mat4{}, anim.model());
-  ossa::Image image = (*renderer)->end_frame();
+  renderer->begin_frame(frame);
+  renderer->draw_palette(ossa::Mat4{}, anim.model());
+  ossa::Image image = renderer->end_frame();
   int drawn = 0;
   for (size_t p = 0; p + 3 < image.rgba.size(); p += 4)
     drawn += image.rgba[p] != image.rgba[0] || image.rgba[p + 1] != image.rgba[1];
   std::printf("%s: %d of %d pixels drawn (%s)\n", argv[1], drawn, frame.width * frame.height,
-              (*gl)->renderer_name().c_str());
+              gl->renderer_name().c_str());
   return drawn > 100 ? 0 : 1;
 }
