@@ -190,7 +190,8 @@ TEST(SampleContent, HasWhatTheSampleMustExercise) {
   const RawSkeleton& skeleton = scene->skeleton;
   EXPECT_GE(skeleton.joints.size(), 20u);
   ASSERT_GE(skeleton.find_joint("hand_r_socket"), 0);
-  EXPECT_FALSE(skeleton.joints[skeleton.find_joint("hand_r_socket")].weighted);  // socket kept although unweighted
+  EXPECT_FALSE(
+      skeleton.joints[skeleton.find_joint("hand_r_socket")].weighted);  // socket kept although unweighted
   EXPECT_FALSE(skeleton.joints[skeleton.find_joint("head_socket")].weighted);
   int skinned = 0, rigid = 0;
   for (const RawMesh& m : scene->meshes) {
