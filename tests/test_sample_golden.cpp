@@ -239,6 +239,42 @@ TEST(SampleContent, FbxAndGlbAgree) {
   EXPECT_GT(compared, 1000);
 }
 
+// Something attached to a joint (a sword in hand_r_socket) takes the joint's model matrix: it must be the
+// same from FBX as from glTF, a rigid transform with no scale. The FBX's unit (centimetres, x0.01 to metres)
+// once stayed in the joints as a scale of 100 with translations / 100: the positions agreed, a sword came out
+// 100 times its size. Tolerance: 1e-4 (model units, metres; unitless for the axes).
+TEST(SampleContent, FbxJointsCarryNoUnitScale) {
+  auto fbx = import_file(sample("ossa_sample.fbx"));
+  auto glb = import_file(sample("ossa_sample.glb"));
+  ASSERT_TRUE(fbx && glb);
+  const RawClip& walk = glb->clips[glb->find_clip("Walk")];
+  const RawClip& fbx_walk = fbx->clips[fbx->find_clip("Armature|Walk")];
+  int compared = 0;
+  for (float t : {0.f, 0.37f, walk.duration}) {
+    auto gm = reference::local_to_model(glb->skeleton, reference::sample_clip(glb->skeleton, walk, t));
+    auto fm = reference::local_to_model(fbx->skeleton, reference::sample_clip(fbx->skeleton, fbx_walk, t));
+    for (size_t j = 0; j < glb->skeleton.joints.size(); ++j) {
+      const std::string& name = glb->skeleton.joints[j].name;
+      const int k = fbx->skeleton.find_joint(name);
+      if (k < 0 || glb->skeleton.joints[j].is_mesh_node) continue;
+      for (int axis = 0; axis < 3; ++axis) {
+        const Vec3 g{gm[j].m[axis * 4], gm[j].m[axis * 4 + 1], gm[j].m[axis * 4 + 2]};
+        const Vec3 f{fm[k].m[axis * 4], fm[k].m[axis * 4 + 1], fm[k].m[axis * 4 + 2]};
+        EXPECT_NEAR(length(f), 1.f, 1e-4f) << name << " axis " << axis << " t=" << t << ": FBX scale";
+        EXPECT_LT(length(f - g), 1e-4f) << name << " axis " << axis << " t=" << t;
+      }
+      EXPECT_LT(length(gm[j].translation() - fm[k].translation()), 1e-4f) << name << " t=" << t;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 60);
+  // A local translation is a bone's length in metres, as in the glTF twin (lowerarm_l: 0.28 m).
+  const int g = glb->skeleton.find_joint("lowerarm_l"), f = fbx->skeleton.find_joint("lowerarm_l");
+  ASSERT_GE(g, 0);
+  ASSERT_GE(f, 0);
+  EXPECT_LT(length(glb->skeleton.joints[g].rest.translation - fbx->skeleton.joints[f].rest.translation), 1e-4f);
+}
+
 // COLLADA (Blender's exporter writes only the Walk action; assimp names it "Armature_Armature") against the
 // same character's GLB: joints and skinned vertices at every frame.
 TEST(SampleContent, ColladaMatchesGlb) {

@@ -43,6 +43,7 @@
 #include "ossa/asset/morph.h"
 #include "ossa/core/file_io.h"
 #include "ossa/import/import.h"
+#include "root_scale.h"
 #include "scene_wire.h"
 #include "space.h"
 
@@ -1148,6 +1149,7 @@ std::string Importer::import_here() {
   scene_ = nullptr;  // owned by `importer`
   if (out_.meshes.empty() && out_.clips.empty() && out_.skeleton.joints.empty())
     return "nothing to import: no meshes, joints or animations";
+  detail::fold_root_scale(out_);
   return validate_scene(out_);
 }
 
