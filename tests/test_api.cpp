@@ -337,6 +337,13 @@ TEST(LoadCharacter, OssaFileWithEmbeddedNotifies) {
   EXPECT_TRUE(weak.expired());
 }
 
+// The installed headers show what a user calls, not how a clip decodes (ozz keeps its decoders out of sight).
+template <class C>
+concept ExposesDecodeSteps = requires {
+  typename C::DecodeStep;
+};
+static_assert(!ExposesDecodeSteps<Clip>, "Clip's decoding tables belong in src/asset/clip_decoder.h");
+
 // A notify payload's top-level members, read without a JSON parser: strings, numbers, booleans; anything
 // else as JSON text; the fallback for a missing member or one of another kind.
 TEST(NotifyPayload, MembersAreReadableWithoutAJsonParser) {

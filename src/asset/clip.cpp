@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../runtime/kernels/kernels.h"
+#include "clip_decoder.h"
 #include "ossa/asset/value_ranges.h"
 #include "ossa/reference/reference_eval.h"
 #include "quantization.h"
@@ -268,8 +269,10 @@ size_t Clip::memory_bytes() const {
          key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size() +
          constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
          segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
-         segments_.size() * sizeof(Segment) + decode_steps_.size() * sizeof(DecodeStep) + packed_.size() +
-         morph_weights_.memory_bytes();
+         (decoder_ ? decoder_->segments.size() * sizeof(detail::QuantizedDecoder::Segment) +
+                         decoder_->steps.size() * sizeof(detail::DecodeStep)
+                   : 0) +
+         packed_.size() + morph_weights_.memory_bytes();
 }
 
 size_t Clip::stored_bytes() const {
@@ -380,7 +383,9 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   const size_t segment_count = (static_cast<size_t>(frame_count) + segment_frames - 1) / segment_frames;
   if (segment_channels.size() != segment_count * channels.size())
     return fail("the segment table has the wrong size");
-  std::vector<Segment> segments(segment_count);
+  auto decoder = std::make_shared<detail::QuantizedDecoder>();
+  std::vector<detail::QuantizedDecoder::Segment>& segments = decoder->segments;
+  segments.resize(segment_count);
   uint64_t bytes = 0;
   for (size_t s = 0; s < segment_count; ++s) {
     uint32_t frame_bits = 0;
@@ -411,16 +416,15 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   c.channels_ = std::move(parts.channels);
   c.segment_channels_ = std::move(parts.segment_channels);
   c.constant_pose_ = std::move(constant_pose);
-  c.segments_ = std::move(segments);
-  c.decode_steps_.reserve(c.segment_channels_.size());
+  decoder->steps.reserve(c.segment_channels_.size());
   const size_t channel_count = c.channels_.size();
-  for (size_t seg = 0; seg < c.segments_.size(); ++seg) {
-    std::vector<DecodeStep> steps(channel_count, DecodeStep{});
+  for (size_t seg = 0; seg < segments.size(); ++seg) {
+    std::vector<detail::DecodeStep> steps(channel_count, detail::DecodeStep{});
     uint32_t offset = 0;
     for (size_t channel = 0; channel < channel_count; ++channel) {
       const QuantizedChannel& ch = c.channels_[channel];
       const SegmentChannel& q = c.segment_channels_[seg * channel_count + channel];
-      DecodeStep& d = steps[channel];
+      detail::DecodeStep& d = steps[channel];
       d.joint = ch.joint;
       d.kind = ch.kind;
       d.mode = q.bits <= kMaxQuantizedBits ? 0 : q.bits == kBitsFloat ? 1 : 2;
@@ -436,16 +440,18 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
       }
       if (d.mode == 2) offset += 32;  // the fourth float of a full rotation
     }
-    auto group = [](const DecodeStep& d) { return d.mode != 0 ? 2 : d.kind == 1 ? 0 : 1; };
-    std::stable_sort(steps.begin(), steps.end(),
-                     [&](const DecodeStep& a, const DecodeStep& b) { return group(a) < group(b); });
-    Segment& segment = c.segments_[seg];
-    segment.first_step = static_cast<uint32_t>(c.decode_steps_.size());
+    auto group = [](const detail::DecodeStep& d) { return d.mode != 0 ? 2 : d.kind == 1 ? 0 : 1; };
+    std::stable_sort(
+        steps.begin(), steps.end(),
+        [&](const detail::DecodeStep& a, const detail::DecodeStep& b) { return group(a) < group(b); });
+    detail::QuantizedDecoder::Segment& segment = segments[seg];
+    segment.first_step = static_cast<uint32_t>(decoder->steps.size());
     segment.rotations = segment.vectors = segment.others = 0;
-    for (const DecodeStep& d : steps)
+    for (const detail::DecodeStep& d : steps)
       (group(d) == 0 ? segment.rotations : group(d) == 1 ? segment.vectors : segment.others)++;
-    c.decode_steps_.insert(c.decode_steps_.end(), steps.begin(), steps.end());
+    decoder->steps.insert(decoder->steps.end(), steps.begin(), steps.end());
   }
+  c.decoder_ = std::move(decoder);
   c.packed_size_ = parts.packed.size();
   c.packed_ = std::move(parts.packed);
   c.packed_.resize(c.packed_size_ + 8, 0);
@@ -458,12 +464,12 @@ std::string Clip::check_decoded_ranges() const {
   // component lies between its two ends (base + step * q is monotone in q), so only those are checked; the
   // stored floats (32 bits each in the file) are read one by one.
   using namespace value_ranges;
-  for (size_t seg = 0; seg < segments_.size(); ++seg) {
-    const Segment& s = segments_[seg];
+  for (size_t seg = 0; seg < decoder_->segments.size(); ++seg) {
+    const detail::QuantizedDecoder::Segment& s = decoder_->segments[seg];
     const int frames_here = std::min(segment_frames_, frame_count_ - static_cast<int>(seg) * segment_frames_);
-    const DecodeStep* steps = decode_steps_.data() + s.first_step;
+    const detail::DecodeStep* steps = decoder_->steps.data() + s.first_step;
     for (uint32_t i = 0; i < s.rotations + s.vectors + s.others; ++i) {
-      const DecodeStep& d = steps[i];
+      const detail::DecodeStep& d = steps[i];
       const float bound = d.kind == 0 ? kMaxCoordinate : d.kind == 1 ? kMaxRotationComponent : kMaxScale;
       if (d.mode == 0) {
         for (int k = 0; k < 3; ++k)
@@ -499,15 +505,15 @@ void Clip::decode_frame(int frame, JointPose* out) const {
 
 void Clip::decode_animated(int frame, JointPose* out) const {
   const int segment = frame / segment_frames_;
-  const Segment& s = segments_[segment];
-  const DecodeStep* d = decode_steps_.data() + s.first_step;
+  const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
+  const detail::DecodeStep* d = decoder_->steps.data() + s.first_step;
   const uint8_t* data =
       packed_.data() + s.first_byte + static_cast<size_t>(frame - segment * segment_frames_) * s.frame_bytes;
   detail::active_kernels().decode_quantized(data, d, static_cast<int>(s.rotations),
                                             static_cast<int>(s.vectors), out);
   d += s.rotations + s.vectors;
 
-  for (const DecodeStep* end = d + s.others; d != end; ++d) {
+  for (const detail::DecodeStep* end = d + s.others; d != end; ++d) {
     JointPose& pose = out[d->joint];
     if (d->mode == 2) {  // four floats from the first component's place on
       for (uint32_t i = 0; i < 4; ++i)

@@ -1,25 +1,25 @@
 // ossa/asset/clip.h — an immutable runtime animation clip, in one of three layouts.
 //
 //  * Fixed rate (the default, Unreal's model): every joint resampled at `frame_rate`; frame f holds all
-//  joints'
-//    JointPose at time f / frame_rate (the last frame at the clip's end). Sampling is an index, one lerp of
-//    translation/scale and one nlerp of rotation per joint, with no search; memory is frames x joints x 48
-//    bytes. Rotations are stored on one hemisphere frame to frame, so the nlerp needs no sign test. The rate
-//    is picked from the key times (24, 25, 30, 48, 50, 60, 100 or 120 fps when all keys lie on that grid,
-//    else 60) and doubled (up to 8x) while some joint turns more than 20 degrees between frames. Error
+//    joints' JointPose at time f / frame_rate (the last frame at the clip's end). Sampling is an index, one
+//    lerp of translation/scale and one nlerp of rotation per joint, with no search; memory is frames x joints
+//    x 48 bytes. Rotations are stored on one hemisphere frame to frame, so the nlerp needs no sign test. The
+//    rate is picked from the key times (24, 25, 30, 48, 50, 60, 100 or 120 fps when all keys lie on that
+//    grid, else 60) and doubled (up to 8x) while some joint turns more than 20 degrees between frames. Error
 //    against the keys: none at frame times when the keys lie on the grid; between frames, nlerp versus slerp
 //    (under 1e-3 rad at 20 degrees per frame) and, for keys off the grid, the resampling itself. Measured in
-//    the runtime tests on every model we have: at most 4e-4 of the model's size (README); the tests hold it
-//    under 1e-3.
+//    the runtime tests on every model we have: at most 4e-4 of the model's size (docs/asset-pipeline.md); the
+//    tests hold it under 1e-3.
 //  * Keyed: each joint's translation/rotation/scale keys kept exactly as imported (slerp between them).
-//  Sampling
-//    searches, helped by a per-instance SamplingCache so forward playback only steps ahead.
-// Joints without keys hold their rest pose in both layouts. Morph target weights, when the clip animates
+//    Sampling searches, helped by a per-instance SamplingCache so forward playback only steps ahead.
+//  * Quantized (ossa/asset/compression.h): the fixed-rate frames compressed within an error bound.
+// Joints without keys hold their rest pose in every layout. Morph target weights, when the clip animates
 // some, are keyed tracks in every layout (morph_weights(), ossa/asset/morph.h). Built from a RawClip and the
 // Skeleton it animates; read-only afterwards, shareable between threads.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +28,10 @@
 #include "ossa/asset/skeleton.h"
 
 namespace ossa {
+
+namespace detail {
+struct QuantizedDecoder;
+}
 
 class Clip {
  public:
@@ -98,20 +102,6 @@ class Clip {
   static Result<Clip> from_quantized(std::string name, float duration, float frame_rate,
                                      std::span<const JointPose> default_pose, QuantizedParts parts);
 
-  // Internal to decoding (decode_animated and its SIMD kernel): everything one channel of one segment needs,
-  // built at load from the tables. Each component is read on its own at a fixed place in the frame:
-  // q = (32-bit word at `byte` >> shift) & mask, decoded as base + step * q (lane 3 unused: all 0).
-  struct alignas(16) DecodeStep {
-    float base[4];
-    float step[4];
-    uint32_t byte[4];   // of each component within a frame
-    uint32_t shift[4];  // bit within that byte
-    uint32_t mask[4];   // 2^bits - 1 (0 for components that do not move: they decode to base)
-    uint16_t joint;
-    uint8_t kind;
-    uint8_t mode;  // 0 quantized, 1 floats, 2 four-float rotation
-  };
-
   // The same clip with `weights` as its morph weight tracks (the builders take them from RawClip; for clips
   // made by from_frames, from_keys, from_quantized, compress_clip and make_additive_clip).
   static Clip with_morph_weights(Clip clip, MorphWeightTracks weights);
@@ -164,17 +154,10 @@ class Clip {
   std::vector<ConstantChannel> constants_;
   std::vector<QuantizedChannel> channels_;
   std::vector<SegmentChannel> segment_channels_;
-  std::vector<JointPose> constant_pose_;  // built from constants_: every frame starts from it
-  struct Segment {
-    uint64_t first_byte;   // of the segment's first frame in packed_
-    uint32_t frame_bytes;  // per frame
-    // Its decode steps, grouped so each group decodes in a loop without branches: quantized rotations,
-    // quantized translations and scales, then floats and four-float rotations.
-    uint32_t first_step, rotations, vectors, others;
-  };
-  std::vector<Segment> segments_;
+  std::vector<JointPose> constant_pose_;     // built from constants_: every frame starts from it
   std::string check_decoded_ranges() const;  // "" when every frame decodes within value_ranges.h
-  std::vector<DecodeStep> decode_steps_;
+  // Quantized: the decoding tables built from the parts at load (immutable, shared by copies).
+  std::shared_ptr<const detail::QuantizedDecoder> decoder_;
   std::vector<uint8_t> packed_;  // packed_size_ bytes, then 8 zero bytes for the 64-bit reads
   size_t packed_size_ = 0;
 };

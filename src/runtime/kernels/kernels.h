@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "../../asset/clip_decoder.h"
 #include "ossa/asset/clip.h"
 #include "ossa/runtime/pose.h"
 #include "ossa/runtime/simd.h"
@@ -31,7 +32,7 @@ struct Kernels {
   // whose x, y, z are decoded and w rebuilt, then `vectors` translation or scale steps. Every path computes
   // the same IEEE operations in the same order as detail::dequantize / rebuild_rotation (no fused
   // multiply-add), so a clip decodes to the same bits on every machine and the compressor's bound holds.
-  void (*decode_quantized)(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+  void (*decode_quantized)(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                            JointPose* out);
   // q[j].rotation negated where it lies on the other hemisphere from reference[j].rotation (q and -q are the
   // same rotation): a pair aligned once blends with shortest = false from then on.
@@ -39,7 +40,7 @@ struct Kernels {
 };
 
 // The plain C++ decode, shared by the scalar and SSE2 tables (SSE2 lacks a per-lane variable shift).
-void decode_quantized_scalar(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                              JointPose* out);
 
 extern const Kernels kScalarKernels;

@@ -117,16 +117,16 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const 
   }
 }
 
-void decode_quantized_scalar(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                              JointPose* out) {
-  auto component = [frame](const Clip::DecodeStep& d, int i) {
+  auto component = [frame](const detail::DecodeStep& d, int i) {
     return dequantize(d.base[i], d.step[i], read_quantized(frame, d.byte[i], d.shift[i], d.mask[i]));
   };
-  for (const Clip::DecodeStep* d = steps; d != steps + rotations; ++d) {
+  for (const detail::DecodeStep* d = steps; d != steps + rotations; ++d) {
     const float v[3] = {component(*d, 0), component(*d, 1), component(*d, 2)};
     rebuild_rotation(v, out[d->joint].rotation);
   }
-  for (const Clip::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d) {
+  for (const detail::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d) {
     float* dst = d->kind == 0 ? out[d->joint].translation : out[d->joint].scale;
     dst[0] = component(*d, 0), dst[1] = component(*d, 1), dst[2] = component(*d, 2);
   }

@@ -341,9 +341,9 @@ void skin(const SkinningJob& job) {
 // One channel per iteration, its three components in lanes 0-2: the three 32-bit words, a variable shift, the
 // mask, then base + step * q with a separate multiply and add (as the scalar decoder: the results are
 // bit-identical). Rotations rebuild w = sqrt(max(1 - ((x*x + y*y) + z*z), 0)) in the same order.
-void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                       JointPose* out) {
-  auto decode = [frame](const Clip::DecodeStep& d) {
+  auto decode = [frame](const detail::DecodeStep& d) {
     // Three plain loads: gathers are microcoded, and slow where the Gather Data Sampling fix is applied.
     int words[3];
     for (int i = 0; i < 3; ++i) std::memcpy(&words[i], frame + d.byte[i], 4);
@@ -352,23 +352,23 @@ void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int r
                       _mm_load_si128(reinterpret_cast<const __m128i*>(d.mask)));
     return _mm_add_ps(_mm_load_ps(d.base), _mm_mul_ps(_mm_load_ps(d.step), _mm_cvtepi32_ps(q)));
   };
-  for (const Clip::DecodeStep* d = steps; d != steps + rotations; ++d) {
+  for (const detail::DecodeStep* d = steps; d != steps + rotations; ++d) {
     const __m128 v = decode(*d);
     const __m128 sq = _mm_mul_ps(v, v);
     const __m128 sum = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
     const __m128 w = _mm_sqrt_ss(_mm_max_ss(_mm_sub_ss(_mm_set_ss(1.f), sum), _mm_setzero_ps()));
     _mm_storeu_ps(out[d->joint].rotation, _mm_insert_ps(v, w, 0x30));
   }
-  for (const Clip::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
+  for (const detail::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
     _mm_storeu_ps(d->kind == 0 ? out[d->joint].translation : out[d->joint].scale, decode(*d));
 }
 #elif defined(__ARM_NEON)
 // NEON: as the AVX2 decode above, lane for lane (a negative vshl is the right shift). Only single IEEE
 // operations: vmulq then vaddq (never vfmaq), and w from the same scalar expression as rebuild_rotation, so
 // the results are the scalar decoder's bits.
-void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int rotations, int vectors,
+void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                       JointPose* out) {
-  auto decode = [frame](const Clip::DecodeStep& d) {
+  auto decode = [frame](const detail::DecodeStep& d) {
     uint32_t w0, w1, w2;
     std::memcpy(&w0, frame + d.byte[0], 4);
     std::memcpy(&w1, frame + d.byte[1], 4);
@@ -377,7 +377,7 @@ void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int r
     q = vandq_u32(vshlq_u32(q, vnegq_s32(vreinterpretq_s32_u32(vld1q_u32(d.shift)))), vld1q_u32(d.mask));
     return vaddq_f32(vld1q_f32(d.base), vmulq_f32(vld1q_f32(d.step), vcvtq_f32_u32(q)));
   };
-  for (const Clip::DecodeStep* d = steps; d != steps + rotations; ++d) {
+  for (const detail::DecodeStep* d = steps; d != steps + rotations; ++d) {
     const float32x4_t v = decode(*d);
     const float32x4_t sq = vmulq_f32(v, v);
     const float sum = (vgetq_lane_f32(sq, 0) + vgetq_lane_f32(sq, 1)) + vgetq_lane_f32(sq, 2);
@@ -385,7 +385,7 @@ void decode_quantized(const uint8_t* frame, const Clip::DecodeStep* steps, int r
     const float w = vget_lane_f32(vsqrt_f32(vdup_n_f32(std::max(1.f - sum, 0.f))), 0);
     vst1q_f32(out[d->joint].rotation, vsetq_lane_f32(w, v, 3));
   }
-  for (const Clip::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
+  for (const detail::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
     vst1q_f32(d->kind == 0 ? out[d->joint].translation : out[d->joint].scale, decode(*d));
 }
 #endif

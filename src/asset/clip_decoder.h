@@ -1,0 +1,34 @@
+// Internal: the tables a quantized Clip decodes with, built once at load from its parts (clip.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ossa::detail {
+
+// Everything one channel of one segment needs. Each component is read on its own at a fixed place in the
+// frame: q = (32-bit word at `byte` >> shift) & mask, decoded as base + step * q (lane 3 unused: all 0).
+struct alignas(16) DecodeStep {
+  float base[4];
+  float step[4];
+  uint32_t byte[4];   // of each component within a frame
+  uint32_t shift[4];  // bit within that byte
+  uint32_t mask[4];   // 2^bits - 1 (0 for components that do not move: they decode to base)
+  uint16_t joint;
+  uint8_t kind;
+  uint8_t mode;  // 0 quantized, 1 floats, 2 four-float rotation
+};
+
+struct QuantizedDecoder {
+  struct Segment {
+    uint64_t first_byte;   // of the segment's first frame in the packed frames
+    uint32_t frame_bytes;  // per frame
+    // Its decode steps, grouped so each group decodes in a loop without branches: quantized rotations,
+    // quantized translations and scales, then floats and four-float rotations.
+    uint32_t first_step, rotations, vectors, others;
+  };
+  std::vector<Segment> segments;
+  std::vector<DecodeStep> steps;
+};
+
+}  // namespace ossa::detail
