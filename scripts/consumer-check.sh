@@ -3,10 +3,13 @@
 # (tests/consumers/), and checks what their binaries link:
 #   1. installed, find_package(ossa): runtime, import and render apps (cmake --install to a temporary prefix)
 #   2. installed, find_package(ossa COMPONENTS runtime), configured where assimp is not found
-#   3. the examples built standalone against the installed prefix, and their ctest tests
+#   3. the examples built standalone against the installed prefix (the sample found in share/ossa/sample),
+#      and their ctest tests
 #   4. pkg-config: ossa-runtime and ossa
 #   5. add_subdirectory, runtime only, on a machine view without assimp, CLI11, GTest, giflib, benchmark
 #   6. add_subdirectory with the CLI on (its binary folder is `ossa`, the CLI's old output path)
+#   7. the packagers' preset (libraries): installs libraries, headers and package files only; a consumer
+#      builds against that prefix
 # Runtime-only binaries must not need assimp, GL, EGL, epoxy, giflib or meshoptimizer (readelf -d NEEDED).
 # Usage: scripts/consumer-check.sh [BUILD_DIR]   (default build/release, built first if needed)
 # Set OSSA_BUILD_LOCK=/path/to/lockfile to run every build under flock (shared build machines).
@@ -76,7 +79,12 @@ check_runtime_only "$work/installed-runtime/runtime_app"
 step "3. examples/ standalone against the installed prefix"
 cp -r "$here/examples" "$work/src-examples"
 cmake -S "$work/src-examples" -B "$work/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" -DOSSA_SAMPLE_DIR="$here/assets/sample" "${launcher[@]}" >/dev/null
+  -DCMAKE_PREFIX_PATH="$work/prefix" "${launcher[@]}" >"$work/examples.configure.log"
+grep -q "the sample from $work/prefix/share/ossa/sample" "$work/examples.configure.log" || {
+  echo "consumer-check: the standalone examples did not find the installed sample" >&2
+  grep "sample" "$work/examples.configure.log" >&2
+  exit 1
+}
 locked cmake --build "$work/examples" -j 2 >/dev/null
 (cd "$work/examples" && locked ctest --output-on-failure | grep -E 'tests passed|Failed')
 
@@ -119,5 +127,19 @@ test -d "$work/sub-tools/ossa" && test -x "$work/sub-tools/ossa/bin/ossa"
 "$work/sub-tools/ossa/bin/ossa" --trusted info "$sample" | head -1
 link_line "$work/sub-tools" game_app
 "$work/sub-tools/game_app" "$sample" | tail -1
+
+step "7. the libraries preset (packagers): libraries, headers and package files only"
+(cd "$here" && cmake --preset libraries "${launcher[@]}" >"$work/libraries.configure.log" &&
+  locked cmake --build --preset libraries -j 2 >/dev/null)
+cmake --install "$here/build/libraries" --prefix "$work/prefix-libraries" >/dev/null
+if [ -e "$work/prefix-libraries/bin" ] || [ -e "$work/prefix-libraries/share/ossa" ]; then
+  echo "consumer-check: the libraries preset installed more than libraries:" >&2
+  find "$work/prefix-libraries/bin" "$work/prefix-libraries/share/ossa" -maxdepth 1 >&2
+  exit 1
+fi
+echo "installed: $(cd "$work/prefix-libraries" && find . -type f | sed 's|^\./||' | cut -d/ -f1-2 | sort -u | tr '\n' ' ')"
+configure installed-libraries installed -DCMAKE_PREFIX_PATH="$work/prefix-libraries"
+locked cmake --build "$work/installed-libraries" -j 2 >/dev/null
+"$work/installed-libraries/game_app" "$sample" | tail -1
 
 printf '\nconsumer-check: all passed in %d s\n' $((SECONDS - start))
