@@ -30,6 +30,7 @@
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/playhead.h"
 #include "ossa/runtime/pose.h"
+#include "ossa/runtime/retarget.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"

@@ -1,0 +1,371 @@
+// Retargeting (ossa/runtime/retarget.h) against truths that do not come from the retargeter: the identity,
+// bone directions measured on the posed skeletons, hip heights, a round trip, and names written by hand.
+// Angles in degrees; positions in model units (metres, the sample is about 2 m tall).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ossa/ossa.h"
+#include "ossa/runtime/retarget.h"
+#include "test_paths.h"
+
+namespace ossa {
+namespace {
+
+constexpr float kDegree = 3.14159265f / 180;
+
+struct Fixture {
+  ImportedScene scene;
+  CharacterAsset asset;
+};
+
+const Fixture& sample() {
+  static const Fixture f = [] {
+    ImportOptions options;
+    options.isolate = false;
+    auto scene = import_file(std::string(build::source_dir()) + "/assets/sample/ossa_sample.glb", options);
+    EXPECT_TRUE(scene) << scene.error();
+    auto asset = CharacterAsset::build(*scene);
+    EXPECT_TRUE(asset) << asset.error();
+    return Fixture{std::move(scene).value(), std::move(asset).value()};
+  }();
+  return f;
+}
+
+Skeleton build(const RawSkeleton& raw) {
+  auto s = Skeleton::build(raw);
+  EXPECT_TRUE(s) << s.error();
+  return std::move(s).value();
+}
+
+Quat rotation_of(const JointPose& p) {
+  return {p.rotation[0], p.rotation[1], p.rotation[2], p.rotation[3]};
+}
+
+std::vector<Mat4> model_of(const Skeleton& skeleton, std::span<const JointPose> locals) {
+  std::vector<Mat4> model(skeleton.joint_count());
+  EXPECT_TRUE((LocalToModelJob{.skeleton = &skeleton, .input = locals, .output = model}.run()));
+  return model;
+}
+
+float angle_between(Vec3 a, Vec3 b) {
+  const float c = dot(normalize(a), normalize(b));
+  return std::acos(std::clamp(c, -1.f, 1.f)) / kDegree;
+}
+
+// The sample's Walk at `t` as local poses.
+std::vector<JointPose> walk_at(float t) {
+  const CharacterAsset& a = sample().asset;
+  std::vector<JointPose> locals(a.skeleton.joint_count());
+  SamplingCache cache;
+  EXPECT_TRUE(
+      (SampleJob{.clip = &a.clips[a.find_clip("Walk")], .time = t, .cache = &cache, .output = locals}.run()));
+  return locals;
+}
+
+std::vector<JointPose> retarget(const RetargetRig& rig, std::span<const JointPose> source) {
+  std::vector<JointPose> out(rig.target->joint_count());
+  RetargetScratch scratch(rig);
+  EXPECT_TRUE((RetargetJob{.rig = &rig, .source = source, .scratch = &scratch, .output = out}.run()));
+  return out;
+}
+
+TEST(Retarget, NamesAreNormalisedAcrossConventions) {
+  auto n = [](const char* s) { return normalize_bone_name(s); };
+  using S = NormalizedBoneName;
+  EXPECT_EQ(n("mixamorig:LeftUpLeg"), (S{S::kLeft, "upleg"}));
+  EXPECT_EQ(n("Armature|upper_arm.L"), (S{S::kLeft, "upperarm"}));
+  EXPECT_EQ(n("thigh_r"), (S{S::kRight, "thigh"}));
+  EXPECT_EQ(n("UpperArm.R"), (S{S::kRight, "upperarm"}));
+  EXPECT_EQ(n("Slime_002:RightHand"), (S{S::kRight, "hand"}));
+  EXPECT_EQ(n("L_Foot"), (S{S::kLeft, "foot"}));
+  EXPECT_EQ(n("spine_01"), (S{S::kCenter, "spine01"}));
+  EXPECT_EQ(n("Hips"), (S{S::kCenter, "hips"}));
+  EXPECT_EQ(n("DEF-shin.R"), (S{S::kRight, "defshin"}));
+}
+
+// The sample renamed by hand to Mixamo's names: the profiles pair every humanoid bone with the original.
+TEST(Retarget, MixamoNamesMapOntoUnrealNames) {
+  const std::map<std::string, std::string> mixamo = {{"pelvis", "Hips"},
+                                                     {"spine_01", "Spine"},
+                                                     {"spine_02", "Spine1"},
+                                                     {"chest", "Spine2"},
+                                                     {"neck", "Neck"},
+                                                     {"head", "Head"},
+                                                     {"clavicle_l", "LeftShoulder"},
+                                                     {"upperarm_l", "LeftArm"},
+                                                     {"lowerarm_l", "LeftForeArm"},
+                                                     {"hand_l", "LeftHand"},
+                                                     {"clavicle_r", "RightShoulder"},
+                                                     {"upperarm_r", "RightArm"},
+                                                     {"lowerarm_r", "RightForeArm"},
+                                                     {"hand_r", "RightHand"},
+                                                     {"thigh_l", "LeftUpLeg"},
+                                                     {"calf_l", "LeftLeg"},
+                                                     {"foot_l", "LeftFoot"},
+                                                     {"ball_l", "LeftToeBase"},
+                                                     {"thigh_r", "RightUpLeg"},
+                                                     {"calf_r", "RightLeg"},
+                                                     {"foot_r", "RightFoot"},
+                                                     {"ball_r", "RightToeBase"}};
+  RawSkeleton raw = sample().scene.skeleton;
+  for (RawJoint& j : raw.joints)
+    if (auto it = mixamo.find(j.name); it != mixamo.end()) j.name = "mixamorig:" + it->second;
+  const Skeleton target = build(raw);
+  const Skeleton& source = sample().asset.skeleton;
+  auto map = build_bone_map(source, target);
+  ASSERT_TRUE(map) << map.error();
+  EXPECT_EQ(map->source_profile, "unreal");
+  EXPECT_EQ(map->target_profile, "mixamo");
+  for (const auto& [original, renamed] : mixamo) {
+    const int t = target.find_joint("mixamorig:" + renamed);
+    ASSERT_GE(t, 0) << renamed;
+    ASSERT_GE(map->source_of[t], 0) << renamed << " unmapped";
+    EXPECT_EQ(source.name(map->source_of[t]), original) << renamed;
+  }
+  // An explicit map wins, and one that names a missing joint is an error that says which.
+  auto forced =
+      build_bone_map(source, target, {.explicit_json = R"({"mixamorig:Head": "neck"})", .profiles = true});
+  ASSERT_TRUE(forced) << forced.error();
+  const int forced_head = forced->source_of[target.find_joint("mixamorig:Head")];
+  ASSERT_GE(forced_head, 0);
+  EXPECT_EQ(source.name(forced_head), "neck");
+  EXPECT_LT(forced->source_of[target.find_joint("mixamorig:Neck")], 0) << "neck went to the explicit choice";
+  auto wrong =
+      build_bone_map(source, target, {.explicit_json = R"({"mixamorig:Head": "Kopf"})", .profiles = true});
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().find("Kopf"), std::string::npos) << wrong.error();
+}
+
+// Two joints that normalise to the same name are reported, never guessed.
+TEST(Retarget, AmbiguousNamesAreReportedNotGuessed) {
+  RawSkeleton raw = sample().scene.skeleton;
+  raw.joints[raw.find_joint("index_l")].name = "Hand.L";  // normalises like hand_l
+  const Skeleton source = build(raw);
+  RawSkeleton other = sample().scene.skeleton;
+  other.joints[other.find_joint("hand_l")].name = "HandL";
+  const Skeleton target = build(other);
+  auto map = build_bone_map(source, target, {.explicit_json = "", .profiles = false});
+  ASSERT_TRUE(map) << map.error();
+  EXPECT_LT(map->source_of[target.find_joint("HandL")], 0);
+  bool reported = false;
+  for (const std::string& line : map->report) reported |= line.find("HandL") != std::string::npos;
+  EXPECT_TRUE(reported);
+}
+
+TEST(Retarget, IdenticalSkeletonsGiveTheIdentityExactly) {
+  const Skeleton& s = sample().asset.skeleton;
+  auto map = build_bone_map(s, s);
+  ASSERT_TRUE(map) << map.error();
+  EXPECT_EQ(map->mapped(), s.joint_count());
+  auto rig = RetargetRig::build(s, s, *map);
+  ASSERT_TRUE(rig) << rig.error();
+  for (float t : {0.f, 0.31f, 0.77f}) {
+    const std::vector<JointPose> in = walk_at(t), out = retarget(*rig, in);
+    for (int j = 0; j < s.joint_count(); ++j)
+      for (int c = 0; c < 4; ++c) {
+        ASSERT_EQ(out[j].rotation[c], in[j].rotation[c]) << s.name(j);
+        ASSERT_EQ(out[j].translation[c], in[j].translation[c]) << s.name(j);
+      }
+  }
+}
+
+// The target is the sample with its rest pose changed: the left arm lowered 40 degrees into an A-pose, the
+// right forearm rolled 30 degrees about itself, the spine bent. At every frame, each mapped bone points where
+// the source's does (to 0.1 degree), and turns about itself as the source's does relative to the rest.
+TEST(Retarget, OtherRestPosesKeepTheSourceBoneDirections) {
+  RawSkeleton raw = sample().scene.skeleton;
+  const Skeleton& source = sample().asset.skeleton;
+  auto local_axis = [&](const char* name) {  // the bone's direction in its own frame: to its first child
+    const int j = raw.find_joint(name);
+    for (size_t c = 0; c < raw.joints.size(); ++c)
+      if (raw.joints[c].parent == j) return normalize(raw.joints[c].rest.translation);
+    return Vec3{0, 1, 0};
+  };
+  auto turn = [&](const char* name, Vec3 axis, float degrees) {
+    Transform& rest = raw.joints[raw.find_joint(name)].rest;
+    rest.rotation = normalize(rest.rotation * quat_from_axis_angle(normalize(axis), degrees * kDegree));
+  };
+  const Vec3 arm = local_axis("upperarm_l");
+  turn("upperarm_l", cross(arm, std::fabs(arm.y) < 0.9f ? Vec3{0, 1, 0} : Vec3{1, 0, 0}), 40);
+  turn("lowerarm_r", local_axis("lowerarm_r"), 30);
+  turn("spine_02", {1, 0, 0}, 15);
+  const Skeleton target = build(raw);
+  auto map = build_bone_map(source, target);
+  ASSERT_TRUE(map) << map.error();
+  auto rig = RetargetRig::build(source, target, *map);
+  ASSERT_TRUE(rig) << rig.error();
+  const auto source_rest = model_of(source, source.rest_pose());
+  float worst_direction = 0;
+  int bones = 0;
+  for (float t : {0.f, 0.25f, 0.5f, 0.9f}) {
+    const std::vector<JointPose> in = walk_at(t), out = retarget(*rig, in);
+    const auto sm = model_of(source, in), tm = model_of(target, out);
+    for (int j = 0; j < target.joint_count(); ++j) {
+      const int s = map->source_of[j];
+      if (s < 0) continue;
+      for (int c = j + 1; c < target.joint_count(); ++c) {
+        if (target.parents()[c] != j || map->source_of[c] < 0) continue;
+        // No direction where the child sits on the joint (the sample's sword on its socket); a child the clip
+        // moves by translation keeps the target's rest offset.
+        if (length(tm[c].translation() - tm[j].translation()) < 1e-4f) continue;
+        if (length(Vec3{in[c].translation[0], in[c].translation[1], in[c].translation[2]} -
+                   Vec3{source.rest_pose()[c].translation[0], source.rest_pose()[c].translation[1],
+                        source.rest_pose()[c].translation[2]}) > 1e-4f)
+          continue;
+        const float a = angle_between(tm[c].translation() - tm[j].translation(),
+                                      sm[map->source_of[c]].translation() - sm[s].translation());
+        worst_direction = std::max(worst_direction, a);
+        EXPECT_LT(a, 0.1f) << target.name(j) << " -> " << target.name(c) << " t=" << t;
+        ++bones;
+        break;
+      }
+    }
+  }
+  EXPECT_GT(bones, 60);
+  std::printf("rest poses changed: worst bone direction %.4f degrees over %d bones\n", worst_direction,
+              bones);
+}
+
+// A forearm rolled 30 degrees about itself in the target's rest: it turns about itself as the source's does
+// relative to the rest (a vector across the bone, measured in model space, to 0.1 degree).
+TEST(Retarget, RolledBonesKeepTheSourceTwist) {
+  RawSkeleton raw = sample().scene.skeleton;
+  const Skeleton& source = sample().asset.skeleton;
+  const int fore = raw.find_joint("lowerarm_r"), hand = raw.find_joint("hand_r");
+  const Vec3 axis = normalize(raw.joints[hand].rest.translation);
+  Transform& rest = raw.joints[fore].rest;
+  rest.rotation = normalize(rest.rotation * quat_from_axis_angle(axis, 30 * kDegree));
+  const Skeleton target = build(raw);
+  auto rig = RetargetRig::build(source, target, *build_bone_map(source, target));
+  ASSERT_TRUE(rig) << rig.error();
+  const auto sr = model_of(source, source.rest_pose()), tr = model_of(target, target.rest_pose());
+  const Vec3 across = normalize(cross(axis, std::fabs(axis.z) < 0.9f ? Vec3{0, 0, 1} : Vec3{1, 0, 0}));
+  for (float t : {0.f, 0.3f, 0.7f}) {
+    const std::vector<JointPose> in = walk_at(t), out = retarget(*rig, in);
+    const auto sm = model_of(source, in), tm = model_of(target, out);
+    // The same model-space vector at rest on both sides, carried by each side's motion from its rest.
+    const Vec3 at_rest = transform_vector(sr[fore], across);
+    const Vec3 source_now = transform_vector(sm[fore] * inverse(sr[fore]), at_rest);
+    const Vec3 target_now = transform_vector(tm[fore] * inverse(tr[fore]), at_rest);
+    EXPECT_LT(angle_between(source_now, target_now), 0.1f) << "t=" << t;
+  }
+}
+
+// A target half the size (and one with longer legs): directions as the source's, the hips at the source's
+// height times the ratio of the hip heights.
+TEST(Retarget, ProportionsScaleTheHipsAndKeepTheTargetsBoneLengths) {
+  const Skeleton& source = sample().asset.skeleton;
+  for (const char* variant : {"half", "long legs"}) {
+    RawSkeleton raw = sample().scene.skeleton;
+    for (RawJoint& j : raw.joints) {
+      const bool leg = j.name.starts_with("calf") || j.name.starts_with("foot");
+      if (std::string(variant) == "half") {
+        j.rest.translation = j.rest.translation * 0.5f;
+      } else if (leg) {
+        j.rest.translation = j.rest.translation * 1.3f;
+      }
+    }
+    const Skeleton target = build(raw);
+    auto map = build_bone_map(source, target);
+    ASSERT_TRUE(map) << map.error();
+    auto rig = RetargetRig::build(source, target, *map);
+    ASSERT_TRUE(rig) << rig.error();
+    const auto sr = model_of(source, source.rest_pose()), tr = model_of(target, target.rest_pose());
+    const int hips = source.find_joint("pelvis");
+    const float ratio = tr[hips].translation().y / sr[hips].translation().y;
+    if (std::string(variant) == "half") {
+      EXPECT_NEAR(ratio, 0.5f, 1e-5f);
+    }
+    for (float t : {0.1f, 0.6f}) {
+      const std::vector<JointPose> in = walk_at(t), out = retarget(*rig, in);
+      const auto sm = model_of(source, in), tm = model_of(target, out);
+      const Vec3 expected =
+          tr[hips].translation() + (sm[hips].translation() - sr[hips].translation()) * ratio;
+      EXPECT_LT(length(tm[hips].translation() - expected), 1e-5f) << variant << " t=" << t;
+      for (int j = 0; j < target.joint_count(); ++j) {
+        const int p = target.parents()[j];
+        if (p < 0 || j == hips) continue;
+        EXPECT_NEAR(length(tm[j].translation() - tm[p].translation()),
+                    length(tr[j].translation() - tr[p].translation()), 1e-5f)
+            << variant << ": " << target.name(j) << "'s bone length";
+        if (p > hips) {
+          EXPECT_LT(angle_between(tm[j].translation() - tm[p].translation(),
+                                  sm[j].translation() - sm[p].translation()),
+                    0.1f)
+              << variant << ": " << target.name(j);
+        }
+      }
+    }
+  }
+}
+
+// A -> B -> A (B: the A-pose variant) gives back A's rotations within 1e-3 rad on every joint.
+TEST(Retarget, RoundTripReturnsTheSourcePose) {
+  RawSkeleton raw = sample().scene.skeleton;
+  Transform& arm = raw.joints[raw.find_joint("upperarm_l")].rest;
+  arm.rotation = normalize(arm.rotation * quat_from_axis_angle({0, 0, 1}, 35 * kDegree));
+  Transform& spine = raw.joints[raw.find_joint("spine_01")].rest;
+  spine.rotation = normalize(spine.rotation * quat_from_axis_angle({1, 0, 0}, 10 * kDegree));
+  const Skeleton& a = sample().asset.skeleton;
+  const Skeleton b = build(raw);
+  auto ab = build_bone_map(a, b), ba = build_bone_map(b, a);
+  ASSERT_TRUE(ab && ba);
+  auto rig_ab = RetargetRig::build(a, b, *ab), rig_ba = RetargetRig::build(b, a, *ba);
+  ASSERT_TRUE(rig_ab && rig_ba);
+  float worst = 0;
+  for (float t : {0.f, 0.4f, 0.8f}) {
+    const std::vector<JointPose> in = walk_at(t), back = retarget(*rig_ba, retarget(*rig_ab, in));
+    for (int j = 0; j < a.joint_count(); ++j) {
+      const float d = std::fabs(dot(rotation_of(in[j]), rotation_of(back[j])));
+      worst = std::max(worst, 2 * std::acos(std::min(1.f, d)));
+    }
+  }
+  EXPECT_LT(worst, 1e-3f);
+  std::printf("round trip: worst joint %.2e rad\n", worst);
+}
+
+// Baked into a clip for the target: a fixed-rate clip whose frames are the job's output.
+TEST(Retarget, BakedClipMatchesTheJob) {
+  const Skeleton& s = sample().asset.skeleton;
+  RawSkeleton raw = sample().scene.skeleton;
+  for (RawJoint& j : raw.joints) j.rest.translation = j.rest.translation * 2.f;
+  const Skeleton target = build(raw);
+  auto map = build_bone_map(s, target);
+  ASSERT_TRUE(map);
+  auto rig = RetargetRig::build(s, target, *map);
+  ASSERT_TRUE(rig);
+  const Clip& walk = sample().asset.clips[sample().asset.find_clip("Walk")];
+  auto baked = retarget_clip(walk, *rig);
+  ASSERT_TRUE(baked) << baked.error();
+  EXPECT_EQ(baked->joint_count(), target.joint_count());
+  EXPECT_FLOAT_EQ(baked->duration(), walk.duration());
+  const float t = 3 / walk.frame_rate();  // on a frame: no interpolation between the two
+  std::vector<JointPose> sampled(target.joint_count());
+  SamplingCache cache;
+  ASSERT_TRUE((SampleJob{.clip = &*baked, .time = t, .cache = &cache, .output = sampled}.run()));
+  const std::vector<JointPose> direct = retarget(*rig, walk_at(t));
+  for (int j = 0; j < target.joint_count(); ++j)
+    EXPECT_GT(std::fabs(dot(rotation_of(sampled[j]), rotation_of(direct[j]))), 1 - 1e-6f) << target.name(j);
+  // A clip of another skeleton is refused.
+  auto refused = retarget_clip(walk, *RetargetRig::build(target, s, *build_bone_map(target, s)));
+  EXPECT_TRUE(refused.ok() == (target.joint_count() == s.joint_count()));
+}
+
+TEST(Retarget, JobRefusesWrongSpans) {
+  const Skeleton& s = sample().asset.skeleton;
+  auto rig = RetargetRig::build(s, s, *build_bone_map(s, s));
+  ASSERT_TRUE(rig);
+  RetargetScratch scratch(*rig);
+  std::vector<JointPose> in(s.joint_count()), out(s.joint_count() - 1);
+  EXPECT_FALSE((RetargetJob{.rig = &*rig, .source = in, .scratch = &scratch, .output = out}.run()));
+  out.resize(s.joint_count());
+  EXPECT_FALSE((RetargetJob{.rig = &*rig, .source = in, .scratch = nullptr, .output = out}.run()));
+  EXPECT_TRUE((RetargetJob{.rig = &*rig, .source = in, .scratch = &scratch, .output = out}.run()));
+}
+
+}  // namespace
+}  // namespace ossa
