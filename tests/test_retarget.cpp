@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle_compare.h"
 #include "ossa/ossa.h"
 #include "ossa/runtime/retarget.h"
 #include "test_paths.h"
@@ -353,6 +354,70 @@ TEST(Retarget, BakedClipMatchesTheJob) {
   // A clip of another skeleton is refused.
   auto refused = retarget_clip(walk, *RetargetRig::build(target, s, *build_bone_map(target, s)));
   EXPECT_TRUE(refused.ok() == (target.joint_count() == s.joint_count()));
+}
+
+// Real files with other names and proportions: three.js's RobotExpressive (Blender-style ".L" names, a
+// robot's proportions) onto the bundled sample (Unreal-style names) and back. Every mapped bone whose mapped
+// child lies below its source points where the source's does, within 2 degrees, in every clip.
+TEST(Retarget, RobotExpressiveAndTheSampleTradeClips) {
+  const std::string robot_path = test::shared_dir() + "/models/RobotExpressive.glb";
+  if (test::shared_dir().empty()) GTEST_SKIP() << "../shared is absent: RobotExpressive.glb not checked";
+  ImportOptions options;
+  options.isolate = false;
+  auto robot_scene = import_file(robot_path, options);
+  ASSERT_TRUE(robot_scene) << robot_scene.error();
+  auto robot = CharacterAsset::build(*robot_scene);
+  ASSERT_TRUE(robot) << robot.error();
+  const CharacterAsset& human = sample().asset;
+  for (const bool robot_is_source : {true, false}) {
+    const CharacterAsset& from = robot_is_source ? *robot : human;
+    const CharacterAsset& to = robot_is_source ? human : *robot;
+    auto map = build_bone_map(from.skeleton, to.skeleton);
+    ASSERT_TRUE(map) << map.error();
+    EXPECT_GE(map->mapped(), 14) << "robot as source: " << robot_is_source;
+    auto rig = RetargetRig::build(from.skeleton, to.skeleton, *map);
+    ASSERT_TRUE(rig) << rig.error();
+    float worst = 0;
+    int compared = 0;
+    for (const Clip& clip : from.clips) {
+      SamplingCache cache;
+      std::vector<JointPose> in(from.skeleton.joint_count());
+      for (float t : {0.f, clip.duration() * 0.3f, clip.duration() * 0.7f}) {
+        ASSERT_TRUE((SampleJob{.clip = &clip, .time = t, .cache = &cache, .output = in}.run()));
+        const std::vector<JointPose> out = retarget(*rig, in);
+        const auto sm = model_of(from.skeleton, in), tm = model_of(to.skeleton, out);
+        for (int j = 0; j < to.skeleton.joint_count(); ++j) {
+          const int s = map->source_of[j];
+          if (s < 0) continue;
+          for (int c = j + 1; c < to.skeleton.subtree_end(j); ++c) {
+            const int sc = map->source_of[c];
+            if (sc < 0) continue;
+            if (sc <= s || sc >= from.skeleton.subtree_end(s)) break;  // the source's child is elsewhere
+            const Vec3 dt = tm[c].translation() - tm[j].translation(),
+                       ds = sm[sc].translation() - sm[s].translation();
+            if (length(dt) < 1e-4f || length(ds) < 1e-4f) break;
+            // A child the clip moves by translation (the robot's head in Death) keeps the target's rest
+            // offset.
+            const JointPose& rest = from.skeleton.rest_pose()[sc];
+            if (length(Vec3{in[sc].translation[0] - rest.translation[0],
+                            in[sc].translation[1] - rest.translation[1],
+                            in[sc].translation[2] - rest.translation[2]}) > 1e-3f * length(ds))
+              break;
+            const float a = angle_between(dt, ds);
+            worst = std::max(worst, a);
+            EXPECT_LT(a, 2.f) << clip.name() << " t=" << t << ": " << to.skeleton.name(j) << " -> "
+                              << to.skeleton.name(c);
+            ++compared;
+            break;
+          }
+        }
+      }
+    }
+    EXPECT_GT(compared, 50);
+    std::printf("%s: %d of %d joints mapped, worst bone direction %.3f degrees over %d bone poses\n",
+                robot_is_source ? "RobotExpressive -> sample" : "sample -> RobotExpressive", map->mapped(),
+                to.skeleton.joint_count(), worst, compared);
+  }
 }
 
 TEST(Retarget, JobRefusesWrongSpans) {

@@ -60,6 +60,8 @@ const std::vector<Profile>& profiles() {
       {"vrm",
        {{"hips", "hips"},
         {"spine", "spine"},
+        {"abdomen", "spine"},
+        {"torso", "chest"},
         {"chest", "chest"},
         {"upperchest", "upper_chest"},
         {"neck", "neck"},
