@@ -16,6 +16,7 @@
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
+#include "ossa/runtime/retarget.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
 
@@ -136,6 +137,32 @@ void BM_LocalToModel(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LocalToModel);
+
+// RetargetJob onto the same skeleton with its rest pose changed (the left arm lowered 40 degrees, so no joint
+// below it takes the copy path): the budget is 2x BM_LocalToModel on the same joints.
+void BM_Retarget(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f) return state.SkipWithError("no model");
+  ossa::RawSkeleton raw = f->scene.skeleton;
+  for (ossa::RawJoint& j : raw.joints)
+    if (j.name == "upperarm_l" || j.name == "spine_01")
+      j.rest.rotation = ossa::normalize(j.rest.rotation * ossa::quat_from_axis_angle({0, 0, 1}, 0.7f));
+  auto target = ossa::Skeleton::build(raw);
+  if (!target) return state.SkipWithError("no target skeleton");
+  const ossa::Skeleton& source = f->fixed->skeleton;
+  auto map = ossa::build_bone_map(source, *target);
+  auto rig = ossa::RetargetRig::build(source, *target, *map);
+  if (!rig) return state.SkipWithError("no rig");
+  ossa::RetargetScratch scratch(*rig);
+  std::vector<ossa::JointPose> out(target->joint_count());
+  Crowd crowd(*f->fixed, f->clip);
+  for (auto _ : state) {
+    ossa::CharacterInstance& c = crowd.next();
+    ossa::RetargetJob{.rig = &*rig, .source = c.locals, .scratch = &scratch, .output = out}.run();
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_Retarget);
 
 void BM_Palette(benchmark::State& state) {
   const Fixture* f = fixture();

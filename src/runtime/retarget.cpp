@@ -379,6 +379,8 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
   for (int t = 0; t < tn && hips < 0; ++t)
     if (rig.source_of[t] >= 0) hips = t;
   rig.carries.assign(tn, 0);
+  rig.source_positioned.assign(sn, 0);
+  rig.target_positioned.assign(tn, 0);
   rig.source_rest_position.assign(tn, Vec3{});
   rig.target_rest_position.assign(tn, Vec3{});
   if (hips >= 0) {
@@ -386,6 +388,8 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
     const float source_height = sp[rig.source_hips].y, target_height = tp[hips].y;
     if (source_height > 1e-6f && target_height > 1e-6f) rig.hips_scale = target_height / source_height;
     // The hips and the mapped joints above them (a root that carries root motion) travel as the source's.
+    for (int t = hips; t >= 0; t = target.parents()[t]) rig.target_positioned[t] = 1;
+    for (int j = rig.source_hips; j >= 0; j = source.parents()[j]) rig.source_positioned[j] = 1;
     for (int t = hips; t >= 0; t = target.parents()[t])
       if (rig.source_of[t] >= 0) {
         rig.carries[t] = 1;
@@ -406,51 +410,76 @@ bool RetargetJob::validate() const {
   const size_t sn = static_cast<size_t>(rig->source->joint_count()),
                tn = static_cast<size_t>(rig->target->joint_count());
   return source.size() == sn && output.size() == tn && rig->carries.size() == tn &&
+         rig->source_positioned.size() == sn && rig->target_positioned.size() == tn &&
          rig->source_rest_position.size() == tn && scratch->source_model.size() == sn &&
          scratch->source_position.size() == sn && scratch->target_model.size() == tn &&
          scratch->target_position.size() == tn && rig->offset.size() == tn && rig->source_of.size() == tn;
 }
 
+namespace {
+
+// The job's quaternion arithmetic, inline: unit quaternions stay unit to float precision along a chain, so
+// only the rotations written out are normalised.
+inline Quat mul(const Quat& a, const Quat& b) {
+  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+inline Quat conj(const Quat& q) {
+  return {-q.x, -q.y, -q.z, q.w};
+}
+inline Vec3 rot(const Quat& q, Vec3 v) {  // v + w t + q.xyz x t, t = 2 q.xyz x v
+  const Vec3 u{q.x, q.y, q.z}, t = cross(u, v) * 2.f;
+  return v + t * q.w + cross(u, t);
+}
+inline void write_unit(const Quat& q, float* out) {
+  const float inv = 1.f / std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+  out[0] = q.x * inv, out[1] = q.y * inv, out[2] = q.z * inv, out[3] = q.w * inv;
+}
+
+}  // namespace
+
 bool RetargetJob::run() const {
   if (!validate()) return false;
   const Skeleton& src = *rig->source;
   const Skeleton& dst = *rig->target;
-  // Source model space: rotations for every joint, positions along the way (scale ignored in rotations).
+  const std::span<const int> source_parents = src.parents(), target_parents = dst.parents();
+  const std::span<const JointPose> rest = dst.rest_pose();
+  Quat* sm = scratch->source_model.data();
+  Quat* tm = scratch->target_model.data();
+  Vec3* sp = scratch->source_position.data();
+  Vec3* tp = scratch->target_position.data();
+  // Source model space: rotations of every joint, positions of the hips' chain only.
   for (int j = 0; j < src.joint_count(); ++j) {
-    const int p = src.parents()[j];
+    const int p = source_parents[j];
     const Quat r = rotation_of(source[j]);
-    scratch->source_model[j] = p < 0 ? r : normalize(scratch->source_model[p] * r);
-    scratch->source_position[j] =
-        p < 0 ? translation_of(source[j])
-              : scratch->source_position[p] + rotate(scratch->source_model[p], translation_of(source[j]));
+    sm[j] = p < 0 ? r : mul(sm[p], r);
+    if (rig->source_positioned[j])
+      sp[j] = p < 0 ? translation_of(source[j]) : sp[p] + rot(sm[p], translation_of(source[j]));
   }
   for (int t = 0; t < dst.joint_count(); ++t) {
-    const int p = dst.parents()[t], s = rig->source_of[t];
-    const JointPose& rest = dst.rest_pose()[t];
+    const int p = target_parents[t], s = rig->source_of[t];
     JointPose& out = output[t];
-    out = rest;
-    const Quat parent = p < 0 ? Quat{} : scratch->target_model[p];
-    Quat model;
+    const Quat parent = p < 0 ? Quat{} : tm[p];
     if (s >= 0 && rig->copy[t]) {
       out = source[s];  // the same joint on both sides: its whole pose
-      model = p < 0 ? rotation_of(out) : normalize(parent * rotation_of(out));
+      tm[t] = mul(parent, rotation_of(out));
     } else if (s >= 0) {
-      model = normalize(scratch->source_model[s] * rig->offset[t]);
-      const Quat local = normalize(conjugate(parent) * model);
-      out.rotation[0] = local.x, out.rotation[1] = local.y, out.rotation[2] = local.z,
-      out.rotation[3] = local.w;
+      out = rest[t];
+      tm[t] = mul(sm[s], rig->offset[t]);
+      write_unit(mul(conj(parent), tm[t]), out.rotation);
     } else {
-      model = p < 0 ? rotation_of(rest) : normalize(parent * rotation_of(rest));
+      out = rest[t];
+      tm[t] = mul(parent, rotation_of(out));
     }
-    scratch->target_model[t] = model;
-    const Vec3 parent_position = p < 0 ? Vec3{} : scratch->target_position[p];
+    if (!rig->target_positioned[t]) continue;
+    const Vec3 parent_position = p < 0 ? Vec3{} : tp[p];
     if (rig->carries[t] && !rig->copy[t]) {
-      const Vec3 travel = scratch->source_position[s] - rig->source_rest_position[t];
+      const Vec3 travel = sp[s] - rig->source_rest_position[t];
       const Vec3 position = rig->target_rest_position[t] + travel * rig->hips_scale;
-      const Vec3 local = rotate(conjugate(parent), position - parent_position);
+      const Vec3 local = rot(conj(parent), position - parent_position);
       out.translation[0] = local.x, out.translation[1] = local.y, out.translation[2] = local.z;
     }
-    scratch->target_position[t] = parent_position + rotate(parent, translation_of(out));
+    tp[t] = parent_position + rot(parent, translation_of(out));
   }
   return true;
 }

@@ -189,6 +189,22 @@ int main(int argc, char** argv) {
   play_cmd->add_flag("--root-motion", play.root_motion,
                      "Play in place; print each step's root motion (x, z, yaw) and the travel so far");
 
+  ossa::cli::RetargetArgs retarget;
+  CLI::App* retarget_cmd = app.add_subcommand(
+      "retarget", "Play a character's clips on another skeleton (other names, rest poses, proportions)");
+  retarget_cmd
+      ->add_option("source", retarget.source, "The character whose clips are carried (model or .ossa)")
+      ->required();
+  retarget_cmd->add_option("--to", retarget.target, "The character they are for (model or .ossa)")
+      ->required();
+  retarget_cmd->add_option("-o,--output", retarget.output, "OUT.ossa: the target with the retargeted clips")
+      ->required();
+  retarget_cmd->add_option("--map", retarget.map,
+                           "Bone map JSON {\"target joint\": \"source joint\" or null}: wins over names");
+  retarget_cmd->add_option("--clips", retarget.clips, "Only these clips, comma-separated")->delimiter(',');
+  retarget_cmd->add_option("--report", retarget.report, "Write the map used and what is unmapped (JSON)");
+  retarget_cmd->add_flag("--anim-only", retarget.anim_only, "The target's skeleton and the clips, no meshes");
+
 #ifdef OSSA_HAS_IMPORT
   ossa::cli::ConvertArgs convert;
   CLI::App* convert_cmd = app.add_subcommand("convert", "Convert model files to the .ossa runtime format");
@@ -332,6 +348,7 @@ int main(int argc, char** argv) {
 #endif
   if (*bench_cmd) return guarded("bench", run_bench, bench);
   if (*play_cmd) return guarded("play", run_play, play);
+  if (*retarget_cmd) return guarded("retarget", run_retarget, retarget);
 #ifdef OSSA_HAS_IMPORT
   if (*convert_cmd) return guarded("convert", run_convert, convert);
 #endif

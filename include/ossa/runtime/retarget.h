@@ -104,6 +104,8 @@ struct RetargetRig {
   // source's travel from rest (scaled); their rest positions in model space on both sides.
   std::vector<uint8_t> carries;
   std::vector<Vec3> source_rest_position, target_rest_position;
+  // The joints whose model-space positions the job computes: the hips and their ancestors, on each side.
+  std::vector<uint8_t> source_positioned, target_positioned;
 };
 
 // Per character: the model-space rotations and positions the job works in (sized once, no allocation after).
