@@ -304,6 +304,51 @@ TEST(Retarget, ProportionsScaleTheHipsAndKeepTheTargetsBoneLengths) {
   }
 }
 
+// A spine left unmapped between mapped joints (the explicit map drops spine_01 and spine_02): the turn from
+// the pelvis to the chest is shared evenly by the three joints, and the chest still turns as the source's.
+TEST(Retarget, UnmappedChainsShareTheTurn) {
+  const Skeleton& s = sample().asset.skeleton;
+  auto map =
+      build_bone_map(s, s, {.explicit_json = R"({"spine_01": null, "spine_02": null})", .profiles = true});
+  ASSERT_TRUE(map) << map.error();
+  auto rig = RetargetRig::build(s, s, *map);
+  ASSERT_TRUE(rig) << rig.error();
+  const int pelvis = s.find_joint("pelvis"), spine1 = s.find_joint("spine_01"),
+            spine2 = s.find_joint("spine_02"), chest = s.find_joint("chest");
+  const auto rest_model = model_of(s, s.rest_pose());
+  float worst_share = 0, worst_chest = 0, biggest_turn = 0;
+  for (float t : {0.1f, 0.45f, 0.8f}) {
+    const std::vector<JointPose> in = walk_at(t), out = retarget(*rig, in);
+    const auto sm = model_of(s, in), tm = model_of(s, out);
+    // The chest's direction to the neck and its frame follow the source's.
+    const int neck = s.find_joint("neck");
+    worst_chest = std::max(worst_chest, angle_between(tm[neck].translation() - tm[chest].translation(),
+                                                      sm[neck].translation() - sm[chest].translation()));
+    // Each joint's turn from its rest local rotation: the same share for spine_01, spine_02 and the chest.
+    auto turn = [&](int j) {
+      const Quat d = normalize(conjugate(rotation_of(s.rest_pose()[j])) * rotation_of(out[j]));
+      return 2 * std::acos(std::min(1.f, std::fabs(d.w))) / kDegree;
+    };
+    const float a = turn(spine1), b = turn(spine2);
+    worst_share = std::max(worst_share, std::fabs(a - b));
+    EXPECT_NEAR(a, b, 0.5f) << "t=" << t;
+    // Together they turn as the source's two spine joints do from their rest: l1 * l2 * (r1 * r2)^-1.
+    const Quat source_turn =
+        normalize(rotation_of(in[spine1]) * rotation_of(in[spine2]) *
+                  conjugate(rotation_of(s.rest_pose()[spine1]) * rotation_of(s.rest_pose()[spine2])));
+    const float expected = 2 * std::acos(std::min(1.f, std::fabs(source_turn.w))) / kDegree;
+    biggest_turn = std::max(biggest_turn, expected);
+    EXPECT_NEAR(a + b, expected, 0.1f) << "t=" << t;
+    // So the chest lands near the source's (the two joints bend alike rather than as the source's did).
+    EXPECT_LT(length(tm[chest].translation() - sm[chest].translation()), 0.005f) << "t=" << t;
+    (void)pelvis, (void)rest_model;
+  }
+  EXPECT_GT(biggest_turn, 1.f) << "the clip should bend the spine";
+  EXPECT_LT(worst_chest, 0.1f);
+  std::printf("unmapped spine: shares differ by at most %.3f degrees; chest direction within %.4f degrees\n",
+              worst_share, worst_chest);
+}
+
 // A -> B -> A (B: the A-pose variant) gives back A's rotations within 1e-3 rad on every joint.
 TEST(Retarget, RoundTripReturnsTheSourcePose) {
   RawSkeleton raw = sample().scene.skeleton;

@@ -362,6 +362,35 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
     rig.copy[t] = parents_agree && same_pose(source.rest_pose()[s], target.rest_pose()[t]) && align.x == 0 &&
                   align.y == 0 && align.z == 0;
   }
+  // Chains: the target's unmapped joints between a mapped ancestor A and a mapped descendant B (the first
+  // below) stand for the source's joints between A's and B's sources: together they take the source's turn
+  // over those joints (from A to B's source parent, relative to rest), shared evenly by depth. Where the
+  // source has no joint between them (a target's extra twist bone), the unmapped joints keep their rest.
+  rig.chains.assign(tn, RetargetRig::Chain{});
+  for (int t = 0; t < tn; ++t) {
+    if (rig.source_of[t] >= 0) continue;
+    int top = target.parents()[t], depth = 1;
+    while (top >= 0 && rig.source_of[top] < 0) top = target.parents()[top], ++depth;
+    const int end = first_mapped_descendant(target, t, [&](int d) { return rig.source_of[d] >= 0; });
+    if (top < 0 || end < 0) continue;
+    const int source_top = rig.source_of[top], source_parent = source.parents()[rig.source_of[end]];
+    if (source_parent <= source_top || source_parent >= source.subtree_end(source_top)) continue;
+    int intermediates = 0;
+    Quat partial{};
+    std::vector<int> path;  // from below top down to end's parent
+    for (int j = target.parents()[end]; j != top; j = target.parents()[j]) path.push_back(j);
+    Quat chain{};
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      chain = normalize(chain * to_transform(target.rest_pose()[*it]).rotation);
+      ++intermediates;
+      if (*it == t) partial = chain;
+    }
+    RetargetRig::Chain& c = rig.chains[t];
+    c.top = top, c.source_top = source_top, c.source_parent = source_parent;
+    c.fraction = static_cast<float>(depth) / static_cast<float>(intermediates);
+    c.rest_to_here = partial;
+    c.inverse_source_rest = conjugate(normalize(conjugate(s0[source_top]) * s0[source_parent]));
+  }
   // The hips: the profile's, else the first mapped joint where mapped limbs branch, else the first mapped.
   auto mapped_branches = [&](int t) {  // children of t with a mapped joint in their sub-tree
     int branches = 0;
@@ -411,9 +440,10 @@ bool RetargetJob::validate() const {
                tn = static_cast<size_t>(rig->target->joint_count());
   return source.size() == sn && output.size() == tn && rig->carries.size() == tn &&
          rig->source_positioned.size() == sn && rig->target_positioned.size() == tn &&
-         rig->source_rest_position.size() == tn && scratch->source_model.size() == sn &&
-         scratch->source_position.size() == sn && scratch->target_model.size() == tn &&
-         scratch->target_position.size() == tn && rig->offset.size() == tn && rig->source_of.size() == tn;
+         rig->chains.size() == tn && rig->source_rest_position.size() == tn &&
+         scratch->source_model.size() == sn && scratch->source_position.size() == sn &&
+         scratch->target_model.size() == tn && scratch->target_position.size() == tn &&
+         rig->offset.size() == tn && rig->source_of.size() == tn;
 }
 
 namespace {
@@ -466,6 +496,15 @@ bool RetargetJob::run() const {
     } else if (s >= 0) {
       out = rest[t];
       tm[t] = mul(sm[s], rig->offset[t]);
+      write_unit(mul(conj(parent), tm[t]), out.rotation);
+    } else if (const RetargetRig::Chain& c = rig->chains[t]; c.top >= 0) {
+      out = rest[t];
+      // The source's turn from top to end's parent since rest, seen in the target top's frame.
+      const Quat bend = mul(mul(conj(sm[c.source_top]), sm[c.source_parent]), c.inverse_source_rest);
+      const Quat& offset = rig->offset[c.top];
+      Quat turn = mul(mul(conj(offset), bend), offset);
+      if (turn.w < 0) turn = {-turn.x, -turn.y, -turn.z, -turn.w};
+      tm[t] = mul(mul(tm[c.top], nlerp(Quat{}, turn, c.fraction)), c.rest_to_here);
       write_unit(mul(conj(parent), tm[t]), out.rotation);
     } else {
       out = rest[t];

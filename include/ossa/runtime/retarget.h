@@ -39,13 +39,14 @@
 // in model space, S(t) * S0^-1, is applied to the target's rest after aligning the target's rest bone
 // direction with the source's (the shortest rotation Q between them, from each joint to its first mapped
 // child): T(t) = S(t) * S0^-1 * Q * T0. So an A-pose target plays a T-pose source's clip with the source's
-// bone directions, and other bone rolls keep their twist relative to rest. Unmapped target joints keep their
-// rest rotation relative to their parent. Translations are the target's own (its bone lengths), except the
-// hips' (the first mapped joint): the source's hips travel from rest, scaled by the ratio of the hip heights
-// above the ground (model y). Scales are the target's rest scales. Joints whose rest poses and parents'
-// agree exactly on both sides copy the source's rotation, so identical skeletons give the identity exactly.
-// Not handled: distributing a rotation along chains of different lengths (a spine of 3 onto 5: the unmapped
-// joints keep their rest), and keeping feet planted (contacts).
+// bone directions, and other bone rolls keep their twist relative to rest. Unmapped target joints between
+// two mapped ones (a spine of 5 under a source's 3) take even shares of the source's turn over the joints
+// between those two; other unmapped joints keep their rest rotation relative to their parent. Translations
+// are the target's own (its bone lengths), except those of the hips (the humanoid hips, else the first mapped
+// joint where mapped limbs branch) and of the mapped joints above them: they travel as the source's do from
+// rest, scaled by the ratio of the hip heights (model y). Scales are the target's rest scales. Joints whose
+// rest poses and parents' agree exactly on both sides copy the source's pose, so identical skeletons give the
+// identity exactly. Not handled: keeping feet planted (contacts).
 #pragma once
 
 #include <span>
@@ -104,6 +105,15 @@ struct RetargetRig {
   // source's travel from rest (scaled); their rest positions in model space on both sides.
   std::vector<uint8_t> carries;
   std::vector<Vec3> source_rest_position, target_rest_position;
+  // Per target joint left unmapped between two mapped ones: the share it takes of the source's turn between
+  // source_top (top's source) and source_parent (the parent of the mapped joint below).
+  struct Chain {
+    int top = -1, source_top = -1, source_parent = -1;
+    float fraction = 0;        // its depth below top over the count of unmapped joints down to the end
+    Quat rest_to_here;         // rest local rotations from below top down to this joint
+    Quat inverse_source_rest;  // inverse of source_top -> source_parent at the source's rest
+  };
+  std::vector<Chain> chains;
   // The joints whose model-space positions the job computes: the hips and their ancestors, on each side.
   std::vector<uint8_t> source_positioned, target_positioned;
 };
