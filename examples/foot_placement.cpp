@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
   feet.skeleton = &skeleton, feet.locals = locals, feet.model = model, feet.pelvis = pelvis;
   feet.legs = legs, feet.ground = {ground_for_job, nullptr}, feet.forward = forward;
   bool reached[2];
-  float drop = 0;
-  feet.reached = reached, feet.pelvis_drop = &drop;
+  float drop[1] = {0};  // how far the pelvis went down
+  feet.reached = reached, feet.pelvis_drop = drop;
   // [/snippet]
   if (!feet.validate())
     return std::fprintf(stderr, "%s: the legs are not chains thigh-calf-foot-ball under the pelvis\n",
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     if (!feet.run()) return std::fprintf(stderr, "frame %d: foot placement refused its input\n", frame), 1;
 
     // Report: each foot's height above the ground under it, and how far it is from where it belongs.
-    std::printf("frame %2d  pelvis %+6.3f", frame, drop);
+    std::printf("frame %2d  pelvis %+6.3f", frame, drop[0]);
     for (int i = 0; i < 2; ++i) {
       const ossa::Vec3 foot = model[legs[i].foot].translation(), toe = model[legs[i].toe].translation();
       const ossa::Vec3 foot0 = animated[legs[i].foot].translation(),

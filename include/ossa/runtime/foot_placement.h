@@ -8,8 +8,8 @@
 //   feet.skeleton = &skeleton, feet.locals = locals, feet.model = model, feet.pelvis = pelvis;
 //   feet.legs = legs, feet.ground = {ground_for_job, nullptr}, feet.forward = forward;
 //   bool reached[2];
-//   float drop = 0;
-//   feet.reached = reached, feet.pelvis_drop = &drop;
+//   float drop[1] = {0};  // how far the pelvis went down
+//   feet.reached = reached, feet.pelvis_drop = drop;
 // then each frame, after LocalToModelJob: feet.run().
 //
 // Each animated foot is moved onto the ground under it, keeping its height above the floor it was authored
