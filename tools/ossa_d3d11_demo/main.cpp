@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
 
   ossa::Animator animator = character.animator();
   int clip = 0;
-  animator.play(clip);
+  static_cast<void>(animator.play(clip));  // no clip: the rest pose
   float speed = 1;
   bool paused = false;
   int lighting = static_cast<int>(ossa::LightingMode::kBlinnPhong);
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
     since_switch += step;
     if (since_switch > 3.f && asset.clips.size() > 1) {  // the next clip every 3 s, crossfading
       clip = (clip + 1) % static_cast<int>(asset.clips.size());
-      animator.crossfade(clip, 0.3f);
+      static_cast<void>(animator.crossfade(clip, 0.3f));  // clip is one of the asset's
       since_switch = 0;
     }
     animator.update(step);
