@@ -61,7 +61,7 @@ step "1. find_package(ossa) after cmake --install"
 configure installed installed -DCMAKE_PREFIX_PATH="$work/prefix"
 locked cmake --build "$work/installed" -j 2 >/dev/null
 for t in runtime_app game_app render_app; do link_line "$work/installed" "$t"; done
-"$work/installed/runtime_app" "$work/sample.ossa" | head -1
+"$work/installed/runtime_app" "$work/sample.ossa" | sed -n 1p
 "$work/installed/game_app" "$sample" | tail -1
 "$work/installed/render_app" "$work/sample.ossa"
 check_runtime_only "$work/installed/runtime_app"
@@ -106,7 +106,7 @@ if g++ -std=c++17 $(pkg-config --cflags ossa-runtime) -fsyntax-only "$here/examp
   head -5 "$work/cxx17.log" >&2
   exit 1
 fi
-echo "C++17 consumer: $(grep -o 'Ossa needs C++20 or later[^"]*' "$work/cxx17.log" | head -1)"
+echo "C++17 consumer: $(grep -o 'Ossa needs C++20 or later[^"]*' "$work/cxx17.log" | sed -n 1p)"
 "$work/pc-ossa" "$work/sample.ossa" | tail -1
 check_runtime_only "$work/pc-ossa-runtime"
 
@@ -124,7 +124,7 @@ step "6. add_subdirectory(ossa) with the CLI built (OSSA_BUILD_TOOLS=ON)"
 configure sub-tools subdirectory -DOSSA_BUILD_TOOLS=ON -DOSSA_BUILD_RENDER=OFF
 locked cmake --build "$work/sub-tools" -j 2 >/dev/null
 test -d "$work/sub-tools/ossa" && test -x "$work/sub-tools/ossa/bin/ossa"
-"$work/sub-tools/ossa/bin/ossa" --trusted info "$sample" | head -1
+"$work/sub-tools/ossa/bin/ossa" --trusted info "$sample" | sed -n 1p
 link_line "$work/sub-tools" game_app
 "$work/sub-tools/game_app" "$sample" | tail -1
 
