@@ -272,7 +272,8 @@ TEST(SampleContent, FbxJointsCarryNoUnitScale) {
   const int g = glb->skeleton.find_joint("lowerarm_l"), f = fbx->skeleton.find_joint("lowerarm_l");
   ASSERT_GE(g, 0);
   ASSERT_GE(f, 0);
-  EXPECT_LT(length(glb->skeleton.joints[g].rest.translation - fbx->skeleton.joints[f].rest.translation), 1e-4f);
+  EXPECT_LT(length(glb->skeleton.joints[g].rest.translation - fbx->skeleton.joints[f].rest.translation),
+            1e-4f);
 }
 
 // COLLADA (Blender's exporter writes only the Walk action; assimp names it "Armature_Armature") against the

@@ -40,8 +40,8 @@ struct Kernels {
 };
 
 // The plain C++ decode, shared by the scalar and SSE2 tables (SSE2 lacks a per-lane variable shift).
-void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
-                             JointPose* out);
+void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations,
+                             int vectors, JointPose* out);
 
 extern const Kernels kScalarKernels;
 extern const Kernels kSse2Kernels;

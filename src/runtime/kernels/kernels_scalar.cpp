@@ -117,8 +117,8 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const 
   }
 }
 
-void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
-                             JointPose* out) {
+void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations,
+                             int vectors, JointPose* out) {
   auto component = [frame](const detail::DecodeStep& d, int i) {
     return dequantize(d.base[i], d.step[i], read_quantized(frame, d.byte[i], d.shift[i], d.mask[i]));
   };
