@@ -465,6 +465,216 @@ TEST(Retarget, RobotExpressiveAndTheSampleTradeClips) {
   }
 }
 
+// A source clip whose feet stand exactly still: the sample squats (the pelvis drops 15 cm and rises, 30 fps,
+// 2 s), each leg bent by TwoBoneIkJob so that its foot keeps its rest position and rotation, except the left
+// foot, lifted 10 cm between 1.2 s and 1.6 s. `sway`: the root joint also sways this far along x and back
+// (the feet stay where they are).
+Clip squat_clip(float sway) {
+  const Skeleton& s = sample().asset.skeleton;
+  const int n = s.joint_count(), frames = 61;
+  const int root = default_root_joint(s), pelvis = s.find_joint("pelvis");
+  EXPECT_TRUE(root >= 0 && pelvis > root);
+  const auto rest_model = model_of(s, s.rest_pose());
+  std::vector<JointPose> all;
+  for (int f = 0; f < frames; ++f) {
+    const float t = f / 30.f;
+    std::vector<JointPose> locals(s.rest_pose().begin(), s.rest_pose().end());
+    auto move = [&](int joint, Vec3 by) {  // a model-space offset on a joint's local translation
+      const int parent = s.parents()[joint];
+      const Vec3 local = parent < 0 ? by : transform_vector(inverse(rest_model[parent]), by);
+      for (int i = 0; i < 3; ++i) locals[joint].translation[i] += (&local.x)[i];
+    };
+    move(root, {sway * std::sin(3.14159265f * t), 0, 0});
+    const float drop = 0.15f * std::pow(std::sin(3.14159265f * t / 2), 2.f);
+    move(pelvis, {0, -drop, 0});
+    for (const char* side : {"l", "r"}) {
+      const int foot = s.find_joint(std::string("foot_") + side), calf = s.parents()[foot],
+                thigh = s.parents()[calf];
+      Vec3 goal = rest_model[foot].translation();
+      if (side[0] == 'l' && t > 1.2f && t < 1.6f) goal.y += 0.1f * std::sin(3.14159265f * (t - 1.2f) / 0.4f);
+      const auto model = model_of(s, locals);
+      Quat fix[2];
+      const Vec3 knee = model[calf].translation() - model[thigh].translation();
+      EXPECT_TRUE((TwoBoneIkJob{.start_joint = &model[thigh],
+                                .mid_joint = &model[calf],
+                                .end_joint = &model[foot],
+                                .target = goal,
+                                .pole_vector = {0, 0, 1},
+                                .mid_axis = transform_vector(inverse(model[calf]), {1, 0, 0}),
+                                .start_correction = &fix[0],
+                                .mid_correction = &fix[1]}
+                       .run()));
+      (void)knee;
+      for (int j : {thigh, calf}) {
+        const Quat q = normalize(rotation_of(locals[j]) * fix[j == thigh ? 0 : 1]);
+        locals[j].rotation[0] = q.x, locals[j].rotation[1] = q.y, locals[j].rotation[2] = q.z,
+        locals[j].rotation[3] = q.w;
+      }
+      // The foot keeps its rest model rotation.
+      const auto bent = model_of(s, locals);
+      const Quat keep =
+          normalize(conjugate(decompose(bent[calf]).rotation) * decompose(rest_model[foot]).rotation);
+      locals[foot].rotation[0] = keep.x, locals[foot].rotation[1] = keep.y, locals[foot].rotation[2] = keep.z,
+      locals[foot].rotation[3] = keep.w;
+    }
+    all.insert(all.end(), locals.begin(), locals.end());
+  }
+  auto clip = Clip::from_frames("Squat", 2.f, 30.f, n, std::move(all));
+  EXPECT_TRUE(clip) << clip.error();
+  return std::move(clip).value();
+}
+
+// Contacts. The target's legs have other proportions (thighs 20% shorter, shins 25% longer): with the
+// source's rotations alone its feet slide while the source's stand still. With the contact pass, wherever
+// find_contacts() says a source foot is planted, the target's foot is where the source's is (taken from rest,
+// scaled by the hip heights) within 0.1 mm, so it stays put as the source's does; its model rotation is the
+// one the rotations gave; where no foot is planted the pose is exactly the one without contacts. The same
+// holds for the clip moving through the world, played in place with its root motion.
+TEST(Retarget, ContactsKeepPlantedFeetPlanted) {
+  const Skeleton& source = sample().asset.skeleton;
+  RawSkeleton raw = sample().scene.skeleton;
+  for (RawJoint& j : raw.joints) {
+    if (j.name.starts_with("calf")) j.rest.translation = j.rest.translation * 0.8f;   // the thigh's length
+    if (j.name.starts_with("foot")) j.rest.translation = j.rest.translation * 1.25f;  // the shin's
+  }
+  const Skeleton target = build(raw);
+  auto map = build_bone_map(source, target);
+  ASSERT_TRUE(map) << map.error();
+  auto plain = RetargetRig::build(source, target, *map);
+  auto rig = RetargetRig::build(source, target, *map, RetargetContacts::kFeet);
+  ASSERT_TRUE(plain && rig) << rig.error();
+  ASSERT_EQ(rig->contacts.size(), 2u);
+  EXPECT_EQ(target.name(rig->contacts[0].end), "foot_l");
+  EXPECT_EQ(target.name(rig->contacts[0].mid), "calf_l");
+  EXPECT_EQ(target.name(rig->contacts[0].start), "thigh_l");
+  const auto sr = model_of(source, source.rest_pose()), tr = model_of(target, target.rest_pose());
+  for (const float sway : {0.f, 0.15f}) {
+    const Clip squat = squat_clip(sway);
+    auto in_place = extract_root_motion(squat, source);
+    ASSERT_TRUE(in_place) << in_place.error();
+    // With sway, the clip is played in place with its root motion, which find_contacts puts back.
+    const Clip& clip = sway == 0 ? squat : in_place->clip;
+    const RootMotionTrack* track = sway == 0 ? nullptr : &in_place->track;
+    const RootMotionTrack target_track = retarget_root_motion(in_place->track, *rig);
+    auto world = [&](const RootMotionTrack& motion, float t, Vec3 p) {  // an in-place position put back
+      if (sway == 0) return p;
+      const RootDelta d = motion.at(t).then(motion.at(0).inverse());  // root(t) * root(0)^-1
+      const float c = std::cos(d.yaw), s = std::sin(d.yaw);
+      return Vec3{c * p.x + s * p.z + d.x, p.y, -s * p.x + c * p.z + d.z};
+    };
+    auto contacts = find_contacts(clip, *rig, track);
+    ASSERT_TRUE(contacts) << contacts.error();
+    ASSERT_EQ(contacts->contacts, 2);
+    RetargetScratch scratch(*rig), plain_scratch(*plain);
+    std::vector<JointPose> in(source.joint_count()), out(target.joint_count()), bare(target.joint_count());
+    SamplingCache cache;
+    auto baked = retarget_clip(clip, *rig, track);  // the same contacts, baked
+    ASSERT_TRUE(baked) << baked.error();
+    SamplingCache baked_cache;
+    std::vector<JointPose> baked_pose(target.joint_count());
+    int planted = 0, lifted = 0, still = 0;
+    float worst_goal = 0, slide_with = 0, slide_without = 0;
+    for (int f = 0; f < contacts->frame_count(); ++f) {
+      const float t = f / contacts->frame_rate;
+      float w[2];
+      contacts->sample(t, w);
+      if (std::fabs(t - 1.4f) < 0.05f) EXPECT_EQ(w[0], 0) << "the lifted foot at its highest, t=" << t;
+      ASSERT_TRUE((SampleJob{.clip = &clip, .time = t, .cache = &cache, .output = in}.run()));
+      ASSERT_TRUE(
+          (RetargetJob{.rig = &*rig, .source = in, .scratch = &scratch, .output = out, .contact_weights = w}
+               .run()));
+      ASSERT_TRUE(
+          (RetargetJob{.rig = &*plain, .source = in, .scratch = &plain_scratch, .output = bare}.run()));
+      const auto sm = model_of(source, in), tm = model_of(target, out), bm = model_of(target, bare);
+      ASSERT_TRUE((SampleJob{.clip = &*baked, .time = t, .cache = &baked_cache, .output = baked_pose}.run()));
+      for (int j = 0; j < target.joint_count(); ++j)
+        ASSERT_GT(std::fabs(dot(rotation_of(baked_pose[j]), rotation_of(out[j]))), 1 - 1e-6f)
+            << "frame " << f;
+      if (w[0] == 0 && w[1] == 0) {
+        for (int j = 0; j < target.joint_count(); ++j)
+          for (int i = 0; i < 4; ++i) ASSERT_EQ(out[j].rotation[i], bare[j].rotation[i]) << "frame " << f;
+      }
+      for (int k = 0; k < 2; ++k) {
+        const RetargetRig::Contact& c = rig->contacts[k];
+        // The foot's model rotation is the one the rotations gave it.
+        EXPECT_GT(std::fabs(dot(decompose(tm[c.end]).rotation, decompose(bm[c.end]).rotation)), 1 - 1e-6f)
+            << "frame " << f;
+        if (w[k] == 0) ++lifted;
+        if (w[k] < 1) continue;
+        ++planted;
+        const Vec3 goal = tr[c.end].translation() +
+                          (sm[c.source_end].translation() - sr[c.source_end].translation()) * rig->hips_scale;
+        worst_goal = std::max(worst_goal, length(tm[c.end].translation() - goal));
+        // Where the source's foot is exactly still in the world (at its rest), the target's stays at its own.
+        if (length(world(in_place->track, t, sm[c.source_end].translation()) -
+                   sr[c.source_end].translation()) > 1e-5f)
+          continue;
+        ++still;
+        const Vec3 rest = tr[c.end].translation();
+        slide_with = std::max(slide_with, length(world(target_track, t, tm[c.end].translation()) - rest));
+        slide_without =
+            std::max(slide_without, length(world(target_track, t, bm[c.end].translation()) - rest));
+      }
+    }
+    std::printf(
+        "contacts (sway %.2f m): %d planted and %d lifted foot frames; planted feet within %.2e m of "
+        "their goals; over %d still frames, %.2e m from rest with contacts, %.4f m without\n",
+        sway, planted, lifted, worst_goal, still, slide_with, slide_without);
+    EXPECT_GT(planted, 90) << "sway " << sway;
+    EXPECT_GE(lifted, 8) << "sway " << sway;
+    EXPECT_GT(still, 80) << "sway " << sway;
+    EXPECT_LT(worst_goal, 1e-4f);
+    EXPECT_LT(slide_with, 2e-4f);
+    EXPECT_GT(slide_without, 0.01f);
+  }
+}
+
+TEST(Retarget, ContactsNeedTheLimbs) {
+  const Skeleton& s = sample().asset.skeleton;
+  RawSkeleton raw = sample().scene.skeleton;
+  raw.joints[raw.find_joint("hand_l")].name = "paw_l";
+  const Skeleton target = build(raw);
+  auto map = build_bone_map(s, target);
+  ASSERT_TRUE(map);
+  auto feet = RetargetRig::build(s, target, *map, RetargetContacts::kFeet);
+  EXPECT_TRUE(feet) << feet.error();
+  auto hands = RetargetRig::build(s, target, *map, RetargetContacts::kFeetAndHands);
+  ASSERT_FALSE(hands);
+  EXPECT_NE(hands.error().find("left hand"), std::string::npos) << hands.error();
+  auto unmapped = build_bone_map(s, s, {.explicit_json = R"({"foot_r": null})"});
+  ASSERT_TRUE(unmapped);
+  auto refused = RetargetRig::build(s, s, *unmapped, RetargetContacts::kFeet);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("foot_r"), std::string::npos) << refused.error();
+  // Weights: one per contact, each in [0, 1].
+  std::vector<JointPose> in(s.joint_count()), out(s.joint_count());
+  RetargetScratch scratch(*feet);
+  const float nan = std::nanf(""), good[2] = {0, 1}, bad[2] = {nan, 1}, over[2] = {0, 1.5f};
+  EXPECT_TRUE(
+      (RetargetJob{.rig = &*feet, .source = in, .scratch = &scratch, .output = out, .contact_weights = good}
+           .validate()));
+  EXPECT_FALSE(
+      (RetargetJob{.rig = &*feet, .source = in, .scratch = &scratch, .output = out, .contact_weights = bad}
+           .validate()));
+  EXPECT_FALSE(
+      (RetargetJob{.rig = &*feet, .source = in, .scratch = &scratch, .output = out, .contact_weights = over}
+           .validate()));
+  EXPECT_FALSE((RetargetJob{
+      .rig = &*feet, .source = in, .scratch = &scratch, .output = out, .contact_weights = std::span(good, 1)}
+                    .validate()));
+}
+
+// A profile forced by name reads both skeletons with it; an unknown one is an error that lists them.
+TEST(Retarget, ProfilesCanBeNamed) {
+  const Skeleton& s = sample().asset.skeleton;
+  auto unreal = build_bone_map(s, s, {.profile = "unreal"});
+  ASSERT_TRUE(unreal) << unreal.error();
+  EXPECT_EQ(unreal->source_profile, "unreal");
+  auto unknown = build_bone_map(s, s, {.profile = "maya"});
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().find("mixamo"), std::string::npos) << unknown.error();
+}
+
 TEST(Retarget, JobRefusesWrongSpans) {
   const Skeleton& s = sample().asset.skeleton;
   auto rig = RetargetRig::build(s, s, *build_bone_map(s, s));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -781,16 +782,22 @@ Result<ContactTrack> find_contacts(const Clip& clip, const RetargetRig& rig,
       where[static_cast<size_t>(f) * track.contacts + c] = p;
     }
   }
-  const float still = kContactSpeed * rig.source_hip_height;
+  const float still = kContactSpeed * rig.source_hip_height, low = kContactHeight * rig.source_hip_height;
+  std::vector<float> lowest(static_cast<size_t>(track.contacts), std::numeric_limits<float>::max());
+  for (int f = 0; f < frames; ++f)
+    for (int c = 0; c < track.contacts; ++c)
+      lowest[c] = std::min(lowest[c], where[static_cast<size_t>(f) * track.contacts + c].y);
   track.weights.resize(where.size());
   for (int f = 0; f < frames; ++f)
     for (int c = 0; c < track.contacts; ++c) {
+      const float height = where[static_cast<size_t>(f) * track.contacts + c].y - lowest[c];
       const int f0 = std::max(0, f - 1), f1 = std::min(frames - 1, f + 1);
       const float seconds = static_cast<float>(f1 - f0) / track.frame_rate;
       const Vec3 moved = where[static_cast<size_t>(f1) * track.contacts + c] -
                          where[static_cast<size_t>(f0) * track.contacts + c];
       const float speed = seconds > 0 ? length(moved) / seconds : 0.f;
-      track.weights[static_cast<size_t>(f) * track.contacts + c] = std::clamp(2 - speed / still, 0.f, 1.f);
+      track.weights[static_cast<size_t>(f) * track.contacts + c] =
+          std::clamp(std::min(2 - speed / still, 2 - height / low), 0.f, 1.f);
     }
   return track;
 }

@@ -51,12 +51,13 @@
 // rig's constant frames, so most joints cost two quaternion products.
 //
 // Contacts (RetargetRig::build with RetargetContacts): the target's feet (and hands) as two-bone chains
-// (thigh, calf, foot). find_contacts() marks where the source's end joint stands still (in the world, with
-// the clip's root motion when given): weight 1 while it moves under kContactSpeed hip heights a second,
-// fading to 0 at twice that. Weighted by it, the job bends the target limb with TwoBoneIkJob so that its end
-// lands where the source's is, taken from rest and scaled like the hips: so while a source foot is planted
-// the target's stays put, on the ground, whatever its leg proportions. The end joint keeps its model-space
-// rotation; the knee bends in the plane the retargeted leg had (straight legs: towards the toes).
+// (thigh, calf, foot). find_contacts() marks where the source's end joint stands still near the ground (in
+// the world, with the clip's root motion when given): weight 1 while it moves under kContactSpeed hip heights
+// a second within kContactHeight of its lowest, fading to 0 at twice those. Weighted by it, the job bends the
+// target limb with TwoBoneIkJob so that its end lands where the source's is, taken from rest and scaled like
+// the hips: so while a source foot is planted the target's stays put, on the ground, whatever its leg
+// proportions. The end joint keeps its model-space rotation; the knee bends in the plane the retargeted leg
+// had (straight legs: towards the toes).
 #pragma once
 
 #include <array>
@@ -84,8 +85,8 @@ struct NormalizedBoneName {
 NormalizedBoneName normalize_bone_name(std::string_view name);
 
 struct BoneMapOptions {
-  std::string explicit_json;  // {"target joint": "source joint", ...}: wins over every rule; "" for none
-  bool profiles = true;       // read names as humanoid bones (Mixamo, Unreal, VRM, Blender metarig)
+  std::string explicit_json{};  // {"target joint": "source joint", ...}: wins over every rule; "" for none
+  bool profiles = true;         // read names as humanoid bones (Mixamo, Unreal, VRM, Blender metarig)
   // Read both skeletons' names with this profile instead of detecting one ("mixamo", "unreal", "vrm",
   // "blender-metarig"); "" detects. An unknown name is an error that lists the profiles.
   std::string profile{};
@@ -199,8 +200,10 @@ struct ContactTrack {
   void sample(float time, std::span<float> out) const;
 };
 
-// A limb counts as planted below this speed, in source hip heights per second (fully at this, none at twice).
+// A limb counts as planted below this speed, in source hip heights per second, and this height above the
+// lowest it reaches in the clip, in hip heights (fully at these, not at all from twice these).
 constexpr float kContactSpeed = 0.15f;
+constexpr float kContactHeight = 0.05f;
 
 // `clip` (made for rig.source) sampled at its frame rate (60 fps for a keyed clip). `root_motion`: the
 // clip's track when it plays in place (its travel then counts), else null.
