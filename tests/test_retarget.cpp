@@ -578,7 +578,9 @@ TEST(Retarget, ContactsKeepPlantedFeetPlanted) {
       const float t = f / contacts->frame_rate;
       float w[2];
       contacts->sample(t, w);
-      if (std::fabs(t - 1.4f) < 0.05f) EXPECT_EQ(w[0], 0) << "the lifted foot at its highest, t=" << t;
+      if (std::fabs(t - 1.4f) < 0.05f) {
+        EXPECT_EQ(w[0], 0) << "the lifted foot at its highest, t=" << t;
+      }
       ASSERT_TRUE((SampleJob{.clip = &clip, .time = t, .cache = &cache, .output = in}.run()));
       ASSERT_TRUE(
           (RetargetJob{.rig = &*rig, .source = in, .scratch = &scratch, .output = out, .contact_weights = w}

@@ -875,8 +875,17 @@ RawMorphTrack merge_morph_keys(const MorphWeightTracks& weights, std::span<const
 Result<Clip> retarget_clip(const Clip& clip, const CharacterAsset& source, const CharacterAsset& target,
                            std::vector<std::string>* unmatched) {
   auto joints = retarget_clip(clip, source.skeleton, target.skeleton, unmatched);
+  if (!joints || clip.morph_weights().empty()) return joints;
+  auto weights = retarget_morph_weights(clip, source, target, unmatched);
+  if (!weights) return Result<Clip>::failure(weights.error());
+  return Clip::with_morph_weights(std::move(joints).value(), std::move(weights).value());
+}
+
+Result<MorphWeightTracks> retarget_morph_weights(const Clip& clip, const CharacterAsset& source,
+                                                 const CharacterAsset& target,
+                                                 std::vector<std::string>* unmatched) {
   const MorphWeightTracks& weights = clip.morph_weights();
-  if (!joints || weights.empty()) return joints;
+  if (weights.empty()) return MorphWeightTracks{};
   std::vector<RawMorphTrack> raw;
   std::vector<std::vector<bool>> taken(weights.tracks().size());
   for (size_t i = 0; i < taken.size(); ++i)
@@ -899,9 +908,7 @@ Result<Clip> retarget_clip(const Clip& clip, const CharacterAsset& source, const
       for (size_t t = 0; t < taken[i].size() && t < names.size(); ++t)
         if (!taken[i][t]) unmatched->push_back(from_mesh.name() + "/" + names[t]);
     }
-  auto built = MorphWeightTracks::build(raw, "clip '" + clip.name() + "'");
-  if (!built) return Result<Clip>::failure(built.error());
-  return Clip::with_morph_weights(std::move(joints).value(), std::move(built).value());
+  return MorphWeightTracks::build(raw, "clip '" + clip.name() + "'");
 }
 
 }  // namespace ossa

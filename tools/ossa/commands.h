@@ -117,10 +117,12 @@ struct ViewArgs {
 int run_view(const ViewArgs& args);  // view.cpp (builds with the viewer: GLFW and Dear ImGui)
 struct RetargetArgs {
   std::string source, target, output;
-  std::string map;                 // explicit bone map JSON ({"target joint": "source joint"}), or ""
-  std::string report;              // where to write the map used and what was left unmapped, or ""
-  std::vector<std::string> clips;  // the source's clips to carry (all when empty)
-  bool anim_only = false;          // the target's skeleton and the clips only, no meshes
+  std::string map;                    // explicit bone map JSON ({"target joint": "source joint"}), or ""
+  std::string report;                 // where to write the map used and what was left unmapped, or ""
+  std::vector<std::string> clips;     // the source's clips to carry (all when empty)
+  bool anim_only = false;             // the target's skeleton and the clips only, no meshes
+  std::string profile;                // a humanoid profile both skeletons' names are read with ("none": off)
+  std::vector<std::string> contacts;  // limbs kept planted: "feet", "hands"
 };
 int run_retarget(const RetargetArgs& args);
 struct DemoArgs {

@@ -204,6 +204,15 @@ int main(int argc, char** argv) {
   retarget_cmd->add_option("--clips", retarget.clips, "Only these clips, comma-separated")->delimiter(',');
   retarget_cmd->add_option("--report", retarget.report, "Write the map used and what is unmapped (JSON)");
   retarget_cmd->add_flag("--anim-only", retarget.anim_only, "The target's skeleton and the clips, no meshes");
+  retarget_cmd->add_option("--profile", retarget.profile,
+                           "Read both skeletons' names as this humanoid profile: mixamo, unreal, vrm, "
+                           "blender-metarig, or none (default: detected)");
+  retarget_cmd
+      ->add_option(
+          "--contacts", retarget.contacts,
+          "Keep the target's feet (and hands) planted where the source's stand still: feet | feet,hands")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"feet", "hands"}));
 
 #ifdef OSSA_HAS_IMPORT
   ossa::cli::ConvertArgs convert;

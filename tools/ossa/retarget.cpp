@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "ossa/asset/clip_names.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/core/file_io.h"
 #include "ossa/runtime/retarget.h"
@@ -16,13 +17,15 @@ namespace {
 
 constexpr long long kMaxMapBytes = 16ll << 20;
 
-bool read_text(const std::string& path, std::string& text) {
+bool read_text(const std::string& path, std::string& text, long long max_bytes = kMaxMapBytes,
+               const char* what = "a bone map") {
   std::ifstream in(path_from_utf8(path), std::ios::binary);
   if (!in) return print_error("ossa retarget: cannot read %s\n", path.c_str()), false;
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
-  if (size < 0 || size > kMaxMapBytes)
-    return print_error("ossa retarget: %s is not a bone map (over 16 MB)\n", path.c_str()), false;
+  if (size < 0 || size > max_bytes)
+    return print_error("ossa retarget: %s is not %s (over %lld MB)\n", path.c_str(), what, max_bytes >> 20),
+           false;
   in.seekg(0);
   text.assign(std::istreambuf_iterator<char>(in), {});
   return true;
@@ -41,6 +44,25 @@ std::string report_json(const BoneMap& map, const Skeleton& source, const Skelet
   return out.dump(2) + "\n";
 }
 
+// The notify JSON the source carries: embedded in a .ossa, else its sidecar (MODEL.notifies.json); "" when
+// none.
+Result<std::string> source_notifies_json(const LoadedCharacter& source, const std::string& path) {
+  if (!source.has_notifies()) return std::string();
+  if (is_ossa_file(path)) {
+    auto file = read_ossa(path);
+    if (!file) return Result<std::string>::failure(file.error());
+    return std::move(file->notifies_json);
+  }
+  for (const std::string& read : source.source_files)
+    if (read.ends_with(".notifies.json")) {
+      std::string text;
+      if (!read_text(read, text, kMaxNotifyFileBytes, "a notify file"))
+        return Result<std::string>::failure("cannot read " + read);
+      return text;
+    }
+  return std::string();
+}
+
 }  // namespace
 
 int run_retarget(const RetargetArgs& args) {
@@ -52,10 +74,20 @@ int run_retarget(const RetargetArgs& args) {
   if (!source || !target) return kExitBadInput;
   BoneMapOptions options;
   if (!args.map.empty() && !read_text(args.map, options.explicit_json)) return kExitBadInput;
+  if (args.profile == "none") {
+    options.profiles = false;
+  } else {
+    options.profile = args.profile;
+  }
   auto map = build_bone_map(source->asset.skeleton, target->asset.skeleton, options);
   if (!map)
-    return print_error("ossa retarget: %s: %s\n", args.map.c_str(), map.error().c_str()), kExitBadInput;
-  auto rig = RetargetRig::build(source->asset.skeleton, target->asset.skeleton, *map);
+    return print_error("ossa retarget: %s%s%s\n", args.map.c_str(), args.map.empty() ? "" : ": ",
+                       map.error().c_str()),
+           kExitBadInput;
+  int limbs = 0;
+  for (const std::string& limb : args.contacts) limbs |= limb == "feet" ? 1 : 2;
+  auto rig = RetargetRig::build(source->asset.skeleton, target->asset.skeleton, *map,
+                                static_cast<RetargetContacts>(limbs));
   if (!rig) return print_error("ossa retarget: %s\n", rig.error().c_str()), kExitBadInput;
 
   std::vector<int> clips;
@@ -77,12 +109,42 @@ int run_retarget(const RetargetArgs& args) {
   }
   file.flip_textures = target->flip_textures;
   file.left_handed = target->left_handed;
+  // Clips (in place with their root motion scaled, when the source has it), morph weights by name.
+  std::vector<std::string> unmatched_morphs;
   for (int c : clips) {
-    auto clip = retarget_clip(source->asset.clips[c], *rig);
+    const Clip& from = source->asset.clips[c];
+    const RootMotionTrack* motion =
+        static_cast<size_t>(c) < source->root_motion.size() ? &source->root_motion[c] : nullptr;
+    auto clip = retarget_clip(from, *rig, motion);
     if (!clip) return print_error("ossa retarget: %s\n", clip.error().c_str()), kExitBadInput;
+    if (!from.morph_weights().empty() && !args.anim_only) {
+      auto weights = retarget_morph_weights(from, source->asset, target->asset, &unmatched_morphs);
+      if (!weights) return print_error("ossa retarget: %s\n", weights.error().c_str()), kExitBadInput;
+      clip = Clip::with_morph_weights(std::move(clip).value(), std::move(weights).value());
+    }
     file.clips.push_back(std::move(clip).value());
+    file.root_motion.push_back(motion ? std::optional(retarget_root_motion(*motion, *rig)) : std::nullopt);
   }
-  file.root_motion.resize(file.clips.size());
+  // The source's notifies for the carried clips (the clips keep their names).
+  if (auto notifies = source_notifies_json(*source, args.source); !notifies) {
+    return print_error("ossa retarget: %s\n", notifies.error().c_str()), kExitBadInput;
+  } else if (!notifies->empty()) {
+    std::vector<ClipTiming> timings;
+    std::vector<std::string> names;
+    for (const Clip& clip : file.clips)
+      timings.push_back({clip.name(), clip.duration()}), names.push_back(clip.name());
+    auto doc = nlohmann::json::parse(*notifies, nullptr, false);
+    if (doc.is_object() && doc.contains("clips") && doc["clips"].is_object()) {
+      nlohmann::json kept = nlohmann::json::object();
+      for (auto& [name, list] : doc["clips"].items())
+        if (match_clip_name(names, name) >= 0) kept[name] = list;
+      doc["clips"] = kept;
+    }
+    const std::string text = doc.dump(2) + "\n";
+    if (auto parsed = parse_notifies(text, args.source + " notifies", timings); !parsed)
+      return print_error("ossa retarget: %s\n", parsed.error().c_str()), kExitBadInput;
+    file.notifies_json = text;
+  }
   if (auto written = write_ossa(file, args.output); !written)
     return print_error("ossa retarget: %s\n", written.error().c_str()), kExitOutput;
   if (!args.report.empty()) {
@@ -98,6 +160,11 @@ int run_retarget(const RetargetArgs& args) {
         map->target_profile.empty() ? "none" : map->target_profile.c_str(), file.clips.size(),
         args.output.c_str());
   for (const std::string& line : map->report) print("  %s\n", line.c_str());
+  for (const RetargetRig::Contact& c : rig->contacts)
+    print("  contacts: %s '%s' (chain from '%s')\n", c.name.c_str(),
+          target->asset.skeleton.name(c.end).c_str(), target->asset.skeleton.name(c.start).c_str());
+  for (const std::string& morph : unmatched_morphs)
+    print("  morph target '%s': no target takes it\n", morph.c_str());
   return kExitOk;
 }
 

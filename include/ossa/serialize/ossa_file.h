@@ -77,5 +77,10 @@ Result<Clip> retarget_clip(const Clip& clip, const Skeleton& source, const Skele
 // animated source morph targets no target took, as "mesh/target".
 Result<Clip> retarget_clip(const Clip& clip, const CharacterAsset& source, const CharacterAsset& target,
                            std::vector<std::string>* unmatched = nullptr);
+// Only the morph weights of that (what a clip retargeted with ossa/runtime/retarget.h takes with
+// Clip::with_morph_weights); empty tracks when the clip animates none.
+Result<MorphWeightTracks> retarget_morph_weights(const Clip& clip, const CharacterAsset& source,
+                                                 const CharacterAsset& target,
+                                                 std::vector<std::string>* unmatched = nullptr);
 
 }  // namespace ossa
