@@ -5,11 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "oracle_compare.h"
 #include "ossa/import/load_character.h"
 #include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/sample_job.h"
 #include "viewer/playback.h"
+#include "viewer/retarget_session.h"
 
 using namespace ossa;
 using ossa::viewer::Playback;
@@ -322,3 +327,72 @@ TEST(ViewerPlayback, MorphOverridesReplaceTheClipsWeightsAndSurviveRebuilds) {
   for (size_t t = 0; t < got.size(); ++t) EXPECT_NEAR(got[t], expected[t], 1e-6f) << t;
   EXPECT_GT(expected[0], 0.f);  // Talk animates the first target here: the comparison is not 0 == 0
 }
+
+namespace ossa {
+namespace {
+
+std::shared_ptr<const LoadedCharacter> sample_glb() {
+  static std::shared_ptr<const LoadedCharacter> loaded = [] {
+    ModelLoadOptions options;
+    options.import.isolate = false;
+    auto c = load_character(test::source_dir() + "/assets/sample/ossa_sample.glb", options);
+    EXPECT_TRUE(c) << c.error();
+    return c ? std::move(c).value() : nullptr;
+  }();
+  return loaded;
+}
+
+// The retargeting panel's map: edits rebuild the rig, a source joint drives one target joint, the saved JSON
+// read back by build_bone_map gives the same map, the file is never one of the characters', and the pose
+// drawn is the RetargetJob's.
+TEST(RetargetSession, EditsSaveAsTheMapTheCliReads) {
+  auto session = viewer::RetargetSession::create(sample(), sample_glb());
+  ASSERT_TRUE(session) << session.error();
+  const Skeleton& source = sample()->asset.skeleton;
+  const Skeleton& target = sample_glb()->asset.skeleton;
+  const int head = target.find_joint("head"), neck = target.find_joint("neck");
+  EXPECT_EQ(session->map().source_of[head], source.find_joint("head"));
+  EXPECT_FALSE(session->edited());
+  // The source's neck already drives the target's neck: refused, naming it.
+  const std::string refused = session->set_source(head, source.find_joint("neck"));
+  EXPECT_NE(refused.find("'neck' already drives 'neck'"), std::string::npos) << refused;
+  EXPECT_EQ(session->set_source(neck, -1), "");
+  EXPECT_EQ(session->set_source(head, source.find_joint("neck")), "");
+  EXPECT_TRUE(session->edited());
+  EXPECT_EQ(session->rig().source_of[head], source.find_joint("neck"));
+  EXPECT_NE(session->set_source(target.joint_count(), 0), "");
+  // The JSON, read back as an explicit map.
+  auto reread = build_bone_map(source, target, {.explicit_json = session->map_json()});
+  ASSERT_TRUE(reread) << reread.error();
+  EXPECT_EQ(reread->source_of, session->map().source_of);
+  // Saved atomically, never over an input.
+  EXPECT_FALSE(session->save_map(test::source_dir() + "/assets/sample/ossa_sample.glb"));
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("ossa_map_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".json"))
+          .string();
+  ASSERT_TRUE(session->save_map(path));
+  EXPECT_FALSE(session->edited());
+  std::ifstream in(path);
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  std::filesystem::remove(path);
+  EXPECT_EQ(text, session->map_json());
+  // The pose drawn: the job's, then local to model.
+  std::vector<JointPose> locals(source.joint_count()), expected_locals(target.joint_count());
+  SamplingCache cache;
+  ASSERT_TRUE(
+      (SampleJob{.clip = &sample()->asset.clips[0], .time = 0.4f, .cache = &cache, .output = locals}.run()));
+  std::vector<Mat4> model(target.joint_count()), expected(target.joint_count());
+  ASSERT_TRUE(session->pose(locals, model));
+  RetargetScratch scratch(session->rig());
+  ASSERT_TRUE(
+      (RetargetJob{.rig = &session->rig(), .source = locals, .scratch = &scratch, .output = expected_locals}
+           .run()));
+  ASSERT_TRUE((LocalToModelJob{.skeleton = &target, .input = expected_locals, .output = expected}.run()));
+  for (int j = 0; j < target.joint_count(); ++j)
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(model[j].m[i], expected[j].m[i]) << target.name(j);
+  EXPECT_FALSE(session->pose(locals, std::span(model).first(3)));
+}
+
+}  // namespace
+}  // namespace ossa
