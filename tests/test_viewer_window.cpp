@@ -355,6 +355,42 @@ TEST(ViewerWindow, SavingOverAnInputIsRefused) {
   EXPECT_EQ(left, (std::vector<std::string>{"err.txt", "ossa_sample.fbx", "out.txt", "settings.json"}));
 }
 
+// Inspect > Retarget: the open character's clip plays on a second one beside it through the bone map; an edit
+// shows at once (the target's left arm at rest while the source's swings) and the saved map is the one
+// `ossa retarget --map` reads.
+TEST(ViewerWindow, RetargetShowsBothAndSavesTheMap) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("retarget");
+  fs::copy_file(test::source_dir() + "/assets/sample/ossa_sample.glb", dir / "ossa_sample.glb");
+  const ViewerRun run = run_view(dir, "retarget.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto image = read_png((dir / "retarget.png").string());
+  ASSERT_TRUE(image) << image.error();
+  expect_matches_golden(*image, "retarget.png");
+  // Both halves of the scene hold a character (pixels other than the background and the grid's greys).
+  for (const int half : {0, 1}) {
+    int lit = 0;
+    for (int y = kSceneY; y < kSceneY + kSceneH; ++y)
+      for (int x = kSceneX + half * kSceneW / 2; x < kSceneX + (half + 1) * kSceneW / 2; ++x) {
+        const auto [r, g, b] = pixel(*image, x, y);
+        lit += std::abs(r - g) + std::abs(g - b) > 20;
+      }
+    EXPECT_GT(lit, 500) << (half ? "target" : "source") << " half";
+  }
+  const auto map = nlohmann::json::parse(read_text(dir / "bone_map.json"));
+  EXPECT_TRUE(map["upperarm_l"].is_null());
+  EXPECT_EQ(map["lowerarm_l"], "lowerarm_l");
+  std::ostringstream command_line;
+  command_line << "'" << build::cli_path() << "' --trusted retarget '" << sample_fbx() << "' --to '"
+               << (dir / "ossa_sample.glb").string() << "' --map '" << (dir / "bone_map.json").string()
+               << "' -o '" << (dir / "out.ossa").string() << "' > '" << (dir / "cli.txt").string()
+               << "' 2>&1";
+  const std::string command = command_line.str();
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  EXPECT_NE(read_text(dir / "cli.txt").find("31 of 32 target joints mapped"), std::string::npos)
+      << read_text(dir / "cli.txt");
+}
+
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("bad_script");

@@ -77,6 +77,9 @@ const std::vector<ActionSpec>& action_table() {
       // `layer off` is checked apart (its one word is not a clip).
       {"layer", 2, {text("CLIP"), number("WEIGHT", 0, 1), text("JOINT")}},
       {"select-joint", 1, {text("NAME")}},
+      {"retarget", 1, {text("PATH"), text("MAP")}},
+      {"map-bone", 2, {text("TARGET"), text("SOURCE")}},
+      {"save-map", 0, {text("PATH")}},
       {"add-notify", 1, {text("NAME"), number("DURATION", 0, kMaxSeconds)}},
       {"move-notify", 2, {text("NAME"), number("SECONDS", 0, kMaxSeconds)}},
       {"duration-notify", 2, {text("NAME"), number("SECONDS", 0, kMaxSeconds)}},

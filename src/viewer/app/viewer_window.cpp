@@ -20,6 +20,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -33,6 +35,7 @@
 #include "viewer/notify_document.h"
 #include "viewer/orbit_camera.h"
 #include "viewer/playback.h"
+#include "viewer/retarget_session.h"
 #include "viewer/script.h"
 #include "viewer/settings.h"
 #include "viewer/timeline.h"
@@ -123,6 +126,16 @@ struct Document {
   std::string blend_markers = "FootL,FootR";
 };
 
+// A second character beside the open one, playing its clip through a bone map (Inspect > Retarget).
+struct RetargetView {
+  std::string path;
+  viewer::RetargetSession session;
+  std::unique_ptr<CharacterRenderer> renderer;
+  std::vector<Mat4> model;  // the target's pose this frame
+  std::string map_path = "bone_map.json";
+  int selected = -1;  // the target joint whose row is selected
+};
+
 // Bounds of the skinned meshes in the first clip's first frame (or the joints when there are no meshes).
 void character_bounds(const CharacterAsset& asset, Vec3& lo, Vec3& hi) {
   lo = {1e30f, 1e30f, 1e30f};
@@ -183,6 +196,10 @@ class App {
   void draw_blend_space();
   void draw_foot_placement();
   void draw_morphs();
+  void draw_retarget();
+  void open_retarget(const std::string& path, const std::string& map_path);
+  void save_bone_map(const std::string& path);
+  void retarget_edit(int target_joint, int source_joint);
   std::string apply_blend_space();  // the Document's rows to the Playback; "" or why not
   void draw_error();
   void scene_input();
@@ -200,8 +217,11 @@ class App {
   float ui_scale_ = 1;
   Layout layout_;
   std::unique_ptr<Document> doc_;
-  std::string error_;           // shown until dismissed
-  std::string status_message_;  // last save, etc.
+  std::unique_ptr<RetargetView> retarget_;  // needs doc_ (its character is the source)
+  std::string retarget_path_;               // the Retarget tab's path field
+  bool show_retarget_tab_ = false;          // bring the tab forward (a target was just opened)
+  std::string error_;                       // shown until dismissed
+  std::string status_message_;              // last save, etc.
   OrbitCamera camera_;
   TimelineView timeline_;
   int timeline_clip_ = -2;
@@ -356,6 +376,7 @@ void App::open(const std::string& path) {
   doc->blend_rows.resize(c.asset.clips.size());
   for (size_t i = 0; i < doc->blend_rows.size(); ++i) doc->blend_rows[i].x = static_cast<float>(i);
   doc_ = std::move(doc);
+  retarget_.reset();  // its source was the previous document
   error_.clear();
   selected_joint_ = hovered_joint_ = -1;
   selected_notify_ = 0;
@@ -572,6 +593,24 @@ bool App::run_action(const ScriptAction& a) {
     layer_weight_ = static_cast<float>(number(0));
     return p.set_layer(c, layer_weight_, joint) || fail(a, "the layer was refused");
   }
+  if (verb == "retarget") {
+    open_retarget(w[0], w.size() > 1 ? w[1] : "");
+    return retarget_ || fail(a, error_);
+  }
+  if (verb == "map-bone" || verb == "save-map") {
+    if (!retarget_) return fail(a, "nothing is retargeted (retarget PATH first)");
+    if (verb == "save-map") {
+      save_bone_map(w.empty() ? "" : w[0]);
+      return error_.empty() || fail(a, error_);
+    }
+    const Skeleton& source = retarget_->session.source().asset.skeleton;
+    const Skeleton& target = retarget_->session.target().asset.skeleton;
+    const int t = target.find_joint(w[0]), j = w[1] == "none" ? -1 : source.find_joint(w[1]);
+    if (t < 0) return fail(a, "the target has no joint '" + w[0] + "'");
+    if (j < 0 && w[1] != "none") return fail(a, "the source has no joint '" + w[1] + "'");
+    const std::string refusal = retarget_->session.set_source(t, j);
+    return refusal.empty() || fail(a, refusal);
+  }
   if (verb == "select-joint") {
     selected_joint_ = asset.skeleton.find_joint(w[0]);
     return selected_joint_ >= 0 || fail(a, "no joint '" + w[0] + "'");
@@ -661,6 +700,7 @@ void App::compute_layout() {
   layout_.scene_x = layout_.left;
   layout_.scene_y = layout_.menu;
   layout_.scene_w = std::max(16.f, static_cast<float>(w) - layout_.left - layout_.right);
+  if (retarget_) layout_.scene_w = std::max(16.f, layout_.scene_w / 2);  // the target in the other half
   layout_.scene_h = std::max(16.f, static_cast<float>(h) - layout_.bottom - layout_.menu);
 }
 
@@ -720,6 +760,13 @@ void App::render_scene() {
   // Cannot fail: the renderer is the OpenGL one made in open().
   (void)present_gl_frame(r, static_cast<int>(layout_.scene_x * scale),
                          fb_h - static_cast<int>((layout_.scene_y + layout_.scene_h) * scale));
+  if (retarget_ && retarget_->session.pose(p.locals(), retarget_->model)) {
+    CharacterRenderer& target = *retarget_->renderer;
+    target.begin_frame(frame_);
+    target.draw_palette(world, retarget_->model);
+    (void)present_gl_frame(target, static_cast<int>((layout_.scene_x + layout_.scene_w) * scale),
+                           fb_h - static_cast<int>((layout_.scene_y + layout_.scene_h) * scale));
+  }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glViewport(0, 0, fb_w, fb_h);
   scene_ms_.add(ms_since(start));
@@ -1273,6 +1320,121 @@ void App::draw_notify_editor() {
   }
 }
 
+void App::open_retarget(const std::string& path, const std::string& map_path) {
+  if (!doc_ || !options_.load) return;
+  auto target = options_.load(path, "");
+  if (!target) {
+    error_ = "cannot open " + path + " to retarget onto:\n" + target.error();
+    return;
+  }
+  std::string map_text;
+  if (!map_path.empty()) {
+    std::ifstream in(path_from_utf8(map_path), std::ios::binary);
+    if (!in) {
+      error_ = "cannot read the bone map " + map_path;
+      return;
+    }
+    map_text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto session = viewer::RetargetSession::create(doc_->character, std::move(target).value(), map_text);
+  if (!session) {
+    error_ = "cannot retarget onto " + path + ":\n" + session.error();
+    return;
+  }
+  const LoadedCharacter& c = session->target();
+  auto renderer = create_gl_renderer(gl_, c.asset, c.materials, c.textures, c.flip_textures);
+  if (!renderer) {
+    error_ = "cannot draw " + path + ":\n" + renderer.error();
+    return;
+  }
+  auto view =
+      std::make_unique<RetargetView>(RetargetView{.path = path,
+                                                  .session = std::move(session).value(),
+                                                  .renderer = std::move(renderer).value(),
+                                                  .model = {},
+                                                  .map_path = map_path.empty() ? "bone_map.json" : map_path,
+                                                  .selected = -1});
+  view->model.resize(static_cast<size_t>(c.asset.skeleton.joint_count()));
+  retarget_ = std::move(view);
+  retarget_path_ = path;
+  show_retarget_tab_ = true;
+  status_message_ = "retargeting onto " + display_name(path);
+}
+
+void App::retarget_edit(int target_joint, int source_joint) {
+  if (!retarget_) return;
+  if (const std::string refusal = retarget_->session.set_source(target_joint, source_joint); !refusal.empty())
+    error_ = "bone map: " + refusal;
+}
+
+void App::save_bone_map(const std::string& path) {
+  if (!retarget_) return;
+  const std::string where = path.empty() ? retarget_->map_path : path;
+  if (auto saved = retarget_->session.save_map(where); !saved) {
+    error_ = "bone map not saved:\n" + saved.error();
+    return;
+  }
+  retarget_->map_path = where;
+  status_message_ = "saved " + display_name(where);
+}
+
+// Inspect > Retarget: open a second character beside this one; list each of its joints with the source
+// joint it follows (pick another, or none), save the map.
+void App::draw_retarget() {
+  if (!retarget_) {
+    ImGui::TextWrapped("Play this character's clips on another skeleton, side by side, through a bone map.");
+    ImGui::InputText("target", &retarget_path_);
+    if (ImGui::Button("Open beside") && !retarget_path_.empty()) open_retarget(retarget_path_, "");
+    return;
+  }
+  RetargetView& r = *retarget_;
+  const BoneMap& map = r.session.map();
+  const Skeleton& source = r.session.source().asset.skeleton;
+  const Skeleton& target = r.session.target().asset.skeleton;
+  ImGui::TextWrapped("%s: %d of %d joints follow %s (profiles: %s -> %s)%s", display_name(r.path).c_str(),
+                     map.mapped(), target.joint_count(), display_name(doc_->path).c_str(),
+                     map.source_profile.empty() ? "none" : map.source_profile.c_str(),
+                     map.target_profile.empty() ? "none" : map.target_profile.c_str(),
+                     r.session.edited() ? " (edited)" : "");
+  ImGui::InputText("map", &r.map_path);
+  ImGui::SameLine();
+  if (ImGui::Button("Save")) save_bone_map("");
+  ImGui::SameLine();
+  if (ImGui::Button("Close")) {
+    retarget_.reset();
+    return;
+  }
+  if (ImGui::BeginTable("bone map", 2,
+                        ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
+                        ImVec2(0, ImGui::GetContentRegionAvail().y))) {
+    ImGui::TableSetupColumn("target joint", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("follows", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (int t = 0; t < target.joint_count(); ++t) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(t);
+      int depth = 0;
+      for (int p = target.parents()[t]; p >= 0; p = target.parents()[p]) ++depth;
+      const float indent = static_cast<float>(depth) * 6 * ui_scale_;  // Indent(0) would be the default
+      if (depth > 0) ImGui::Indent(indent);
+      if (ImGui::Selectable(target.name(t).c_str(), r.selected == t)) r.selected = t;
+      if (depth > 0) ImGui::Unindent(indent);
+      ImGui::TableNextColumn();
+      const int s = map.source_of[t];
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::BeginCombo("##source", s >= 0 ? source.name(s).c_str() : "(rest)")) {
+        if (ImGui::Selectable("(rest)", s < 0)) retarget_edit(t, -1);
+        for (int j = 0; j < source.joint_count(); ++j)
+          if (ImGui::Selectable(source.name(j).c_str(), j == s)) retarget_edit(t, j);
+        ImGui::EndCombo();
+      }
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+}
+
 void App::draw_right_panel() {
   const ImGuiWindowFlags fixed =
       ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
@@ -1322,6 +1484,11 @@ void App::draw_right_panel() {
         const auto& list = doc_->notifies.notifies(doc_->playback->clip());
         ImGui::Text("%zu notifies", list.size());
       }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Retarget", nullptr, show_retarget_tab_ ? ImGuiTabItemFlags_SetSelected : 0)) {
+      show_retarget_tab_ = false;
+      draw_retarget();
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Timings")) {
