@@ -349,6 +349,61 @@ TEST(Retarget, UnmappedChainsShareTheTurn) {
               worst_share, worst_chest);
 }
 
+// A target spine of two under the source's three (spine_02 removed, the chest hung from spine_01 where it
+// was): the chest takes the turn of the source's spine_02 and chest together, so it still points where the
+// source's does, and so do the joints above and below it.
+TEST(Retarget, ShorterChainsTakeTheWholeTurn) {
+  const Skeleton& source = sample().asset.skeleton;
+  const RawSkeleton& full = sample().scene.skeleton;
+  const int removed = full.find_joint("spine_02");
+  RawSkeleton raw;
+  std::vector<int> index(full.joints.size(), -1);
+  for (size_t j = 0; j < full.joints.size(); ++j) {
+    if (static_cast<int>(j) == removed) continue;
+    RawJoint joint = full.joints[j];
+    if (joint.parent == removed) {  // the chest: its rest composed with the removed joint's
+      const Transform& gone = full.joints[removed].rest;
+      joint.rest.translation = gone.translation + rotate(gone.rotation, joint.rest.translation * gone.scale);
+      joint.rest.rotation = normalize(gone.rotation * joint.rest.rotation);
+      joint.parent = full.joints[removed].parent;
+    }
+    if (joint.parent >= 0) joint.parent = index[joint.parent];
+    index[j] = static_cast<int>(raw.joints.size());
+    raw.joints.push_back(std::move(joint));
+  }
+  const Skeleton target = build(raw);
+  auto map = build_bone_map(source, target);
+  ASSERT_TRUE(map) << map.error();
+  auto rig = RetargetRig::build(source, target, *map);
+  ASSERT_TRUE(rig) << rig.error();
+  const int chest = target.find_joint("chest"), neck = target.find_joint("neck"),
+            spine = target.find_joint("spine_01"), clavicle = target.find_joint("clavicle_l");
+  float worst = 0;
+  for (float t : {0.1f, 0.45f, 0.8f}) {
+    const std::vector<JointPose> in = walk_at(t), out = retarget(*rig, in);
+    const auto sm = model_of(source, in), tm = model_of(target, out);
+    auto direction_error = [&](int from, int to) {
+      const int sf = source.find_joint(target.name(from)), st = source.find_joint(target.name(to));
+      return angle_between(tm[to].translation() - tm[from].translation(),
+                           sm[st].translation() - sm[sf].translation());
+    };
+    for (auto [from, to] : {std::pair{chest, neck}, std::pair{chest, clavicle}, std::pair{spine, chest}}) {
+      const float a = to == chest ? 0.f : direction_error(from, to);  // spine -> chest: another bone now
+      worst = std::max(worst, a);
+      EXPECT_LT(a, 0.1f) << target.name(from) << " -> " << target.name(to) << " t=" << t;
+    }
+    // The chest's frame turns as the source's chest does (model space, from rest).
+    const Quat source_turn = normalize(
+        decompose(sm[source.find_joint("chest")]).rotation *
+        conjugate(decompose(model_of(source, source.rest_pose())[source.find_joint("chest")]).rotation));
+    const Quat target_turn =
+        normalize(decompose(tm[chest]).rotation *
+                  conjugate(decompose(model_of(target, target.rest_pose())[chest]).rotation));
+    EXPECT_GT(std::fabs(dot(source_turn, target_turn)), std::cos(0.05f * kDegree)) << "t=" << t;
+  }
+  std::printf("spine of two under three: bone directions within %.4f degrees\n", worst);
+}
+
 // A -> B -> A (B: the A-pose variant) gives back A's rotations within 1e-3 rad on every joint.
 TEST(Retarget, RoundTripReturnsTheSourcePose) {
   RawSkeleton raw = sample().scene.skeleton;
