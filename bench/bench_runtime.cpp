@@ -140,7 +140,10 @@ BENCHMARK(BM_LocalToModel);
 
 // RetargetJob onto the same skeleton with its rest pose changed (the left arm lowered 40 degrees, so no joint
 // below it takes the copy path): the budget is 2x BM_LocalToModel on the same joints.
+// The sample onto itself with two rest rotations changed (most joints then go through the rest-aware path);
+// state.range(0) = 1: both feet held by the contact pass at full weight (its worst case).
 void BM_Retarget(benchmark::State& state) {
+  const bool contacts = state.range(0) != 0;
   const Fixture* f = fixture();
   if (!f) return state.SkipWithError("no model");
   ossa::RawSkeleton raw = f->scene.skeleton;
@@ -151,18 +154,22 @@ void BM_Retarget(benchmark::State& state) {
   if (!target) return state.SkipWithError("no target skeleton");
   const ossa::Skeleton& source = f->fixed->skeleton;
   auto map = ossa::build_bone_map(source, *target);
-  auto rig = ossa::RetargetRig::build(source, *target, *map);
+  auto rig = ossa::RetargetRig::build(
+      source, *target, *map, contacts ? ossa::RetargetContacts::kFeet : ossa::RetargetContacts::kNone);
   if (!rig) return state.SkipWithError("no rig");
   ossa::RetargetScratch scratch(*rig);
   std::vector<ossa::JointPose> out(target->joint_count());
+  const std::vector<float> weights(rig->contacts.size(), 1.f);
   Crowd crowd(*f->fixed, f->clip);
   for (auto _ : state) {
     ossa::CharacterInstance& c = crowd.next();
-    ossa::RetargetJob{.rig = &*rig, .source = c.locals, .scratch = &scratch, .output = out}.run();
+    ossa::RetargetJob{
+        .rig = &*rig, .source = c.locals, .scratch = &scratch, .output = out, .contact_weights = weights}
+        .run();
     benchmark::DoNotOptimize(out.data());
   }
 }
-BENCHMARK(BM_Retarget);
+BENCHMARK(BM_Retarget)->Arg(0)->Arg(1);
 
 void BM_Palette(benchmark::State& state) {
   const Fixture* f = fixture();

@@ -514,6 +514,12 @@ TEST(Retarget, RobotExpressiveAndTheSampleTradeClips) {
       }
     }
     EXPECT_GT(compared, 50);
+    // The robot's feet hang from its body, not from its legs: no two-bone limb to hold planted.
+    if (!robot_is_source) {
+      auto contacts = RetargetRig::build(from.skeleton, to.skeleton, *map, RetargetContacts::kFeet);
+      ASSERT_FALSE(contacts);
+      EXPECT_NE(contacts.error().find("does not end a two-bone limb"), std::string::npos) << contacts.error();
+    }
     std::printf("%s: %d of %d joints mapped, worst bone direction %.3f degrees over %d bone poses\n",
                 robot_is_source ? "RobotExpressive -> sample" : "sample -> RobotExpressive", map->mapped(),
                 to.skeleton.joint_count(), worst, compared);

@@ -542,6 +542,11 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
     if (c.start < 0)
       return Result<RetargetRig>::failure("retarget contacts: the target's " + c.name + " '" +
                                           target.name(c.end) + "' has no two joints above it");
+    if (rig.target_hips >= 0 && rig.target_hips >= c.start && rig.target_hips < target.subtree_end(c.start))
+      return Result<RetargetRig>::failure("retarget contacts: the target's " + c.name + " '" +
+                                          target.name(c.end) +
+                                          "' does not end a two-bone limb (its chain would " + "start at '" +
+                                          target.name(c.start) + "', which holds the hips)");
     if (c.source_end < 0)
       return Result<RetargetRig>::failure("retarget contacts: the target's " + c.name + " '" +
                                           target.name(c.end) + "' follows no source joint");
