@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   if (source.clips.empty()) return std::fprintf(stderr, "%s has no clips\n", argv[1]), 1;
 
   // [snippet retarget]
+  // [snippet retarget_live]
   auto map = ossa::build_bone_map(source.skeleton, target.skeleton);  // names, profiles (and a JSON map)
   if (!map) return std::fprintf(stderr, "%s\n", map.error().c_str()), 1;
   for (const std::string& line : map->report) std::printf("  %s\n", line.c_str());  // never guessed
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
              .run())
       return std::fprintf(stderr, "a job refused its input\n"), 1;
   }
+  // [/snippet]
   // Offline: each clip baked for the target, ready to play (or compress) like any of the target's clips.
   std::vector<ossa::Clip> baked;
   for (const ossa::Clip& clip : source.clips) {
