@@ -1,5 +1,6 @@
 // `ossa retarget`: a source character's clips onto a target skeleton (ossa/runtime/retarget.h), written as a
 // .ossa that holds the target (skeleton, meshes, materials) with the retargeted clips.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -163,6 +164,9 @@ int run_retarget(const RetargetArgs& args) {
   for (const RetargetRig::Contact& c : rig->contacts)
     print("  contacts: %s '%s' (chain from '%s')\n", c.name.c_str(),
           target->asset.skeleton.name(c.end).c_str(), target->asset.skeleton.name(c.start).c_str());
+  std::sort(unmatched_morphs.begin(), unmatched_morphs.end());  // each clip reports its own
+  unmatched_morphs.erase(std::unique(unmatched_morphs.begin(), unmatched_morphs.end()),
+                         unmatched_morphs.end());
   for (const std::string& morph : unmatched_morphs)
     print("  morph target '%s': no target takes it\n", morph.c_str());
   return kExitOk;
