@@ -20,6 +20,7 @@
 #include "ossa/asset/skinned_mesh.h"
 #include "ossa/core/math.h"
 #include "ossa/core/result.h"
+#include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/blend_job.h"
 #include "ossa/runtime/blend_space.h"

@@ -417,6 +417,18 @@ bool Animator::update(float dt) {
 
   if (!morph_weights_.empty()) update_morph_weights(old, cur);
 
+  finish_pose();
+  return base_count > 0;
+}
+
+bool Animator::apply_pose(std::span<const JointPose> locals) {
+  if (locals.size() != locals_.size()) return false;
+  std::copy(locals.begin(), locals.end(), locals_.begin());
+  finish_pose();
+  return true;
+}
+
+void Animator::finish_pose() {
   LocalToModelJob{&asset_->skeleton, locals_, model_}.run();
   PaletteJob{model_, asset_->skeleton.inverse_binds(), {}, palette_, {}}.run();
   for (int m = 0; m < mesh_count(); ++m) {
@@ -424,7 +436,6 @@ bool Animator::update(float dt) {
     const std::span<Mat4> out(mesh_palettes_.data() + mesh_palette_offset_[m], mesh.inverse_binds().size());
     PaletteJob{model_, mesh.inverse_binds(), mesh.joint_remap(), out, {}}.run();
   }
-  return base_count > 0;
 }
 
 }  // namespace ossa

@@ -352,6 +352,18 @@ void BlendSpacePlayer::collect(const Sample& s) {
   detail::collect_events(s.clip, notifies_, scratch_, events_, dropped_);
 }
 
+void BlendSpacePlayer::restart(float phase) {
+  const double fraction = std::isfinite(phase) ? phase - std::floor(phase) : 0.0;
+  for (Sample& s : samples_) {
+    scratch_.clear();
+    s.playhead.end_states(scratch_);
+    s.playhead.seek(static_cast<float>(fraction * s.duration));
+    s.notify_active = false;
+  }
+  scratch_.clear();
+  events_.clear();
+}
+
 void BlendSpacePlayer::update(float dt) {
   FlushDenormalsScope flush;
   events_.clear();

@@ -66,6 +66,8 @@ struct PlayArgs {
   int steps = -1;
   bool events_json = false;
   bool root_motion = false;  // clips in place; print each step's root delta and the travel so far
+  std::string graph;         // an animation graph (JSON) drives the character instead of --clip
+  std::string inputs;        // the graph's steps: "DT [name=value | name]..." per line
 };
 int run_play(const PlayArgs& args);
 

@@ -186,6 +186,16 @@ int main(int argc, char** argv) {
   for (CLI::Option* clip_only : {loop_opt, passes_opt, start_opt})  // blend spaces loop from the start
     clip_only->excludes(blend1d_opt)->excludes(blend2d_opt);
   play_cmd->add_flag("--events-json", play.events_json, "Print JSON Lines, one object per event");
+  auto* graph_opt = play_cmd->add_option(
+      "--graph", play.graph, "Drive the character with an animation graph (NAME.animgraph.json) instead");
+  auto* inputs_opt = play_cmd->add_option(
+      "--inputs", play.inputs,
+      "The graph's steps, one a line: DT [name=value | name]... (a bare name sets a trigger)");
+  graph_opt->needs(inputs_opt);
+  inputs_opt->needs(graph_opt);
+  for (CLI::Option* other : {clip_opt, blend1d_opt, blend2d_opt, loop_opt, passes_opt, start_opt, dt_file,
+                             steps, param_file_opt})
+    graph_opt->excludes(other);
   play_cmd->add_flag("--root-motion", play.root_motion,
                      "Play in place; print each step's root motion (x, z, yaw) and the travel so far");
 
@@ -334,8 +344,8 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const bool blend = !play.blend1d.empty() || !play.blend2d.empty();
-  if (*play_cmd && play.clip.empty() == !blend) {
-    print_error("ossa play: give --clip NAME, --blend1d SPEC or --blend2d SPEC\n");
+  if (*play_cmd && play.graph.empty() && play.clip.empty() == !blend) {
+    print_error("ossa play: give --clip NAME, --blend1d SPEC, --blend2d SPEC or --graph G.json --inputs FILE\n");
     return kExitUsage;
   }
   if (*play_cmd && blend != !play.param_file.empty()) {
@@ -343,7 +353,7 @@ int main(int argc, char** argv) {
                       : "ossa play: --param-file drives a blend space: give --blend1d or --blend2d\n");
     return kExitUsage;
   }
-  if (*play_cmd && !blend && play.dt_file.empty() && play.steps < 0) {
+  if (*play_cmd && play.graph.empty() && !blend && play.dt_file.empty() && play.steps < 0) {
     print_error("ossa play: give --dt-file FILE or --steps N [--dt S]\n");
     return kExitUsage;
   }

@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "json_output.h"
+#include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/blend_space.h"
 #include "text_output.h"
@@ -282,6 +284,118 @@ int run_play_blend(const PlayArgs& args, const LoadedCharacter& character) {
 
 }  // namespace
 
+// One input line: "DT [name=value | name]...". Sets the values on `anim` (checked against the graph) and
+// returns the step length; false (message printed) on a bad line.
+bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstance& anim, double& dt) {
+  std::istringstream words(line);
+  std::string word;
+  words >> word;
+  if (!parse_numbers(word, 1, 0, 3600, &dt)) return file.refuse("a step length in seconds (0-3600) first", line), false;
+  while (words >> word) {
+    const size_t eq = word.find('=');
+    const std::string name = word.substr(0, eq);
+    const int p = anim.parameter(name);
+    if (p < 0) return file.refuse(("a parameter of the graph, not '" + name + "'").c_str(), line), false;
+    const AnimGraphParameter::Type type = anim.graph().parameters()[p].type;
+    if (eq == std::string::npos) {
+      if (type != AnimGraphParameter::kTrigger)
+        return file.refuse(("name=value for '" + name + "' (only a trigger is set by its bare name)").c_str(), line),
+               false;
+      anim.set_trigger(p);
+      continue;
+    }
+    const std::string value = word.substr(eq + 1);
+    if (type == AnimGraphParameter::kBool && (value == "true" || value == "false")) {
+      anim.set_bool(p, value == "true");
+      continue;
+    }
+    double number = 0;
+    if (type == AnimGraphParameter::kFloat && parse_numbers(value, 1, -1e9, 1e9, &number)) {
+      anim.set_float(p, static_cast<float>(number));
+      continue;
+    }
+    if (type == AnimGraphParameter::kTrigger && (value == "true" || value == "false")) {
+      if (value == "true") anim.set_trigger(p);
+      else anim.reset_trigger(p);
+      continue;
+    }
+    return file.refuse(("a " + std::string(type == AnimGraphParameter::kFloat ? "number" : "true or false") +
+                        " for '" + name + "'")
+                           .c_str(),
+                       line),
+           false;
+  }
+  return true;
+}
+
+const char* graph_event_name(AnimGraphEvent::Type type) {
+  switch (type) {
+    case AnimGraphEvent::kStateEnter: return "state_enter";
+    case AnimGraphEvent::kStateExit: return "state_exit";
+    case AnimGraphEvent::kTransitionBegin: return "transition_begin";
+    case AnimGraphEvent::kTransitionEnd: return "transition_end";
+    case AnimGraphEvent::kTransitionInterrupted: return "transition_interrupted";
+    case AnimGraphEvent::kNotify: return "notify";
+  }
+  return "?";
+}
+
+int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
+  auto graph = AnimGraph::load(args.graph, character.asset);
+  if (!graph) return print_error("ossa: %s\n", graph.error().c_str()), kExitBadInput;
+  AnimGraphInstance anim(*graph, character.asset, character.has_notifies() ? &character.notifies : nullptr);
+  StepFile inputs(args.inputs);
+  if (!inputs.open()) return kExitBadInput;
+  const auto& layers = (*graph)->layers();
+  size_t step = 0;
+  for (std::string line;; ++step) {
+    const StepFile::Read r = inputs.next(line);
+    if (r == StepFile::Read::kError) return kExitBadInput;
+    if (r == StepFile::Read::kEnd) break;
+    double dt = 0;
+    if (!apply_inputs(inputs, line, anim, dt)) return kExitBadInput;
+    anim.update(static_cast<float>(dt));
+    for (const AnimGraphEvent& e : anim.events()) {
+      const AnimGraphLayer& layer = layers[e.layer];
+      const std::string& state = anim.state_name(e);
+      const std::string from = e.from_state >= 0 ? layer.states[e.from_state].name : "";
+      if (args.events_json) {
+        nlohmann::ordered_json j;
+        j["step"] = step;
+        j["layer"] = layer.name;
+        j["type"] = e.type == AnimGraphEvent::kNotify ? to_string(e.notify.type) : graph_event_name(e.type);
+        j["state"] = state;
+        if (!from.empty()) j["from"] = from;
+        if (e.type == AnimGraphEvent::kNotify) {
+          j["clip"] = character.asset.clips[e.notify.clip].name();
+          j["name"] = e.notify.name ? nlohmann::ordered_json(*e.notify.name) : nlohmann::ordered_json(nullptr);
+          j["time"] = std::round(e.notify.time * 1e6) / 1e6;
+          j["loop"] = e.notify.loop;
+          if (e.notify.payload && !e.notify.payload->empty())
+            j["payload"] = nlohmann::ordered_json::parse(*e.notify.payload);
+        } else {
+          j["normalized_time"] = std::round(e.time * 1e6) / 1e6;
+        }
+        print("%s\n", json_text(j).c_str());
+      } else if (e.type == AnimGraphEvent::kNotify) {
+        print("step %4zu  %-8s %-22s %-16s t=%.4f loop %d (%s)\n", step, layer.name.c_str(), to_string(e.notify.type),
+              e.notify.name ? e.notify.name->c_str() : "-", e.notify.time, e.notify.loop, state.c_str());
+      } else {
+        print("step %4zu  %-8s %-22s %s%s%s  n=%.4f\n", step, layer.name.c_str(), graph_event_name(e.type),
+              from.c_str(), from.empty() ? "" : " -> ", state.c_str(), e.time);
+      }
+    }
+    if (anim.events_dropped())
+      print_error("ossa: step %zu fired more events than fit (%zu dropped)\n", step, anim.events_dropped());
+  }
+  if (!args.events_json)
+    for (size_t l = 0; l < layers.size(); ++l)
+      print("%s: layer %s in '%s' at n=%.4f after %zu steps\n", args.file.c_str(), layers[l].name.c_str(),
+            layers[l].states[anim.current_state(static_cast<int>(l))].name.c_str(),
+            anim.state_time(static_cast<int>(l)), step);
+  return kExitOk;
+}
+
 int run_play(const PlayArgs& args) {
   // A model file or a .ossa; notifies from --notifies, else embedded in the .ossa or MODEL.notifies.json.
   auto character = load_any(args.file, args.notifies);
@@ -291,6 +405,7 @@ int run_play(const PlayArgs& args) {
     print_error("ossa: %s: no clips to play\n", args.file.c_str());
     return kExitBadInput;
   }
+  if (!args.graph.empty()) return run_play_graph(args, *character);
   if (!args.blend1d.empty() || !args.blend2d.empty()) return run_play_blend(args, *character);
   int clip = find_clip_arg(asset, args.file, args.clip);
   if (clip < 0) return kExitBadInput;

@@ -125,6 +125,10 @@ class Animator {
   // skeleton palette and every mesh's palette. Returns false when nothing plays (the rest pose is produced).
   bool update(float dt);
 
+  // A pose made elsewhere (an AnimGraphInstance, your own blend tree) through this Animator's outputs:
+  // model(), the skeleton palette and every mesh's palette, as update() makes them. False (nothing changes)
+  // unless `locals` has one pose per joint. No allocation.
+  bool apply_pose(std::span<const JointPose> locals);
   std::span<const AnimEvent> events() const { return events_; }  // this update's, in order
   size_t events_dropped() const { return dropped_; }
   // Calls `handler` for this notify's events in dispatch(). False (nothing registered) for a name no clip
@@ -181,6 +185,7 @@ class Animator {
   void advance_track(Track& t, double delta, float threshold);
   void end_track_states(Track& t);
   void collect(const Track& t);
+  void finish_pose();  // locals_ -> model_, palette_, mesh palettes
   bool sample_track(Track& t);
   void sample_morph(Track& t, bool defaults_first);
   void update_morph_weights(Track& old, Track& cur);

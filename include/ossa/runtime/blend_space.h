@@ -119,6 +119,9 @@ class BlendSpacePlayer {
 
   float notify_weight_threshold = 1.f;  // non-leader clips' notifies count at this weight and above
 
+  // Every clip back to normalised time `phase` (its fractional part; the clips' open notify states end
+  // unreported), as after create(). No allocation.
+  void restart(float phase);
   // Evaluates the weights, advances every clip in phase, collects events and root motion, samples the clips
   // of weight > 0 and blends them into locals(). Non-finite dt counts as 0.
   void update(float dt);
