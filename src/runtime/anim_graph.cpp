@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -42,7 +43,8 @@ struct Parser {
     if (!value.is_number()) return fail(where, "must be a number");
     const double v = value.get<double>();
     if (!std::isfinite(v) || v < lo || v > hi)
-      return fail(where, "must be a finite number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return fail(where,
+                  "must be a finite number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     out = static_cast<float>(v);
     return true;
   }
@@ -86,16 +88,18 @@ struct Parser {
       AnimGraphParameter p;
       p.name = name;
       std::string type;
-      if (!spec.contains("type") || !string(spec["type"], where + " type", type)) return fail(where, "needs a type");
+      if (!spec.contains("type") || !string(spec["type"], where + " type", type))
+        return fail(where, "needs a type");
       if (type == "float") {
         p.type = AnimGraphParameter::kFloat;
-        if (spec.contains("default") && !number(spec["default"], where + " default", -kMaxValue, kMaxValue,
-                                                 p.default_value))
+        if (spec.contains("default") &&
+            !number(spec["default"], where + " default", -kMaxValue, kMaxValue, p.default_value))
           return false;
       } else if (type == "bool" || type == "trigger") {
         p.type = type == "bool" ? AnimGraphParameter::kBool : AnimGraphParameter::kTrigger;
         if (spec.contains("default")) {
-          if (!spec["default"].is_boolean()) return fail(where, "a " + type + "'s default must be true or false");
+          if (!spec["default"].is_boolean())
+            return fail(where, "a " + type + "'s default must be true or false");
           p.default_value = spec["default"].get<bool>() ? 1.f : 0.f;
         }
       } else {
@@ -112,14 +116,15 @@ struct Parser {
     if (!string(spec["name"], layer_where + " state name", state.name)) return false;
     const std::string where = layer_where + ", state '" + state.name + "'";
     if (!keys(spec, where, {"name", "clip", "blend1d", "blend2d", "empty", "loop", "speed"})) return false;
-    const int kinds = spec.contains("clip") + spec.contains("blend1d") + spec.contains("blend2d") +
-                      spec.contains("empty");
+    const int kinds =
+        spec.contains("clip") + spec.contains("blend1d") + spec.contains("blend2d") + spec.contains("empty");
     if (kinds != 1) return fail(where, "needs exactly one of clip, blend1d, blend2d, empty");
     if (spec.contains("loop")) {
       if (!spec["loop"].is_boolean()) return fail(where, "loop must be true or false");
       state.loop = spec["loop"].get<bool>();
     }
-    if (spec.contains("speed") && !number(spec["speed"], where + " speed", -kMaxSpeed, kMaxSpeed, state.speed))
+    if (spec.contains("speed") &&
+        !number(spec["speed"], where + " speed", -kMaxSpeed, kMaxSpeed, state.speed))
       return false;
     if (spec.contains("empty")) {
       if (spec["empty"] != true) return fail(where, "empty must be true");
@@ -165,7 +170,8 @@ struct Parser {
       BlendPoint p;
       if (!number(point[1], bw + " point", -BlendSpace::kMaxCoordinate, BlendSpace::kMaxCoordinate, p.x))
         return false;
-      if (two && !number(point[2], bw + " point", -BlendSpace::kMaxCoordinate, BlendSpace::kMaxCoordinate, p.y))
+      if (two &&
+          !number(point[2], bw + " point", -BlendSpace::kMaxCoordinate, BlendSpace::kMaxCoordinate, p.y))
         return false;
       state.clips.push_back(c);
       xs.push_back(p.x), points.push_back(p);
@@ -196,11 +202,12 @@ struct Parser {
     if (!c.is_array() || c.size() != 3 || !c[0].is_string() || !c[1].is_string())
       return fail(where, "a condition is \"name\", \"!name\" or [name, op, number]");
     static const std::pair<const char*, AnimGraphCondition::Op> ops[] = {
-        {"<", AnimGraphCondition::kLess},     {"<=", AnimGraphCondition::kLessEqual},
-        {">", AnimGraphCondition::kGreater},  {">=", AnimGraphCondition::kGreaterEqual},
-        {"==", AnimGraphCondition::kEqual},   {"!=", AnimGraphCondition::kNotEqual}};
+        {"<", AnimGraphCondition::kLess},    {"<=", AnimGraphCondition::kLessEqual},
+        {">", AnimGraphCondition::kGreater}, {">=", AnimGraphCondition::kGreaterEqual},
+        {"==", AnimGraphCondition::kEqual},  {"!=", AnimGraphCondition::kNotEqual}};
     const std::string op = c[1].get<std::string>();
-    const auto* found = std::find_if(std::begin(ops), std::end(ops), [&](const auto& o) { return op == o.first; });
+    const auto* found =
+        std::find_if(std::begin(ops), std::end(ops), [&](const auto& o) { return op == o.first; });
     if (found == std::end(ops)) return fail(where, "unknown operator '" + op + "' (< <= > >= == !=)");
     out.op = found->second;
     out.parameter = parameter(c[0].get<std::string>(), where, AnimGraphParameter::kFloat);
@@ -241,7 +248,8 @@ struct Parser {
     }
     if (!t.has_exit_time && t.when.empty())
       return fail(where, "needs conditions (when) or an exit_time: it would fire on every update");
-    if (spec.contains("duration") && !number(spec["duration"], where + " duration", 0, kMaxSeconds, t.duration))
+    if (spec.contains("duration") &&
+        !number(spec["duration"], where + " duration", 0, kMaxSeconds, t.duration))
       return false;
     if (spec.contains("offset") && !number(spec["offset"], where + " offset", 0, 1, t.offset)) return false;
     if (spec.contains("sync")) {
@@ -275,8 +283,9 @@ struct Parser {
         }
         const int to = next[s][i++];
         if (mark[to] == 1)
-          return fail(where, "transitions from '" + layer.states[to].name +
-                                 "' fire by themselves at exit time 0 in a cycle (the layer would never settle)");
+          return fail(where,
+                      "transitions from '" + layer.states[to].name +
+                          "' fire by themselves at exit time 0 in a cycle (the layer would never settle)");
         if (mark[to] == 0) mark[to] = 1, stack.push_back({to, 0});
       }
     }
@@ -288,7 +297,8 @@ struct Parser {
     if (!spec.is_object() || !spec.contains("name") || !string(spec["name"], fallback + " name", layer.name))
       return fail(fallback, "needs a name");
     const std::string where = "layer '" + layer.name + "'";
-    if (!keys(spec, where, {"name", "entry", "states", "transitions", "mask", "weight", "additive"})) return false;
+    if (!keys(spec, where, {"name", "entry", "states", "transitions", "mask", "weight", "additive"}))
+      return false;
     if (!spec.contains("states") || !spec["states"].is_array() || spec["states"].empty())
       return fail(where, "needs states");
     if (spec["states"].size() > AnimGraph::kMaxStates) return fail(where, "over 1,024 states");
@@ -308,7 +318,8 @@ struct Parser {
     if (layer.entry < 0) return fail(where, "the entry state '" + entry + "' is not one of its states");
     if (spec.contains("transitions")) {
       if (!spec["transitions"].is_array()) return fail(where, "transitions must be an array");
-      if (spec["transitions"].size() > AnimGraph::kMaxTransitions) return fail(where, "over 4,096 transitions");
+      if (spec["transitions"].size() > AnimGraph::kMaxTransitions)
+        return fail(where, "over 4,096 transitions");
       for (size_t i = 0; i < spec["transitions"].size(); ++i) {
         AnimGraphTransition t;
         if (!parse_transition(spec["transitions"][i], where, layer, t, i)) return false;
@@ -327,8 +338,8 @@ struct Parser {
     }
     if (spec.contains("weight")) {
       if (spec["weight"].is_string()) {
-        layer.weight_parameter = parameter(spec["weight"].get<std::string>(), where + " weight",
-                                           AnimGraphParameter::kFloat);
+        layer.weight_parameter =
+            parameter(spec["weight"].get<std::string>(), where + " weight", AnimGraphParameter::kFloat);
         if (layer.weight_parameter < 0) return false;
       } else if (!number(spec["weight"], where + " weight", 0, 1, layer.weight)) {
         return false;
@@ -345,9 +356,24 @@ struct Parser {
 }  // namespace
 
 R AnimGraph::parse(std::string_view text, const CharacterAsset& asset, const std::string& source_name) {
-  if (std::string nested = json_nesting_error(text); !nested.empty()) return R::failure(source_name + ": " + nested);
-  const json doc = json::parse(text, nullptr, false);
+  if (std::string nested = json_nesting_error(text); !nested.empty())
+    return R::failure(source_name + ": " + nested);
+  // Names are object keys: a key given twice in one object (JSON keeps the last) is refused.
+  std::vector<std::unordered_set<std::string>> seen;
+  std::string duplicate;
+  const json::parser_callback_t no_duplicates = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) seen.emplace_back();
+    if (event == json::parse_event_t::object_end && !seen.empty()) seen.pop_back();
+    if (event == json::parse_event_t::key && !seen.empty()) {
+      std::string key = parsed.get<std::string>();
+      if (!seen.back().insert(key).second && duplicate.empty()) duplicate = std::move(key);
+    }
+    return true;
+  };
+  const json doc = json::parse(text, no_duplicates, false);
   if (doc.is_discarded()) return R::failure(source_name + ": not valid JSON");
+  if (!duplicate.empty())
+    return R::failure(source_name + ": the key '" + duplicate + "' is given twice in one object");
   auto graph = std::make_shared<AnimGraph>();
   Parser p{asset, source_name, {}, graph.get(), &graph->parameters_};
   if (!p.keys(doc, "the graph", {"parameters", "layers"})) return R::failure(p.error);
@@ -359,7 +385,8 @@ R AnimGraph::parse(std::string_view text, const CharacterAsset& asset, const std
     AnimGraphLayer layer;
     if (!p.parse_layer(doc["layers"][i], i, layer)) return R::failure(p.error);
     for (const AnimGraphLayer& other : graph->layers_)
-      if (other.name == layer.name) return R::failure(source_name + ": two layers named '" + layer.name + "'");
+      if (other.name == layer.name)
+        return R::failure(source_name + ": two layers named '" + layer.name + "'");
     graph->layers_.push_back(std::move(layer));
   }
   return std::shared_ptr<const AnimGraph>(std::move(graph));
@@ -438,7 +465,8 @@ AnimGraphInstance::AnimGraphInstance(std::shared_ptr<const AnimGraph> graph, con
       const AnimGraphState& state = g.states[s];
       if (state.kind != AnimGraphState::kBlend1D && state.kind != AnimGraphState::kBlend2D) continue;
       for (int k = 0; k < kPlayersPerBlendState; ++k) {
-        auto player = BlendSpacePlayer::create(asset, state.space, state.clips, notifies, {}, state.sync_markers);
+        auto player =
+            BlendSpacePlayer::create(asset, state.space, state.clips, notifies, {}, state.sync_markers);
         if (player) l.players[s].push_back(std::move(player).value());  // clips checked at parse time
       }
       l.player_used[s].assign(l.players[s].size(), 0);
@@ -455,7 +483,8 @@ bool AnimGraphInstance::set_float(int p, float v) {
   return true;
 }
 bool AnimGraphInstance::set_bool(int p, bool v) {
-  if (p < 0 || p >= static_cast<int>(values_.size()) || graph_->parameters()[p].type != AnimGraphParameter::kBool)
+  if (p < 0 || p >= static_cast<int>(values_.size()) ||
+      graph_->parameters()[p].type != AnimGraphParameter::kBool)
     return false;
   values_[p] = v ? 1.f : 0.f;
   return true;
@@ -538,8 +567,8 @@ void AnimGraphInstance::drop(LayerState& layer, int layer_index, int i) {
   --layer.count;
 }
 
-void AnimGraphInstance::enter(LayerState& layer, int layer_index, const AnimGraphTransition* t, int transition,
-                              int to, double start) {
+void AnimGraphInstance::enter(LayerState& layer, int layer_index, const AnimGraphTransition* t,
+                              int transition, int to, double start) {
   const AnimGraphState& state = graph_->layers()[layer_index].states[to];
   const bool blend = state.kind == AnimGraphState::kBlend1D || state.kind == AnimGraphState::kBlend2D;
   // Room: a slot, and for a blend space a free player of that state (the oldest user gives its up).
@@ -567,8 +596,9 @@ void AnimGraphInstance::enter(LayerState& layer, int layer_index, const AnimGrap
   a.notify_active = false;
   if (state.kind == AnimGraphState::kClip) {
     const Clip& clip = asset_->clips[state.clip];
-    const ClipNotifies* n =
-        notifies_ && state.clip < static_cast<int>(notifies_->clips.size()) ? &notifies_->clips[state.clip] : nullptr;
+    const ClipNotifies* n = notifies_ && state.clip < static_cast<int>(notifies_->clips.size())
+                                ? &notifies_->clips[state.clip]
+                                : nullptr;
     const double fraction = state.loop ? start - std::floor(start) : std::clamp(start, 0.0, 1.0);
     a.playhead.start(clip.duration(), state.loop ? LoopMode::kRepeat : LoopMode::kOnce, 0,
                      static_cast<float>(fraction * clip.duration()), n);
@@ -632,14 +662,30 @@ bool AnimGraphInstance::holds(const AnimGraphTransition& t, const LayerState& la
     const float v = values_[c.parameter];
     bool ok = false;
     switch (c.op) {
-      case AnimGraphCondition::kSet: ok = v != 0; break;
-      case AnimGraphCondition::kNotSet: ok = v == 0; break;
-      case AnimGraphCondition::kLess: ok = v < c.value; break;
-      case AnimGraphCondition::kLessEqual: ok = v <= c.value; break;
-      case AnimGraphCondition::kGreater: ok = v > c.value; break;
-      case AnimGraphCondition::kGreaterEqual: ok = v >= c.value; break;
-      case AnimGraphCondition::kEqual: ok = v == c.value; break;
-      case AnimGraphCondition::kNotEqual: ok = v != c.value; break;
+      case AnimGraphCondition::kSet:
+        ok = v != 0;
+        break;
+      case AnimGraphCondition::kNotSet:
+        ok = v == 0;
+        break;
+      case AnimGraphCondition::kLess:
+        ok = v < c.value;
+        break;
+      case AnimGraphCondition::kLessEqual:
+        ok = v <= c.value;
+        break;
+      case AnimGraphCondition::kGreater:
+        ok = v > c.value;
+        break;
+      case AnimGraphCondition::kGreaterEqual:
+        ok = v >= c.value;
+        break;
+      case AnimGraphCondition::kEqual:
+        ok = v == c.value;
+        break;
+      case AnimGraphCondition::kNotEqual:
+        ok = v != c.value;
+        break;
     }
     if (!ok) return false;
   }
@@ -689,8 +735,13 @@ void AnimGraphInstance::update(float dt_in) {
     }
     if (l.blending && l.elapsed >= l.duration) {
       const Active& cur = l.active[l.count - 1];
-      push({AnimGraphEvent::kTransitionEnd, layer_index, cur.state, l.from, l.transition,
-            static_cast<float>(cur.norm), {}});
+      push({AnimGraphEvent::kTransitionEnd,
+            layer_index,
+            cur.state,
+            l.from,
+            l.transition,
+            static_cast<float>(cur.norm),
+            {}});
       while (l.count > 1) drop(l, layer_index, 0);
       l.active[0].weight = 1;
       l.blending = false;
@@ -713,24 +764,47 @@ void AnimGraphInstance::update(float dt_in) {
       const double source_fraction = from.norm - std::floor(from.norm);
       const float from_time = static_cast<float>(from.norm);
       if (l.blending)
-        push({AnimGraphEvent::kTransitionInterrupted, layer_index, current, l.from, l.transition, from_time, {}});
+        push({AnimGraphEvent::kTransitionInterrupted,
+              layer_index,
+              current,
+              l.from,
+              l.transition,
+              from_time,
+              {}});
       push({AnimGraphEvent::kStateExit, layer_index, current, -1, fired_index, from_time, {}});
       // The mix playing now fades out as a whole: its weights frozen.
       for (int i = 0; i < l.count; ++i) l.active[i].frozen = l.active[i].weight;
       const double start = fired->sync ? source_fraction : fired->offset;
       enter(l, layer_index, fired, fired_index, fired->to, start);
-      push({AnimGraphEvent::kStateEnter, layer_index, fired->to, -1, fired_index, static_cast<float>(start), {}});
-      push({AnimGraphEvent::kTransitionBegin, layer_index, fired->to, current, fired_index,
-            static_cast<float>(start), {}});
+      push({AnimGraphEvent::kStateEnter,
+            layer_index,
+            fired->to,
+            -1,
+            fired_index,
+            static_cast<float>(start),
+            {}});
+      push({AnimGraphEvent::kTransitionBegin,
+            layer_index,
+            fired->to,
+            current,
+            fired_index,
+            static_cast<float>(start),
+            {}});
       for (const AnimGraphCondition& c : fired->when)
-        if (graph_->parameters()[c.parameter].type == AnimGraphParameter::kTrigger && c.op == AnimGraphCondition::kSet)
+        if (graph_->parameters()[c.parameter].type == AnimGraphParameter::kTrigger &&
+            c.op == AnimGraphCondition::kSet)
           values_[c.parameter] = 0;
       l.transition = fired_index, l.from = current;
       l.elapsed = 0, l.duration = fired->duration;
       l.blending = true;
       if (fired->duration <= 0) {
-        push({AnimGraphEvent::kTransitionEnd, layer_index, fired->to, current, fired_index,
-              static_cast<float>(start), {}});
+        push({AnimGraphEvent::kTransitionEnd,
+              layer_index,
+              fired->to,
+              current,
+              fired_index,
+              static_cast<float>(start),
+              {}});
         while (l.count > 1) drop(l, layer_index, 0);
         l.active[0].weight = 1;
         l.blending = false;
@@ -765,10 +839,15 @@ void AnimGraphInstance::update(float dt_in) {
       const BlendLayer base{below_, 1.f, {}};
       BlendJob{std::span(&base, 1), std::span(blend_layers_.data() + 1, count), rest, pose_}.run();
     } else {
-      for (size_t j = 0; j < n; ++j)
+      bool keeps =
+          false;  // below shows through somewhere (else it is left out: one state is its clip exactly)
+      for (size_t j = 0; j < n; ++j) {
         keep_[j] = std::max(0.f, 1 - layer_weight * shown * (g.mask.empty() ? 1.f : g.mask[j]));
+        keeps |= keep_[j] > 0;
+      }
       blend_layers_[0] = BlendLayer{below_, 1.f, keep_};
-      BlendJob{std::span(blend_layers_.data(), count + 1), {}, rest, pose_}.run();
+      const size_t first = keeps ? 0 : 1;
+      BlendJob{std::span(blend_layers_.data() + first, count + 1 - first), {}, rest, pose_}.run();
     }
   }
   animator_.apply_pose(pose_);

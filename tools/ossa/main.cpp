@@ -193,8 +193,8 @@ int main(int argc, char** argv) {
       "The graph's steps, one a line: DT [name=value | name]... (a bare name sets a trigger)");
   graph_opt->needs(inputs_opt);
   inputs_opt->needs(graph_opt);
-  for (CLI::Option* other : {clip_opt, blend1d_opt, blend2d_opt, loop_opt, passes_opt, start_opt, dt_file,
-                             steps, param_file_opt})
+  for (CLI::Option* other :
+       {clip_opt, blend1d_opt, blend2d_opt, loop_opt, passes_opt, start_opt, dt_file, steps, param_file_opt})
     graph_opt->excludes(other);
   play_cmd->add_flag("--root-motion", play.root_motion,
                      "Play in place; print each step's root motion (x, z, yaw) and the travel so far");
@@ -345,7 +345,8 @@ int main(int argc, char** argv) {
   }
   const bool blend = !play.blend1d.empty() || !play.blend2d.empty();
   if (*play_cmd && play.graph.empty() && play.clip.empty() == !blend) {
-    print_error("ossa play: give --clip NAME, --blend1d SPEC, --blend2d SPEC or --graph G.json --inputs FILE\n");
+    print_error(
+        "ossa play: give --clip NAME, --blend1d SPEC, --blend2d SPEC or --graph G.json --inputs FILE\n");
     return kExitUsage;
   }
   if (*play_cmd && blend != !play.param_file.empty()) {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "commands.h"
 #include "json_output.h"
@@ -290,7 +290,8 @@ bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstan
   std::istringstream words(line);
   std::string word;
   words >> word;
-  if (!parse_numbers(word, 1, 0, 3600, &dt)) return file.refuse("a step length in seconds (0-3600) first", line), false;
+  if (!parse_numbers(word, 1, 0, 3600, &dt))
+    return file.refuse("a step length in seconds (0-3600) first", line), false;
   while (words >> word) {
     const size_t eq = word.find('=');
     const std::string name = word.substr(0, eq);
@@ -299,7 +300,8 @@ bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstan
     const AnimGraphParameter::Type type = anim.graph().parameters()[p].type;
     if (eq == std::string::npos) {
       if (type != AnimGraphParameter::kTrigger)
-        return file.refuse(("name=value for '" + name + "' (only a trigger is set by its bare name)").c_str(), line),
+        return file.refuse(("name=value for '" + name + "' (only a trigger is set by its bare name)").c_str(),
+                           line),
                false;
       anim.set_trigger(p);
       continue;
@@ -315,8 +317,10 @@ bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstan
       continue;
     }
     if (type == AnimGraphParameter::kTrigger && (value == "true" || value == "false")) {
-      if (value == "true") anim.set_trigger(p);
-      else anim.reset_trigger(p);
+      if (value == "true")
+        anim.set_trigger(p);
+      else
+        anim.reset_trigger(p);
       continue;
     }
     return file.refuse(("a " + std::string(type == AnimGraphParameter::kFloat ? "number" : "true or false") +
@@ -330,12 +334,18 @@ bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstan
 
 const char* graph_event_name(AnimGraphEvent::Type type) {
   switch (type) {
-    case AnimGraphEvent::kStateEnter: return "state_enter";
-    case AnimGraphEvent::kStateExit: return "state_exit";
-    case AnimGraphEvent::kTransitionBegin: return "transition_begin";
-    case AnimGraphEvent::kTransitionEnd: return "transition_end";
-    case AnimGraphEvent::kTransitionInterrupted: return "transition_interrupted";
-    case AnimGraphEvent::kNotify: return "notify";
+    case AnimGraphEvent::kStateEnter:
+      return "state_enter";
+    case AnimGraphEvent::kStateExit:
+      return "state_exit";
+    case AnimGraphEvent::kTransitionBegin:
+      return "transition_begin";
+    case AnimGraphEvent::kTransitionEnd:
+      return "transition_end";
+    case AnimGraphEvent::kTransitionInterrupted:
+      return "transition_interrupted";
+    case AnimGraphEvent::kNotify:
+      return "notify";
   }
   return "?";
 }
@@ -368,7 +378,8 @@ int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
         if (!from.empty()) j["from"] = from;
         if (e.type == AnimGraphEvent::kNotify) {
           j["clip"] = character.asset.clips[e.notify.clip].name();
-          j["name"] = e.notify.name ? nlohmann::ordered_json(*e.notify.name) : nlohmann::ordered_json(nullptr);
+          j["name"] =
+              e.notify.name ? nlohmann::ordered_json(*e.notify.name) : nlohmann::ordered_json(nullptr);
           j["time"] = std::round(e.notify.time * 1e6) / 1e6;
           j["loop"] = e.notify.loop;
           if (e.notify.payload && !e.notify.payload->empty())
@@ -378,8 +389,9 @@ int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
         }
         print("%s\n", json_text(j).c_str());
       } else if (e.type == AnimGraphEvent::kNotify) {
-        print("step %4zu  %-8s %-22s %-16s t=%.4f loop %d (%s)\n", step, layer.name.c_str(), to_string(e.notify.type),
-              e.notify.name ? e.notify.name->c_str() : "-", e.notify.time, e.notify.loop, state.c_str());
+        print("step %4zu  %-8s %-22s %-16s t=%.4f loop %d (%s)\n", step, layer.name.c_str(),
+              to_string(e.notify.type), e.notify.name ? e.notify.name->c_str() : "-", e.notify.time,
+              e.notify.loop, state.c_str());
       } else {
         print("step %4zu  %-8s %-22s %s%s%s  n=%.4f\n", step, layer.name.c_str(), graph_event_name(e.type),
               from.c_str(), from.empty() ? "" : " -> ", state.c_str(), e.time);

@@ -12,7 +12,8 @@
 //     anim.set_bool(wave, frame >= 150);
 //     anim.update(1 / 60.f);
 //     for (const ossa::AnimGraphEvent& e : anim.events())
-//       if (e.type == ossa::AnimGraphEvent::kStateEnter) std::printf("%s\n", anim.state_name(e).c_str()), ++entered;
+//       if (e.type == ossa::AnimGraphEvent::kStateEnter) std::printf("%s\n", anim.state_name(e).c_str()),
+//       ++entered;
 //     for (int m = 0; m < anim.animator().mesh_count(); ++m) upload(m, anim.animator().mesh_palette(m));
 //   }
 //
@@ -127,7 +128,8 @@ struct AnimGraphLayer {
 class AnimGraph {
  public:
   // The graph for `asset`'s clips and joints; `source_name` names the text in errors.
-  static Result<std::shared_ptr<const AnimGraph>> parse(std::string_view json_text, const CharacterAsset& asset,
+  static Result<std::shared_ptr<const AnimGraph>> parse(std::string_view json_text,
+                                                        const CharacterAsset& asset,
                                                         const std::string& source_name = "graph");
   static Result<std::shared_ptr<const AnimGraph>> load(const std::string& path, const CharacterAsset& asset);
 
@@ -204,7 +206,7 @@ class AnimGraphInstance {
   // A state playing in a layer (the current one, or one fading out).
   struct Active {
     int state = -1;
-    int player = -1;  // blend spaces: index into the layer's players of that state
+    int player = -1;               // blend spaces: index into the layer's players of that state
     float weight = 0, frozen = 0;  // weight this update; share of the interrupted mix (fading states)
     double norm = 0, prev_norm = 0;
     Playhead playhead;
