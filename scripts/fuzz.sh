@@ -2,12 +2,12 @@
 # Builds the libFuzzer targets with ASan + UBSan (preset `fuzz`, clang) and runs each for SECONDS (default 60)
 # on seed corpora made from the bundled assets. Exit status is non-zero when a fuzzer finds a crash.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: fuzz_ossa_loader fuzz_import fuzz_scene_wire
-# fuzz_notifies fuzz_image; default all). Each run's last lines (runs, edges "cov:", corpus) are printed.
+# fuzz_notifies fuzz_anim_graph fuzz_image; default all). Each run's last lines (runs, edges "cov:", corpus) are printed.
 set -euo pipefail
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_ossa_loader fuzz_import fuzz_scene_wire fuzz_notifies fuzz_image)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_ossa_loader fuzz_import fuzz_scene_wire fuzz_notifies fuzz_anim_graph fuzz_image)
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 for p in clang libclang-rt-14-dev; do
@@ -22,9 +22,10 @@ cmake --build --preset fuzz -j 2
 
 corpus=build/fuzz/corpus   # what the fuzzers add (kept between runs)
 seeds=build/fuzz/seeds     # rebuilt each run from the repository (and ../shared/models when present)
-mkdir -p "$corpus/ossa" "$corpus/import" "$corpus/wire" "$corpus/notifies" "$corpus/image"
-rm -rf "$seeds" && mkdir -p "$seeds/ossa" "$seeds/import" "$seeds/wire" "$seeds/notifies" "$seeds/image"
+mkdir -p "$corpus/ossa" "$corpus/import" "$corpus/wire" "$corpus/notifies" "$corpus/graph" "$corpus/image"
+rm -rf "$seeds" && mkdir -p "$seeds/ossa" "$seeds/import" "$seeds/wire" "$seeds/notifies" "$seeds/graph" "$seeds/image"
 cp assets/sample/*.notifies.json "$seeds/notifies/"
+cp assets/sample/*.animgraph.json "$seeds/graph/"
 cp assets/sample/*.png "$seeds/image/"
 # .ossa seeds in each clip layout, from the release CLI when it is built, else none (libFuzzer starts empty).
 if [ -x build/release/ossa ]; then
@@ -55,7 +56,7 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 for target in "${targets[@]}"; do
   case "$target" in
-    fuzz_ossa_loader) dir=ossa ;; fuzz_import) dir=import ;; fuzz_scene_wire) dir=wire ;; fuzz_notifies) dir=notifies ;; fuzz_image) dir=image ;;
+    fuzz_ossa_loader) dir=ossa ;; fuzz_import) dir=import ;; fuzz_scene_wire) dir=wire ;; fuzz_notifies) dir=notifies ;; fuzz_anim_graph) dir=graph ;; fuzz_image) dir=image ;;
     *) echo "fuzz: unknown target $target"; exit 2 ;;
   esac
   echo "fuzz: $target for ${seconds}s"

@@ -359,7 +359,8 @@ int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
   const auto& layers = (*graph)->layers();
   size_t step = 0;
   for (std::string line;; ++step) {
-    const StepFile::Read r = inputs.next(line);
+    StepFile::Read r = inputs.next(line);
+    while (r == StepFile::Read::kLine && line[line.find_first_not_of(" \t")] == '#') r = inputs.next(line);
     if (r == StepFile::Read::kError) return kExitBadInput;
     if (r == StepFile::Read::kEnd) break;
     double dt = 0;
