@@ -12,6 +12,7 @@
 #include "ossa/asset/character.h"
 #include "ossa/baseline/naive_animator.h"
 #include "ossa/import/import.h"
+#include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/blend_space.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -19,6 +20,7 @@
 #include "ossa/runtime/retarget.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
+#include "ossa/runtime/thread_pool.h"
 
 namespace ossa::build {
 const char* sample_dir();  // assets/sample of the source tree (generated: ossa_generated_paths)
@@ -240,6 +242,93 @@ void BM_Crowd1000(benchmark::State& state) {
       static_cast<double>(state.iterations()) * characters.size(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Crowd1000)->Arg(1)->Arg(2)->Arg(8)->UseRealTime();
+
+// Animation state machines, side by side with the Animator doing the same work: a two-layer graph of 11
+// states (a 1D blend space of Idle and Walk at half and half, eight clip states whose transitions wait on
+// parameters never set, Wave on an upper layer masked at spine_02) against an Animator playing Walk with an
+// Idle layer at 0.5 and a masked Wave layer: three clips sampled and blended either way.
+const char* const kBenchGraph = R"({
+  "parameters": {"speed": {"type": "float", "default": 0.75}, "go": {"type": "trigger"},
+                 "wave": {"type": "bool", "default": true}},
+  "layers": [
+    {"name": "base", "entry": "Locomotion",
+     "states": [{"name": "Locomotion", "blend1d": {"parameter": "speed", "points": [["Idle", 0], ["Walk", 1.5]]}},
+                {"name": "A", "clip": "Turn"}, {"name": "B", "clip": "Wave"}, {"name": "C", "clip": "Idle"},
+                {"name": "D", "clip": "Walk"}, {"name": "E", "clip": "Turn", "loop": false},
+                {"name": "F", "clip": "Wave", "loop": false}, {"name": "G", "clip": "Idle", "speed": 2},
+                {"name": "H", "clip": "Walk", "speed": 0.5}],
+     "transitions": [{"from": "Locomotion", "to": "A", "when": ["go"], "duration": 0.2},
+                     {"from": "*", "to": "B", "when": [["speed", ">", 9]], "duration": 0.1},
+                     {"from": "A", "to": "C", "exit_time": 0.9, "duration": 0.2},
+                     {"from": "C", "to": "D", "when": ["go"]}, {"from": "D", "to": "E", "when": ["go"]},
+                     {"from": "E", "to": "F", "when": ["go"]}, {"from": "F", "to": "G", "when": ["go"]},
+                     {"from": "G", "to": "H", "when": ["go"]}, {"from": "H", "to": "Locomotion", "when": ["go"]}]},
+    {"name": "upper", "mask": {"root": "spine_02"}, "entry": "Waving",
+     "states": [{"name": "Off", "empty": true}, {"name": "Waving", "clip": "Wave"}],
+     "transitions": [{"from": "Waving", "to": "Off", "when": ["!wave"], "duration": 0.3},
+                     {"from": "Off", "to": "Waving", "when": ["wave"], "duration": 0.2}]}]})";
+
+void BM_AnimGraph(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f || f->fixed->find_clip("Wave") < 0) return state.SkipWithError("needs the bundled sample");
+  auto graph = ossa::AnimGraph::parse(kBenchGraph, *f->fixed);
+  if (!graph) return state.SkipWithError(graph.error().c_str());
+  std::vector<ossa::AnimGraphInstance> crowd;
+  for (int i = 0; i < 16; ++i) {
+    crowd.emplace_back(*graph, *f->fixed);
+    crowd.back().update(0.037f * static_cast<float>(i));  // other phases
+  }
+  unsigned i = 0;
+  for (auto _ : state) {
+    ossa::AnimGraphInstance& a = crowd[i++ & 15];
+    a.update(1.f / 60);
+    benchmark::DoNotOptimize(a.animator().skeleton_palette().data());
+  }
+}
+BENCHMARK(BM_AnimGraph);
+
+void BM_AnimGraphAnimatorAlone(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f || f->fixed->find_clip("Wave") < 0) return state.SkipWithError("needs the bundled sample");
+  const ossa::CharacterAsset& asset = *f->fixed;
+  std::vector<float> mask(asset.skeleton.joint_count(), 0.f);
+  const int spine = asset.skeleton.find_joint("spine_02");
+  for (int j = spine; j < asset.skeleton.subtree_end(spine); ++j) mask[j] = 1;
+  std::vector<ossa::Animator> crowd;
+  for (int i = 0; i < 16; ++i) {
+    crowd.emplace_back(asset);
+    if (!crowd.back().play(asset.find_clip("Walk"))) return state.SkipWithError("no Walk");
+    crowd.back().add_layer(asset.find_clip("Idle"), 0.5f);
+    crowd.back().add_layer(asset.find_clip("Wave"), 1.f, mask);
+    crowd.back().update(0.037f * static_cast<float>(i));
+  }
+  unsigned i = 0;
+  for (auto _ : state) {
+    ossa::Animator& a = crowd[i++ & 15];
+    a.update(1.f / 60);
+    benchmark::DoNotOptimize(a.skeleton_palette().data());
+  }
+}
+BENCHMARK(BM_AnimGraphAnimatorAlone);
+
+// 1,000 characters each with its own graph instance, updated on the pool's threads.
+void BM_AnimGraph1000(benchmark::State& state) {
+  const Fixture* f = fixture();
+  if (!f || f->fixed->find_clip("Wave") < 0) return state.SkipWithError("needs the bundled sample");
+  auto graph = ossa::AnimGraph::parse(kBenchGraph, *f->fixed);
+  if (!graph) return state.SkipWithError(graph.error().c_str());
+  std::vector<ossa::AnimGraphInstance> crowd;
+  crowd.reserve(1000);
+  for (int i = 0; i < 1000; ++i) crowd.emplace_back(*graph, *f->fixed);
+  ossa::ThreadPool pool(static_cast<int>(state.range(0)));
+  for (auto _ : state)
+    pool.parallel_for(1000, 16, [&](int begin, int end) {
+      for (int c = begin; c < end; ++c) crowd[c].update(1.f / 60);
+    });
+  state.counters["updates/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 1000, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_AnimGraph1000)->Arg(1)->Arg(2)->UseRealTime();
 
 // What one parallel_for costs when there is nothing to do (64 indices, chunk 1, empty body).
 void BM_EmptyParallelFor(benchmark::State& state) {

@@ -57,9 +57,15 @@ Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::st
   if (all_tracks)
     for (auto& track : file->root_motion) character->root_motion.push_back(std::move(*track));
   std::string embedded = std::move(file->notifies_json);
+  const std::string graph = std::move(file->anim_graph_json);
   auto asset = std::move(*file).character();
   if (!asset) return R::failure(path + ": " + asset.error());
   character->asset = std::move(asset).value();
+  if (!graph.empty()) {
+    auto parsed = AnimGraph::parse(graph, character->asset, path + " (embedded animation graph)");
+    if (!parsed) return R::failure(parsed.error());
+    character->anim_graph = std::move(parsed).value();
+  }
 
   // One rule for every tool (load.h): the notifies asked for, else the sidecar beside the file (what the
   // viewer authors), else the embedded ones.

@@ -25,7 +25,8 @@ enum SectionType : uint32_t {
   kNotifies = 5,
   kRootMotion = 6,
   kMorphTargets = 7,  // version 3: one per mesh with targets (index: the mesh)
-  kMorphWeights = 8   // version 3: one per clip with morph weights (index: the clip)
+  kMorphWeights = 8,  // version 3: one per clip with morph weights (index: the clip)
+  kAnimGraph = 9      // the animation graph's JSON text (older readers skip it)
 };
 constexpr uint32_t kOldestReadableVersion = 2;  // version 2 is version 3 without morph sections
 
@@ -522,6 +523,9 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
   if (!file.notifies_json.empty())
     sections.push_back(
         {kNotifies, 0, std::vector<uint8_t>(file.notifies_json.begin(), file.notifies_json.end())});
+  if (!file.anim_graph_json.empty())
+    sections.push_back(
+        {kAnimGraph, 0, std::vector<uint8_t>(file.anim_graph_json.begin(), file.anim_graph_json.end())});
   for (size_t i = 0; i < file.meshes.size(); ++i)
     if (!file.meshes[i].morph_targets().empty())
       sections.push_back(
@@ -652,6 +656,11 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
       case kNotifies:
         if (!file.notifies_json.empty()) return fail("two notify sections");
         file.notifies_json.assign(e.payload.begin(), e.payload.end());
+        break;
+      case kAnimGraph:  // checked against the character by the loader (ossa/serialize/load.h)
+        if (!file.anim_graph_json.empty()) return fail("two animation graph sections");
+        file.anim_graph_json.assign(e.payload.begin(), e.payload.end());
+        if (file.anim_graph_json.empty()) return fail("an empty animation graph section");
         break;
       case kRootMotion: {
         RootMotionTrack track;

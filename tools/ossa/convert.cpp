@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,8 @@
 #include "commands.h"
 #include "json_output.h"
 #include "ossa/asset/compression.h"
+#include "ossa/core/file_io.h"
+#include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/thread_pool.h"
 #include "ossa/serialize/ossa_file.h"
 #include "text_output.h"
@@ -133,6 +136,12 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   } else {
     for (const Clip& clip : asset->clips) report.clip_bytes += clip.memory_bytes();
   }
+  if (!args.graph.empty()) {  // checked against this character before it is embedded
+    auto graph = AnimGraph::load(args.graph, *asset);
+    if (!graph) return R::failure(graph.error());
+    std::ifstream in(path_from_utf8(args.graph), std::ios::binary);
+    file.anim_graph_json.assign(std::istreambuf_iterator<char>(in), {});
+  }
   file.clips = std::move(asset->clips);
   file.skeleton = std::move(asset->skeleton);
   file.meshes = std::move(asset->meshes);
@@ -168,6 +177,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   }
   std::vector<std::string> inputs = scene->source_files;
   inputs.push_back(input);
+  if (!args.graph.empty()) inputs.push_back(args.graph);
   inputs.push_back(notify_path);
   output_error = true;
   if (!output_is_not_an_input(output, inputs))

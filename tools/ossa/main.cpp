@@ -191,11 +191,10 @@ int main(int argc, char** argv) {
   auto* inputs_opt = play_cmd->add_option(
       "--inputs", play.inputs,
       "The graph's steps, one a line: DT [name=value | name]... (a bare name sets a trigger)");
-  graph_opt->needs(inputs_opt);
-  inputs_opt->needs(graph_opt);
+  graph_opt->needs(inputs_opt);  // --inputs alone: the graph embedded in a .ossa (convert --graph)
   for (CLI::Option* other :
        {clip_opt, blend1d_opt, blend2d_opt, loop_opt, passes_opt, start_opt, dt_file, steps, param_file_opt})
-    graph_opt->excludes(other);
+    inputs_opt->excludes(other);
   play_cmd->add_flag("--root-motion", play.root_motion,
                      "Play in place; print each step's root motion (x, z, yaw) and the travel so far");
 
@@ -231,6 +230,7 @@ int main(int argc, char** argv) {
   convert_cmd->add_option("-o,--output", convert.output, "OUT.ossa, or a folder for several inputs")
       ->required();
   convert_cmd->add_option("--notifies", convert.notifies, "Notify sidecar (default: MODEL.notifies.json)");
+  convert_cmd->add_option("--graph", convert.graph, "An animation graph (NAME.animgraph.json) to embed");
   CLI::Option* compress_flag =
       convert_cmd->add_flag("--compress", convert.compress, "Compress clips within --tolerance");
   convert_cmd
@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   const bool blend = !play.blend1d.empty() || !play.blend2d.empty();
-  if (*play_cmd && play.graph.empty() && play.clip.empty() == !blend) {
+  if (*play_cmd && play.graph.empty() && play.inputs.empty() && play.clip.empty() == !blend) {
     print_error(
         "ossa play: give --clip NAME, --blend1d SPEC, --blend2d SPEC or --graph G.json --inputs FILE\n");
     return kExitUsage;
@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
                       : "ossa play: --param-file drives a blend space: give --blend1d or --blend2d\n");
     return kExitUsage;
   }
-  if (*play_cmd && play.graph.empty() && !blend && play.dt_file.empty() && play.steps < 0) {
+  if (*play_cmd && play.inputs.empty() && !blend && play.dt_file.empty() && play.steps < 0) {
     print_error("ossa play: give --dt-file FILE or --steps N [--dt S]\n");
     return kExitUsage;
   }

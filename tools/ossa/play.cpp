@@ -351,8 +351,12 @@ const char* graph_event_name(AnimGraphEvent::Type type) {
 }
 
 int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
-  auto graph = AnimGraph::load(args.graph, character.asset);
+  Result<std::shared_ptr<const AnimGraph>> graph = character.anim_graph;
+  if (!args.graph.empty()) graph = AnimGraph::load(args.graph, character.asset);
   if (!graph) return print_error("ossa: %s\n", graph.error().c_str()), kExitBadInput;
+  if (!*graph)
+    return print_error("ossa: %s holds no animation graph: give --graph G.json\n", args.file.c_str()),
+           kExitBadInput;
   AnimGraphInstance anim(*graph, character.asset, character.has_notifies() ? &character.notifies : nullptr);
   StepFile inputs(args.inputs);
   if (!inputs.open()) return kExitBadInput;
@@ -418,7 +422,7 @@ int run_play(const PlayArgs& args) {
     print_error("ossa: %s: no clips to play\n", args.file.c_str());
     return kExitBadInput;
   }
-  if (!args.graph.empty()) return run_play_graph(args, *character);
+  if (!args.inputs.empty()) return run_play_graph(args, *character);
   if (!args.blend1d.empty() || !args.blend2d.empty()) return run_play_blend(args, *character);
   int clip = find_clip_arg(asset, args.file, args.clip);
   if (clip < 0) return kExitBadInput;

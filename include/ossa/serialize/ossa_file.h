@@ -49,8 +49,9 @@ struct OssaFile {
   std::vector<Clip> clips;
   std::vector<Material> materials;
   std::vector<Texture> textures;
-  bool flip_textures = true;  // images have v = 0 at the bottom (FBX, COLLADA), as LoadedCharacter's
-  std::string notifies_json;  // empty when none
+  bool flip_textures = true;    // images have v = 0 at the bottom (FBX, COLLADA), as LoadedCharacter's
+  std::string notifies_json;    // empty when none
+  std::string anim_graph_json;  // the animation graph (ossa/runtime/anim_graph.h), empty when none
   std::vector<std::optional<RootMotionTrack>> root_motion;  // parallel to clips
 
   // Skeleton, clips and meshes as one CharacterAsset (fails without a skeleton): `file->character()` copies
