@@ -4,7 +4,7 @@
 // snippet: examples/anim_graph.cpp anim_graph
 //   auto graph = ossa::AnimGraph::load(graph_path, hero.asset);  // NAME.animgraph.json, checked whole
 //   if (!graph) return std::fprintf(stderr, "%s\n", graph.error().c_str()), 1;
-//   ossa::AnimGraphInstance anim(*graph, hero.asset, &hero.notifies);  // one per character
+//   ossa::AnimGraphInstance anim(*graph, hero.asset, &hero.notifies);          // one per character
 //   const int speed = anim.parameter("speed"), wave = anim.parameter("wave");  // handles: once, by name
 //   if (speed < 0 || wave < 0) return std::fprintf(stderr, "the graph lacks speed or wave\n"), 1;
 //   for (int frame = 0; frame < 240; ++frame) {  // your frame loop
@@ -12,8 +12,8 @@
 //     anim.set_bool(wave, frame >= 150);
 //     anim.update(1 / 60.f);
 //     for (const ossa::AnimGraphEvent& e : anim.events())
-//       if (e.type == ossa::AnimGraphEvent::kStateEnter) std::printf("%s\n", anim.state_name(e).c_str()),
-//       ++entered;
+//       if (e.type == ossa::AnimGraphEvent::kStateEnter)
+//         std::printf("%s\n", anim.state_name(e).c_str()), ++entered;
 //     for (int m = 0; m < anim.animator().mesh_count(); ++m) upload(m, anim.animator().mesh_palette(m));
 //   }
 //
