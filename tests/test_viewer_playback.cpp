@@ -13,6 +13,7 @@
 #include "ossa/import/load_character.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/sample_job.h"
+#include "viewer/graph_document.h"
 #include "viewer/playback.h"
 #include "viewer/retarget_session.h"
 
@@ -392,6 +393,50 @@ TEST(RetargetSession, EditsSaveAsTheMapTheCliReads) {
   for (int j = 0; j < target.joint_count(); ++j)
     for (int i = 0; i < 16; ++i) EXPECT_EQ(model[j].m[i], expected[j].m[i]) << target.name(j);
   EXPECT_FALSE(session->pose(locals, std::span(model).first(3)));
+}
+
+}  // namespace
+}  // namespace ossa
+
+namespace ossa {
+namespace {
+
+// The viewer's graph: parameters set from text, and a file edited on disk reloaded (the values set so far
+// kept by name); a broken edit keeps the graph that plays and says why.
+TEST(GraphDocument, ReloadsWhenTheFileChangesAndKeepsTheValues) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("ossa_graph_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".animgraph.json");
+  auto write = [&](const std::string& text) { std::ofstream(path, std::ios::binary) << text; };
+  const std::string first = R"({"parameters": {"speed": {"type": "float"}, "go": {"type": "trigger"}},
+    "layers": [{"name": "base", "entry": "Idle", "states": [{"name": "Idle", "clip": "Idle"}, {"name": "Walk", "clip": "Walk"}],
+                "transitions": [{"from": "Idle", "to": "Walk", "when": [["speed", ">", 1]]}]}]})";
+  write(first);
+  auto doc = viewer::GraphDocument::open(path.string(), sample());
+  ASSERT_TRUE(doc) << doc.error();
+  EXPECT_EQ(doc->set("speed", "1.5"), "");
+  EXPECT_NE(doc->set("speed", "fast"), "");
+  EXPECT_NE(doc->set("go", "true"), "");
+  EXPECT_EQ(doc->set("go", "set"), "");
+  EXPECT_NE(doc->set("missing", "1"), "");
+  EXPECT_FALSE(doc->reload_if_changed()) << "unchanged";
+  // An edit: a third state; the speed set above is kept.
+  write(R"({"parameters": {"speed": {"type": "float"}},
+    "layers": [{"name": "base", "entry": "Idle", "states": [{"name": "Idle", "clip": "Idle"}, {"name": "Walk", "clip": "Walk"}, {"name": "Wave", "clip": "Wave"}],
+                "transitions": [{"from": "Idle", "to": "Wave", "when": [["speed", ">", 1]]}]}]})");
+  std::filesystem::last_write_time(path, std::filesystem::last_write_time(path) + std::chrono::seconds(2));
+  ASSERT_TRUE(doc->reload_if_changed()) << doc->error();
+  EXPECT_EQ(doc->graph().layers()[0].states.size(), 3u);
+  EXPECT_EQ(doc->instance().value(doc->instance().parameter("speed")), 1.5f);
+  doc->instance().update(0.1f);
+  EXPECT_EQ(doc->instance().current_state(0), doc->graph().find_state(0, "Wave"));
+  // A broken edit: the graph that plays stays, the error names the file's problem.
+  write(R"({"layers": [{"name": "base", "entry": "Idle", "states": [{"name": "Idle", "clip": "Run"}]}]})");
+  std::filesystem::last_write_time(path, std::filesystem::last_write_time(path) + std::chrono::seconds(4));
+  EXPECT_FALSE(doc->reload_if_changed());
+  EXPECT_NE(doc->error().find("no clip 'Run'"), std::string::npos) << doc->error();
+  EXPECT_EQ(doc->graph().layers()[0].states.size(), 3u);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -391,6 +391,20 @@ TEST(ViewerWindow, RetargetShowsBothAndSavesTheMap) {
       << read_text(dir / "cli.txt");
 }
 
+// Inspect > Graph: the sample's animation graph drives it (speed, a turn trigger, wave on the upper layer);
+// the script checks the states it reaches, the screenshot shows the diagrams.
+TEST(ViewerWindow, AnimationGraphDrivesTheCharacter) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("graph");
+  fs::copy_file(test::source_dir() + "/assets/sample/ossa_sample.animgraph.json",
+                dir / "ossa_sample.animgraph.json");
+  const ViewerRun run = run_view(dir, "graph.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto image = read_png((dir / "graph.png").string());
+  ASSERT_TRUE(image) << image.error();
+  expect_matches_golden(*image, "graph.png");
+}
+
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("bad_script");

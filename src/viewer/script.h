@@ -14,6 +14,8 @@
 //   blend-sample CLIP X [Y]   blend 1d|2d|off [MARKERS]  blend-param X [Y]   (a blend space drives the pose)
 //   feet on|off [flat|slope]  (foot placement on the ground named)
 //   morph TARGET WEIGHT / morph-off TARGET  (override a morph target's weight, the first of that name)
+//   graph PATH                graph-set NAME VALUE (a number, true/false, set/reset)
+//   expect-state LAYER STATE  (an animation graph drives the character)
 //   retarget PATH [MAP]       (a second character beside, playing the clip through a bone map)
 //   map-bone TARGET SOURCE|none   save-map [PATH]   (edit the bone map; save it as JSON)
 //   select-joint NAME         add-notify NAME [DURATION] (at the playhead)

@@ -115,7 +115,7 @@ struct BakeArgs {
 int run_bake(const BakeArgs& args);
 
 struct ViewArgs {
-  std::string file, notifies, script, settings, size;
+  std::string file, notifies, script, settings, size, graph;
 };
 int run_view(const ViewArgs& args);  // view.cpp (builds with the viewer: GLFW and Dear ImGui)
 struct RetargetArgs {

@@ -313,6 +313,8 @@ int main(int argc, char** argv) {
   view_cmd->add_option("file", view.file, "Model file or .ossa (or drop one on the window)");
   view_cmd->add_option("--notifies", view.notifies,
                        "Notify sidecar to author (default: MODEL.notifies.json)");
+  view_cmd->add_option("--graph", view.graph,
+                       "Drive the character with this animation graph (NAME.animgraph.json)");
   view_cmd->add_option("--script", view.script, "Run the actions of this file at 1/60 s steps, then exit");
   view_cmd->add_option("--settings", view.settings,
                        "Settings file (default: in the user's config folder; - none)");

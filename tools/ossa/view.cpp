@@ -14,6 +14,7 @@ int run_view(const ViewArgs& args) {
   options.file = args.file;
   options.notifies = args.notifies;
   options.script = args.script;
+  options.graph = args.graph;
   options.settings_path = args.settings;
   if (!args.size.empty()) {
     SizeOption size;

@@ -32,6 +32,7 @@
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
 #include "render/draw_plan.h"
+#include "viewer/graph_document.h"
 #include "viewer/notify_document.h"
 #include "viewer/orbit_camera.h"
 #include "viewer/playback.h"
@@ -197,6 +198,10 @@ class App {
   void draw_foot_placement();
   void draw_morphs();
   void draw_retarget();
+  void draw_graph();
+  void draw_graph_diagram(int layer);
+  void open_graph(const std::string& path);
+  std::span<const Mat4> shown_model() const;  // the graph's pose when one drives the character
   void open_retarget(const std::string& path, const std::string& map_path);
   void save_bone_map(const std::string& path);
   void retarget_edit(int target_joint, int source_joint);
@@ -219,9 +224,13 @@ class App {
   std::unique_ptr<Document> doc_;
   std::unique_ptr<RetargetView> retarget_;  // needs doc_ (its character is the source)
   std::string retarget_path_;               // the Retarget tab's path field
-  bool show_retarget_tab_ = false;          // bring the tab forward (a target was just opened)
-  std::string error_;                       // shown until dismissed
-  std::string status_message_;              // last save, etc.
+  std::unique_ptr<GraphDocument> graph_;    // an animation graph drives the character (Inspect > Graph)
+  std::string graph_path_;                  // the Graph tab's path field
+  bool show_graph_tab_ = false;
+  double graph_checked_ = 0;        // seconds since the graph file was last looked at
+  bool show_retarget_tab_ = false;  // bring the tab forward (a target was just opened)
+  std::string error_;               // shown until dismissed
+  std::string status_message_;      // last save, etc.
   OrbitCamera camera_;
   TimelineView timeline_;
   int timeline_clip_ = -2;
@@ -377,6 +386,7 @@ void App::open(const std::string& path) {
   for (size_t i = 0; i < doc->blend_rows.size(); ++i) doc->blend_rows[i].x = static_cast<float>(i);
   doc_ = std::move(doc);
   retarget_.reset();  // its source was the previous document
+  graph_.reset();
   error_.clear();
   selected_joint_ = hovered_joint_ = -1;
   selected_notify_ = 0;
@@ -593,6 +603,25 @@ bool App::run_action(const ScriptAction& a) {
     layer_weight_ = static_cast<float>(number(0));
     return p.set_layer(c, layer_weight_, joint) || fail(a, "the layer was refused");
   }
+  if (verb == "graph") {
+    open_graph(w[0]);
+    return graph_ || fail(a, error_);
+  }
+  if (verb == "graph-set" || verb == "expect-state") {
+    if (!graph_) return fail(a, "no graph drives the character (graph PATH first)");
+    if (verb == "graph-set") {
+      const std::string refusal = graph_->set(w[0], w[1]);
+      return refusal.empty() || fail(a, refusal);
+    }
+    const AnimGraph& graph = graph_->graph();
+    int layer = -1;
+    for (size_t l = 0; l < graph.layers().size(); ++l)
+      if (graph.layers()[l].name == w[0]) layer = static_cast<int>(l);
+    if (layer < 0) return fail(a, "the graph has no layer '" + w[0] + "'");
+    const int current = graph_->instance().current_state(layer);
+    return graph.layers()[layer].states[current].name == w[1] ||
+           fail(a, "layer '" + w[0] + "' is in '" + graph.layers()[layer].states[current].name + "'");
+  }
   if (verb == "retarget") {
     open_retarget(w[0], w.size() > 1 ? w[1] : "");
     return retarget_ || fail(a, error_);
@@ -736,7 +765,7 @@ void App::render_scene() {
   const Playback& p = *doc_->playback;
   r.begin_frame(frame_);
   const Mat4 world = p.world();
-  if (skinning_ == 2 && prepare_bake()) {
+  if (skinning_ == 2 && !graph_ && prepare_bake()) {  // a graph's pose is no baked clip: palette skinning
     BakedInstance self;
     self.world = world;
     self.clip = std::max(p.clip(), 0);
@@ -744,9 +773,9 @@ void App::render_scene() {
     self.speed = 0;
     r.draw_baked({&self, 1}, 0);
   } else if (skinning_ == 1) {
-    r.draw_cpu(world, p.model(), p.animator().morph_weights());
+    r.draw_cpu(world, shown_model(), p.animator().morph_weights());
   } else {
-    r.draw_palette(world, p.model(), p.animator().morph_weights());
+    r.draw_palette(world, shown_model(), p.animator().morph_weights());
   }
   if (crowd_count_ > 0 && prepare_bake()) {
     const CharacterAsset& animated = p.animated_asset();
@@ -760,7 +789,8 @@ void App::render_scene() {
   // Cannot fail: the renderer is the OpenGL one made in open().
   (void)present_gl_frame(r, static_cast<int>(layout_.scene_x * scale),
                          fb_h - static_cast<int>((layout_.scene_y + layout_.scene_h) * scale));
-  if (retarget_ && retarget_->session.pose(p.locals(), retarget_->model)) {
+  if (retarget_ &&
+      retarget_->session.pose(graph_ ? graph_->instance().locals() : p.locals(), retarget_->model)) {
     CharacterRenderer& target = *retarget_->renderer;
     target.begin_frame(frame_);
     target.draw_palette(world, retarget_->model);
@@ -853,7 +883,7 @@ void App::draw_scene_overlay() {
       }
   }
   if (skeleton_) {
-    const auto model = p.model();
+    const auto model = shown_model();
     const auto parents = p.animated_asset().skeleton.parents();
     const std::vector<float> selected =
         selected_joint_ >= 0 ? Playback::subtree_mask(p.animated_asset().skeleton, selected_joint_)
@@ -1320,6 +1350,128 @@ void App::draw_notify_editor() {
   }
 }
 
+std::span<const Mat4> App::shown_model() const {
+  return graph_ ? graph_->instance().animator().model() : doc_->playback->model();
+}
+
+void App::open_graph(const std::string& path) {
+  if (!doc_) return;
+  auto graph = GraphDocument::open(path, doc_->character);
+  if (!graph) {
+    error_ = "cannot open the graph " + path + ":\n" + graph.error();
+    return;
+  }
+  graph_ = std::make_unique<GraphDocument>(std::move(graph).value());
+  graph_path_ = path;
+  show_graph_tab_ = true;
+  status_message_ = "graph " + display_name(path);
+}
+
+// Inspect > Graph: the parameters as widgets, each layer's states as a diagram (current state and blends
+// lit).
+void App::draw_graph() {
+  if (!graph_) {
+    ImGui::TextWrapped(
+        "Drive the character with an animation graph (NAME.animgraph.json): states, transitions "
+        "and layers the game steers with parameters.");
+    ImGui::InputText("graph", &graph_path_);
+    if (ImGui::Button("Open graph") && !graph_path_.empty()) open_graph(graph_path_);
+    return;
+  }
+  AnimGraphInstance& anim = graph_->instance();
+  const AnimGraph& graph = anim.graph();
+  ImGui::TextWrapped("%s%s", display_name(graph_->path()).c_str(), "  (reloaded when the file changes)");
+  if (!graph_->error().empty()) ImGui::TextColored(ImVec4(1, 0.5f, 0.4f, 1), "%s", graph_->error().c_str());
+  if (ImGui::Button("Close graph")) {
+    graph_.reset();
+    return;
+  }
+  section("Parameters");
+  for (size_t i = 0; i < graph.parameters().size(); ++i) {
+    const AnimGraphParameter& param = graph.parameters()[i];
+    const int handle = static_cast<int>(i);
+    ImGui::PushID(handle);
+    if (param.type == AnimGraphParameter::kFloat) {
+      float v = anim.value(handle);
+      if (ImGui::DragFloat(param.name.c_str(), &v, 0.02f, -1e6f, 1e6f, "%.2f")) anim.set_float(handle, v);
+    } else if (param.type == AnimGraphParameter::kBool) {
+      bool v = anim.value(handle) != 0;
+      if (ImGui::Checkbox(param.name.c_str(), &v)) anim.set_bool(handle, v);
+    } else {
+      if (ImGui::Button(param.name.c_str())) anim.set_trigger(handle);
+      ImGui::SameLine();
+      ImGui::TextDisabled(anim.value(handle) != 0 ? "set" : "trigger");
+    }
+    ImGui::PopID();
+  }
+  for (int l = 0; l < static_cast<int>(graph.layers().size()); ++l) {
+    const AnimGraphLayer& layer = graph.layers()[l];
+    section(("Layer " + layer.name).c_str());
+    ImGui::Text("%s at n=%.2f%s", layer.states[anim.current_state(l)].name.c_str(), anim.state_time(l),
+                anim.blending(l) ? " (blending)" : "");
+    draw_graph_diagram(l);
+  }
+}
+
+// States on an ellipse, transitions as arrows ("*" ones from the centre); the current state filled, states
+// fading out filled by their weight, the running transition drawn bright.
+void App::draw_graph_diagram(int l) {
+  const AnimGraphInstance& anim = graph_->instance();
+  const AnimGraphLayer& layer = anim.graph().layers()[l];
+  const int n = static_cast<int>(layer.states.size());
+  const float width = ImGui::GetContentRegionAvail().x, height = std::min(220.f, 60.f + 28.f * n) * ui_scale_;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("diagram", ImVec2(std::max(width, 10.f), height));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), IM_COL32(24, 26, 32, 255), 4);
+  const ImVec2 centre(origin.x + width / 2, origin.y + height / 2);
+  const float rx = width / 2 - 48 * ui_scale_, ry = height / 2 - 16 * ui_scale_;
+  std::vector<ImVec2> at(static_cast<size_t>(n));
+  for (int s = 0; s < n; ++s) {
+    const float a = n == 1 ? 0.f : 6.2831853f * static_cast<float>(s) / static_cast<float>(n) - 1.5707963f;
+    at[s] =
+        ImVec2(centre.x + (n == 1 ? 0.f : rx * std::cos(a)), centre.y + (n == 1 ? 0.f : ry * std::sin(a)));
+  }
+  const int current = anim.current_state(l);
+  for (size_t t = 0; t < layer.transitions.size(); ++t) {
+    const AnimGraphTransition& tr = layer.transitions[t];
+    ImVec2 from = tr.from < 0 ? centre : at[tr.from], to = at[tr.to];
+    {  // a pair of opposite transitions side by side: each moved to the right of its direction
+      const float dx = to.x - from.x, dy = to.y - from.y, length = std::sqrt(dx * dx + dy * dy);
+      if (length >= 1) {
+        const float side = 4 * ui_scale_;
+        from = ImVec2(from.x - dy / length * side, from.y + dx / length * side);
+        to = ImVec2(to.x - dy / length * side, to.y + dx / length * side);
+      }
+    }
+    const bool running = anim.blending(l) && tr.to == current && (tr.from < 0 || tr.from != current);
+    const ImU32 colour = running ? IM_COL32(255, 200, 80, 255) : IM_COL32(110, 120, 140, 160);
+    const float dx = to.x - from.x, dy = to.y - from.y, length = std::sqrt(dx * dx + dy * dy);
+    if (length < 1) continue;
+    const float ux = dx / length, uy = dy / length;
+    const ImVec2 tip(to.x - ux * 14 * ui_scale_, to.y - uy * 14 * ui_scale_);
+    draw->AddLine(from, tip, colour, running ? 2.5f : 1.2f);
+    draw->AddTriangleFilled(tip, ImVec2(tip.x - ux * 8 - uy * 4, tip.y - uy * 8 + ux * 4),
+                            ImVec2(tip.x - ux * 8 + uy * 4, tip.y - uy * 8 - ux * 4), colour);
+  }
+  for (int s = 0; s < n; ++s) {
+    float weight = 0;
+    for (int i = 0; i < anim.active_count(l); ++i)
+      if (anim.active_state(l, i) == s) weight += anim.active_weight(l, i);
+    const char* name = layer.states[s].name.c_str();
+    const ImVec2 size = ImGui::CalcTextSize(name);
+    const ImVec2 lo(at[s].x - size.x / 2 - 6, at[s].y - size.y / 2 - 3),
+        hi(at[s].x + size.x / 2 + 6, at[s].y + size.y / 2 + 3);
+    const int lit = static_cast<int>(std::clamp(weight, 0.f, 1.f) * 200);
+    draw->AddRectFilled(lo, hi,
+                        s == current ? IM_COL32(40 + lit / 2, 90 + lit / 2, 60 + lit, 255)
+                                     : IM_COL32(45 + lit / 3, 48 + lit / 3, 56 + lit / 2, 255),
+                        4);
+    draw->AddRect(lo, hi, s == current ? IM_COL32(255, 200, 80, 255) : IM_COL32(120, 130, 150, 255), 4);
+    draw->AddText(ImVec2(at[s].x - size.x / 2, at[s].y - size.y / 2), IM_COL32(235, 235, 240, 255), name);
+  }
+}
+
 void App::open_retarget(const std::string& path, const std::string& map_path) {
   if (!doc_ || !options_.load) return;
   auto target = options_.load(path, "");
@@ -1484,6 +1636,11 @@ void App::draw_right_panel() {
         const auto& list = doc_->notifies.notifies(doc_->playback->clip());
         ImGui::Text("%zu notifies", list.size());
       }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Graph", nullptr, show_graph_tab_ ? ImGuiTabItemFlags_SetSelected : 0)) {
+      show_graph_tab_ = false;
+      draw_graph();
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Retarget", nullptr, show_retarget_tab_ ? ImGuiTabItemFlags_SetSelected : 0)) {
@@ -1789,6 +1946,14 @@ void App::frame(float dt) {
   if (doc_) {
     const auto update_start = Clock::now();
     doc_->playback->update(dt);
+    if (graph_) {
+      if (!doc_->playback->paused()) graph_->instance().update(dt);
+      graph_checked_ += dt;
+      if (graph_checked_ >= 0.5) {  // a designer's edit on disk shows within half a second
+        graph_checked_ = 0;
+        if (graph_->reload_if_changed()) status_message_ = "reloaded " + display_name(graph_->path());
+      }
+    }
     doc_->crowd_time += dt;
     update_ms_.add(ms_since(update_start));
   }
@@ -1829,6 +1994,7 @@ int App::run() {
     ImGui::EndFrame();
   }
   if (!options_.file.empty()) open(options_.file);
+  if (doc_ && !options_.graph.empty()) open_graph(options_.graph);
   if (!error_.empty()) std::fprintf(stderr, "ossa view: %s\n", error_.c_str());
   while (!glfwWindowShouldClose(window_) && !quit_) {
     glfwPollEvents();

@@ -19,6 +19,7 @@ using LoadCharacter = std::function<Result<std::shared_ptr<const LoadedCharacter
 struct ViewerOptions {
   std::string file;           // opened at start ("" for none: drop a file on the window, or File > Open)
   std::string notifies;       // the sidecar to author instead of MODEL.notifies.json beside the file
+  std::string graph;          // an animation graph to drive the file with (Inspect > Graph)
   std::string script;         // run these actions at fixed 1/60 s steps, then exit (script.h)
   std::string settings_path;  // default_settings_path() when empty; "-" remembers nothing
   int width = 0, height = 0;  // window size; 0: the remembered one
