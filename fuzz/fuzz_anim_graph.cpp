@@ -64,9 +64,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!parameters.empty()) {
       const int p = static_cast<int>(byte % parameters.size());
       switch (parameters[p].type) {
-        case ossa::AnimGraphParameter::kFloat: anim.set_float(p, (byte - 128) / 16.f); break;
-        case ossa::AnimGraphParameter::kBool: anim.set_bool(p, byte & 1); break;
-        case ossa::AnimGraphParameter::kTrigger: anim.set_trigger(p); break;
+        case ossa::AnimGraphParameter::kFloat:
+          anim.set_float(p, (byte - 128) / 16.f);
+          break;
+        case ossa::AnimGraphParameter::kBool:
+          anim.set_bool(p, byte & 1);
+          break;
+        case ossa::AnimGraphParameter::kTrigger:
+          anim.set_trigger(p);
+          break;
       }
     }
     anim.update((byte % 16) / 60.f);
