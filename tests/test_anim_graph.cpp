@@ -446,6 +446,34 @@ TEST(AnimGraph, NotifiesFollowTheAnimatorsWeightRules) {
   EXPECT_FALSE(foot_after_half);
 }
 
+// A blend-space state that stops counting (faded out under 0.5) ends its open notify states: every begin has
+// its end. Walk's ArmSwing (0.2 s to 0.5 s) is open when the fade to Wave starts at 0.3 s.
+TEST(AnimGraph, BlendSpaceStatesCloseTheirNotifyStates) {
+  const CharacterAsset& asset = sample().asset;
+  auto graph =
+      parse(R"({"parameters": {"go": {"type": "trigger"}, "speed": {"type": "float", "default": 1.5}},
+    "layers": [{"name": "base", "entry": "Move",
+      "states": [{"name": "Move", "blend1d": {"parameter": "speed", "points": [["Idle", 0], ["Walk", 1.5]]}},
+                 {"name": "Wave", "clip": "Wave"}],
+      "transitions": [{"from": "Move", "to": "Wave", "when": ["go"], "duration": 0.1}]}]})");
+  AnimGraphInstance anim(graph, asset, &sample().notifies);
+  int begins = 0, ends = 0;
+  auto count = [&] {
+    for (const AnimGraphEvent& e : anim.events())
+      if (e.type == AnimGraphEvent::kNotify && e.notify.name && *e.notify.name == "ArmSwing" &&
+          anim.state_name(e) == "Move") {
+        begins += e.notify.type == EventType::kBegin;
+        ends += e.notify.type == EventType::kEnd;
+      }
+  };
+  for (int i = 0; i < 10; ++i) anim.update(0.03f), count();
+  ASSERT_EQ(begins, 1) << "ArmSwing is open before the fade";
+  ASSERT_EQ(ends, 0);
+  ASSERT_TRUE(anim.set_trigger(anim.parameter("go")));
+  for (int i = 0; i < 10; ++i) anim.update(0.03f), count();
+  EXPECT_EQ(ends, begins) << "the state faded out closed ArmSwing";
+}
+
 // ---- Load-time errors: each names the item ----
 
 TEST(AnimGraph, EveryLoadErrorNamesTheItem) {

@@ -34,9 +34,11 @@ struct Parser {
   }
   bool keys(const json& object, const std::string& where, std::initializer_list<const char*> allowed) {
     if (!object.is_object()) return fail(where, "must be a JSON object");
-    for (const auto& [key, value] : object.items())
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      const std::string& key = it.key();
       if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }))
         return fail(where, "unknown key '" + key + "'");
+    }
     return true;
   }
   bool number(const json& value, const std::string& where, float lo, float hi, float& out) {
@@ -545,15 +547,21 @@ void AnimGraphInstance::push(const AnimGraphEvent& e) {
 
 void AnimGraphInstance::end_notifies(LayerState& layer, int layer_index, Active& a) {
   const AnimGraphState& s = graph_->layers()[layer_index].states[a.state];
-  if (s.kind != AnimGraphState::kClip || !a.notify_active) return;
+  if (!a.notify_active) return;
   a.notify_active = false;
-  scratch_.clear();
-  a.playhead.end_states(scratch_);
-  notify_scratch_.clear();
-  detail::collect_events(s.clip, notifies_, scratch_, notify_scratch_, dropped_);
-  for (const AnimEvent& n : notify_scratch_)
-    push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
-  (void)layer;
+  if (s.kind == AnimGraphState::kClip) {
+    scratch_.clear();
+    a.playhead.end_states(scratch_);
+    notify_scratch_.clear();
+    detail::collect_events(s.clip, notifies_, scratch_, notify_scratch_, dropped_);
+    for (const AnimEvent& n : notify_scratch_)
+      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+  } else if (a.player >= 0) {
+    BlendSpacePlayer& player = layer.players[a.state][a.player];
+    player.end_states();
+    for (const AnimEvent& n : player.events())
+      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+  }
 }
 
 // Removes active slot i (its open notify states end; a blend-space player is freed).
@@ -641,6 +649,14 @@ void AnimGraphInstance::advance(LayerState& layer, int layer_index, Active& a, d
   }
   if (a.player < 0) return;
   BlendSpacePlayer& player = layer.players[a.state][a.player];
+  // The Animator's rule: a state that stops counting ends its open notify states now; one that does not count
+  // leaves none open.
+  if (!counts && a.notify_active) {
+    player.end_states();
+    for (const AnimEvent& n : player.events())
+      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+  }
+  a.notify_active = counts;
   player.set_parameter(values_[s.parameter_x], s.parameter_y >= 0 ? values_[s.parameter_y] : 0.f);
   player.set_speed(s.speed);
   player.update(static_cast<float>(dt));
@@ -652,9 +668,12 @@ void AnimGraphInstance::advance(LayerState& layer, int layer_index, Active& a, d
   if (s.speed >= 0 && fraction < previous - 0.5) whole += 1;  // wrapped forwards
   if (s.speed < 0 && fraction > previous + 0.5) whole -= 1;   // wrapped backwards
   a.norm = whole + fraction;
-  if (counts)
-    for (const AnimEvent& n : player.events())
-      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+  if (!counts) {
+    player.end_states();  // entered while not counting: closed silently
+    return;
+  }
+  for (const AnimEvent& n : player.events())
+    push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
 }
 
 bool AnimGraphInstance::holds(const AnimGraphTransition& t, const LayerState& layer) const {

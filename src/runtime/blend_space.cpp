@@ -352,6 +352,17 @@ void BlendSpacePlayer::collect(const Sample& s) {
   detail::collect_events(s.clip, notifies_, scratch_, events_, dropped_);
 }
 
+void BlendSpacePlayer::end_states() {
+  events_.clear();
+  dropped_ = 0;
+  for (Sample& s : samples_) {
+    scratch_.clear();
+    s.playhead.end_states(scratch_);
+    collect(s);
+    s.notify_active = false;
+  }
+}
+
 void BlendSpacePlayer::restart(float phase) {
   const double fraction = std::isfinite(phase) ? phase - std::floor(phase) : 0.0;
   for (Sample& s : samples_) {

@@ -119,6 +119,10 @@ class BlendSpacePlayer {
 
   float notify_weight_threshold = 1.f;  // non-leader clips' notifies count at this weight and above
 
+  // Ends every clip's open notify states: their end events become events() (the last update's are replaced).
+  // For a caller that stops counting this player's notifies (an AnimGraph state fading out), so that none
+  // stays open. No allocation.
+  void end_states();
   // Every clip back to normalised time `phase` (its fractional part; the clips' open notify states end
   // unreported), as after create(). No allocation.
   void restart(float phase);
