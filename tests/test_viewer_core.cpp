@@ -16,6 +16,8 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ossa/asset/notifies.h"
 #include "ossa/core/file_io.h"
 #include "ossa/serialize/load.h"
@@ -122,6 +124,66 @@ TEST(ViewerDocument, StartsFromTheLoadedSetAndWritesItBackUnchanged) {
   }
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+}
+
+// One sidecar serves the sample's FBX ("Armature|Walk"), glTF ("Walk") and COLLADA ("Armature_Armature")
+// exports. Saving from one of them keeps what it does not own: the keys as written, the ratio forms, the
+// clips it lacks; so the other exports still load the saved file (this was the viewer's data loss: a save
+// from the FBX rewrote every key to "Armature|..." and every ratio into seconds, and the glTF then refused
+// the file).
+TEST(ViewerDocument, SavingASharedSidecarKeepsWhatThisExportDoesNotOwn) {
+  std::ifstream in(std::string(build::source_dir()) + "/assets/sample/ossa_sample.notifies.json");
+  const std::string text{std::istreambuf_iterator<char>(in), {}};
+  const nlohmann::json original = nlohmann::json::parse(text);
+  const std::vector<ClipTiming> fbx = {
+      {"Armature|Idle", 2.f}, {"Armature|Turn", 1.2f}, {"Armature|Walk", 1.f}, {"Armature|Wave", 1.5f}};
+  const std::vector<ClipTiming> gltf = {{"Idle", 2.f}, {"Turn", 1.2f}, {"Walk", 1.f}, {"Wave", 1.5f}};
+  const std::vector<ClipTiming> collada = {{"Armature_Armature", 1.f}};
+  // The COLLADA export has none of the sidecar's clips: it loads, and says what was left off.
+  auto dae = parse_notifies(text, "sidecar", collada);
+  ASSERT_TRUE(dae.ok()) << dae.error();
+  EXPECT_EQ(dae->warnings.size(), 4u);
+  NotifyDocument dae_document(*dae, collada);
+  dae_document.keep_source(text);
+  EXPECT_EQ(nlohmann::json::parse(dae_document.to_json()), original) << dae_document.to_json();
+  // The FBX export, saved without an edit: the file as it was.
+  auto set = parse_notifies(text, "sidecar", fbx);
+  ASSERT_TRUE(set.ok()) << set.error();
+  EXPECT_TRUE(set->warnings.empty());
+  NotifyDocument document(*set, fbx);
+  document.keep_source(text);
+  EXPECT_EQ(nlohmann::json::parse(document.to_json()), original) << document.to_json();
+  // Edits: WaveEnd (a ratio) moved to 1.2 s, a notify added to Walk (whose entries give times).
+  uint32_t wave_end = 0;
+  for (const EditableNotify& e : document.notifies(3))
+    if (e.name == "WaveEnd") wave_end = e.id;
+  ASSERT_NE(wave_end, 0u);
+  ASSERT_EQ(document.move(3, wave_end, 1.2f), "");
+  ASSERT_EQ(document.add(2, "Extra", 0.3f, 0), "");
+  const nlohmann::json saved = nlohmann::json::parse(document.to_json());
+  EXPECT_EQ(saved["clips"].size(), 4u);
+  for (const char* key : {"Idle", "Turn"}) EXPECT_EQ(saved["clips"][key], original["clips"][key]) << key;
+  const nlohmann::json& wave = saved["clips"]["Wave"];
+  ASSERT_EQ(wave.size(), 3u);
+  EXPECT_EQ(wave[0], original["clips"]["Wave"][0]);  // WaveStart: untouched, its ratio kept
+  EXPECT_EQ(wave[1], original["clips"]["Wave"][1]);  // Greeting with its payload
+  EXPECT_EQ(wave[2]["name"], "WaveEnd");
+  ASSERT_TRUE(wave[2].contains("ratio")) << wave;
+  EXPECT_NEAR(wave[2]["ratio"].get<double>(), 0.8, 1e-6);
+  bool extra = false;
+  for (const nlohmann::json& e : saved["clips"]["Walk"])
+    if (e["name"] == "Extra") extra = e.contains("time") && std::fabs(e["time"].get<double>() - 0.3) < 1e-6;
+  EXPECT_TRUE(extra) << saved["clips"]["Walk"];
+  // Every export reads the saved file: the glTF with no clip left off, the edits where they were made.
+  auto again = parse_notifies(document.to_json(), "saved", gltf);
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_TRUE(again->warnings.empty());
+  auto back = parse_notifies(document.to_json(), "saved", fbx);
+  ASSERT_TRUE(back.ok()) << back.error();
+  NotifyDocument reread(*back, fbx);
+  EXPECT_EQ(brief(reread, 2), brief(document, 2));
+  EXPECT_EQ(brief(reread, 3), brief(document, 3));
+  ASSERT_TRUE(parse_notifies(document.to_json(), "saved", collada).ok());
 }
 
 TEST(ViewerDocument, EmptyDocumentWritesASidecarTheLibraryAccepts) {

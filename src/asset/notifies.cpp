@@ -87,14 +87,17 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
   const ClipNameIndex clip_index(clip_names);
   for (auto& [clip_name, list] : doc["clips"].items()) {
     int ci = clip_index.find(clip_name);
-    if (ci < 0) {
+    if (!list.is_array()) return fail("clip '" + clip_name + "': expected an array of notifies");
+    if (ci < 0) {  // another export of the model (its clip names differ): left off, said
       std::string known;
       for (size_t k = 0; k < clip_names.size() && k < 20; ++k)
         known += (k ? ", '" : "'") + clip_names[k] + "'";
       if (clip_names.size() > 20) known += ", ... " + std::to_string(clip_names.size() - 20) + " more";
-      return fail("clip '" + clip_name + "' is not in the model (clips: " + known + ")");
+      if (set.warnings.size() < 100)
+        set.warnings.push_back(source + ": clip '" + clip_name + "' is not in the model (clips: " + known +
+                               "): its " + std::to_string(list.size()) + " notifies are left off");
+      continue;
     }
-    if (!list.is_array()) return fail("clip '" + clip_name + "': expected an array of notifies");
     const float duration = clips[ci].duration;
     for (size_t i = 0; i < list.size(); ++i) {
       const nlohmann::json& e = list[i];

@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "ossa/asset/clip_names.h"
 #include "ossa/core/file_io.h"
 #include "ossa/serialize/load.h"
 #include "viewer/text.h"
@@ -109,7 +110,115 @@ NotifyDocument::NotifyDocument(const NotifySet& set, std::vector<ClipTiming> cli
                      [](const EditableNotify& a, const EditableNotify& b) { return a.time < b.time; });
     for (EditableNotify& e : list) e.id = next_id_++;
   }
-  saved_ = lists_;
+  saved_ = loaded_ = lists_;
+}
+
+void NotifyDocument::keep_source(const std::string& sidecar_text) {
+  source_text_.clear(), source_keys_.clear(), source_entries_.clear();
+  if (!json_nesting_error(sidecar_text).empty()) return;
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(sidecar_text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("clips") || !doc["clips"].is_object()) return;
+  source_text_ = sidecar_text;
+  source_keys_.assign(clips_.size(), "");
+  std::vector<std::string> names;
+  for (const ClipTiming& c : clips_) names.push_back(c.name);
+  for (auto it = doc["clips"].begin(); it != doc["clips"].end(); ++it) {
+    const int c = match_clip_name(names, it.key());
+    if (c < 0 || !source_keys_[c].empty() || !it.value().is_array()) continue;
+    source_keys_[c] = it.key();
+    // Each loaded notify's entry: the first unclaimed entry that loads to the same notify (as the loader and
+    // the constructor read it).
+    const float clip_duration = clips_[c].duration;
+    std::vector<bool> claimed(loaded_[c].size(), false);
+    for (const nlohmann::ordered_json& e : it.value()) {
+      if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
+      const bool ratio = e.contains("ratio");
+      const nlohmann::ordered_json& value = ratio ? e["ratio"] : e.contains("time") ? e["time"] : e;
+      if (!value.is_number()) continue;
+      double t = value.get<double>();
+      if (ratio) t *= clip_duration;
+      const float time =
+          std::clamp(static_cast<float>(std::min<double>(t, clip_duration)), 0.f, clip_duration);
+      const float duration =
+          e.contains("duration") && e["duration"].is_number()
+              ? fit_duration(time, static_cast<float>(e["duration"].get<double>()), clip_duration)
+              : 0.f;
+      const std::string payload = e.contains("payload") ? nlohmann::json(e["payload"]).dump() : "";
+      for (size_t i = 0; i < loaded_[c].size(); ++i) {
+        const EditableNotify& n = loaded_[c][i];
+        if (claimed[i] || n.name != e["name"].get<std::string>() || n.time != time ||
+            n.duration != duration || n.payload != payload)
+          continue;
+        claimed[i] = true;
+        source_entries_.push_back({n.id, dump(e)});
+        break;
+      }
+    }
+  }
+}
+
+std::string NotifyDocument::source_json() const {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(source_text_);
+  nlohmann::ordered_json& clips = doc["clips"];
+  auto same = [](const EditableNotify& a, const EditableNotify& b) {
+    return a.name == b.name && a.time == b.time && a.duration == b.duration && a.payload == b.payload;
+  };
+  for (size_t c = 0; c < clips_.size(); ++c) {
+    if (!clip_error(static_cast<int>(c)).empty()) continue;
+    const std::string key = source_keys_[c].empty() ? clips_[c].name : source_keys_[c];
+    const std::vector<EditableNotify>& list = lists_[c];
+    const bool unchanged =
+        list.size() == loaded_[c].size() && std::equal(list.begin(), list.end(), loaded_[c].begin(), same);
+    if (!source_keys_[c].empty() && unchanged) continue;  // as it was, entries and order
+    if (source_keys_[c].empty() && list.empty()) continue;
+    const float clip_duration = clips_[c].duration;
+    bool all_ratio = !source_keys_[c].empty();
+    for (const auto& [id, text] : source_entries_)
+      for (const EditableNotify& n : loaded_[c])
+        if (n.id == id) all_ratio = all_ratio && text.find("\"ratio\"") != std::string::npos;
+    nlohmann::ordered_json array = nlohmann::ordered_json::array();
+    for (const EditableNotify& e : list) {
+      const std::string* entry = nullptr;
+      for (const auto& [id, text] : source_entries_)
+        if (id == e.id) entry = &text;
+      const EditableNotify* before = nullptr;
+      for (const EditableNotify& n : loaded_[c])
+        if (n.id == e.id) before = &n;
+      if (entry && before && same(*before, e)) {
+        array.push_back(nlohmann::ordered_json::parse(*entry));
+        continue;
+      }
+      const bool ratio = entry ? nlohmann::ordered_json::parse(*entry).contains("ratio") : all_ratio;
+      nlohmann::ordered_json out;
+      out["name"] = e.name;
+      if (ratio && clip_duration > 0)
+        out["ratio"] = static_cast<double>(e.time) / clip_duration;
+      else
+        out["time"] = json_number(e.time, clip_duration);
+      if (e.duration > 0) out["duration"] = json_number(e.duration, clip_duration);
+      if (!e.payload.empty()) out["payload"] = nlohmann::ordered_json::parse(e.payload);
+      array.push_back(std::move(out));
+    }
+    clips[key] = std::move(array);
+  }
+  // One notify per line, as people write sidecars by hand; the document's other members after "clips".
+  std::string text = "{\"clips\": {";
+  bool first_clip = true;
+  for (auto it = clips.begin(); it != clips.end(); ++it) {
+    text += first_clip ? "\n  " : ",\n  ";
+    first_clip = false;
+    text += dump(it.key()) + ": [";
+    if (it.value().is_array()) {
+      for (size_t i = 0; i < it.value().size(); ++i) text += (i ? ",\n    " : "\n    ") + dump(it.value()[i]);
+      text += it.value().empty() ? "]" : "\n  ]";
+    } else {
+      text.pop_back(), text += dump(it.value());  // not a list: as it was (the loader refuses it anyway)
+    }
+  }
+  text += first_clip ? "}" : "\n}";
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (it.key() != "clips") text += ",\n" + dump(it.key()) + ": " + dump(it.value());
+  return text + "}\n";
 }
 
 const std::vector<EditableNotify>& NotifyDocument::notifies(int clip) const {
@@ -283,6 +392,7 @@ void NotifyDocument::mark_saved() {
 }
 
 std::string NotifyDocument::to_json() const {
+  if (!source_text_.empty()) return source_json();
   // One notify per line, as people write sidecars by hand (and diffs stay readable).
   std::string text = "{\"clips\": {";
   bool first_clip = true;

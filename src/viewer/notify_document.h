@@ -74,7 +74,14 @@ class NotifyDocument {
   bool dirty() const;
   void mark_saved();
 
-  // The sidecar JSON ({"clips": {NAME: [...]}}), clips with notifies only, in clip order, each list by time.
+  // The sidecar the notifies came from (its text), so that saving keeps what this character does not own:
+  // one sidecar often serves several exports of a model whose clip names differ. to_json() then starts from
+  // it: clips this character lacks and other members stay as they were, each clip keeps the key it had there
+  // ("Walk", not "Armature|Walk"), an unchanged clip is written as it was, and an unchanged notify keeps its
+  // entry (its "ratio" form, its payload); a moved one keeps its form. Text that is not a sidecar is ignored.
+  void keep_source(const std::string& sidecar_text);
+  // The sidecar JSON ({"clips": {NAME: [...]}}), clips with notifies only, in clip order, each list by time
+  // (with keep_source: the source's clips and keys, this character's notifies).
   std::string to_json() const;
   // What the library parses from to_json(), for an Animator on `asset` (whose clips the document was made
   // for).
@@ -94,8 +101,16 @@ class NotifyDocument {
   // After an edit of clip `clip`: re-sorts it and records `before` as an undo step (or into the open group).
   void commit(int clip, Lists before);
 
+  std::string source_json() const;  // to_json() with a source kept
+
   std::vector<ClipTiming> clips_;
   Lists lists_;
+  Lists loaded_;  // as constructed (what a kept source's entries say)
+  // keep_source: the source document, each clip's key in it ("" when it has none), and per loaded notify id
+  // the source entry it came from.
+  std::string source_text_;
+  std::vector<std::string> source_keys_;
+  std::vector<std::pair<uint32_t, std::string>> source_entries_;  // (id, the entry's JSON text)
   Lists saved_;                     // what the file holds (dirty() compares with it)
   std::vector<Lists> undo_, redo_;  // states before / after each step, newest last
   Lists group_before_;              // the state when the outermost begin_group() was called

@@ -217,6 +217,8 @@ inline std::shared_ptr<const LoadedCharacter> load_any(const std::string& file,
     print_error("ossa: %s\n", loaded.error().c_str());
     return nullptr;
   }
+  for (const std::string& warning : (*loaded)->notifies.warnings)
+    print_error("ossa: warning: %s\n", warning.c_str());
   return std::move(loaded).value();
 }
 

@@ -6,7 +6,10 @@
 //                       {"name": "Half", "ratio": 0.5}]}}
 // `time` is seconds from the clip start, or `ratio` (0-1) of its duration; a `duration` > 0 makes a state
 // (begin/end events) instead of an instant. Clip names match exactly, or as the part after "|" when exactly
-// one clip ends that way ("Walk" finds Blender's "Armature|Walk"). Errors name the file and the entry.
+// one clip ends that way ("Walk" finds Blender's "Armature|Walk"). Errors name the file and the entry. A
+// clip the model lacks is not an error: one sidecar often serves a model's FBX, glTF and COLLADA exports,
+// whose clip names differ ("Armature|Walk", "Walk", "Armature_Armature"); its notifies are left off and
+// NotifySet::warnings says which clips (tools print it).
 // Names are interned: `name_id` indexes NotifySet::names, so handlers are found by index, not by string.
 #pragma once
 
@@ -51,6 +54,8 @@ struct NotifySet {
   std::vector<std::string> names;                // interned notify names
   std::vector<ClipNotifies> clips;               // parallel to the clips given to the loader
   int find_notify(std::string_view name) const;  // index into names, -1 when absent
+  // What was left off, one line each: clips the sidecar names that the model lacks.
+  std::vector<std::string> warnings;
 };
 
 constexpr long long kMaxNotifyFileBytes = 64ll << 20;  // sidecar files larger than this are refused

@@ -376,6 +376,10 @@ void App::open(const std::string& path) {
   std::vector<ClipTiming> timings;
   for (const Clip& clip : c.asset.clips) timings.push_back({clip.name(), clip.duration()});
   doc->notifies = NotifyDocument(c.notifies, std::move(timings));
+  if (sidecar_exists) {  // saving keeps what this export does not own (the sidecar may serve several)
+    std::ifstream in(path_from_utf8(sidecar), std::ios::binary);
+    doc->notifies.keep_source(std::string(std::istreambuf_iterator<char>(in), {}));
+  }
   character_bounds(c.asset, doc->lo, doc->hi);
   const int joints = c.asset.skeleton.joint_count();
   doc->depth.assign(joints, 0);
@@ -399,6 +403,9 @@ void App::open(const std::string& path) {
   const std::filesystem::path absolute = std::filesystem::absolute(path_from_utf8(path), absolute_error);
   settings_.add_recent(absolute_error ? path : utf8_from_path(absolute.lexically_normal()));
   status_message_ = "opened " + display_name(path);
+  if (!c.notifies.warnings.empty())  // a shared sidecar naming another export's clips: said, not fatal
+    status_message_ += " (" + std::to_string(c.notifies.warnings.size()) +
+                       " sidecar clips are not in this model: their notifies are left off)";
 }
 
 bool App::prepare_bake() {
