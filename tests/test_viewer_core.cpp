@@ -644,6 +644,12 @@ TEST(ViewerTimeline, SnappedTimeIsTheNearestFrameInsideTheClip) {
   view.set_clip(1.0f, 0);  // no frame rate: no snapping
   view.set_width(1000);
   EXPECT_FLOAT_EQ(view.snapped_time(123), 0.123f);
+  // The same rule for a time (the playhead's, a drag's): frame 10 of a 30 fps clip, the end, the ends.
+  EXPECT_EQ(TimelineView::snap_to_frame(0.336f, 1.f, 30), static_cast<float>(10.0 / 30.0));
+  EXPECT_EQ(TimelineView::snap_to_frame(1.04f, 1.05f, 10), 1.05f);
+  EXPECT_EQ(TimelineView::snap_to_frame(-1.f, 1.f, 30), 0.f);
+  EXPECT_EQ(TimelineView::snap_to_frame(std::nanf(""), 1.f, 30), 0.f);
+  EXPECT_EQ(TimelineView::snap_to_frame(0.123f, 1.f, 0), 0.123f);
 }
 
 TEST(ViewerTimeline, LanesAreOneANameOrderedByTheirFirstNotify) {

@@ -319,6 +319,15 @@ TEST(ViewerWindow, PointerClicksAndDragsEditTheTimeline) {
   EXPECT_NEAR(walk_notify(dir / "undone.notifies.json", "FootR").first, 0.6f, 0.01f);
 }
 
+// A notify added with the playhead between frames lands on the nearest frame (it wrote 0.336 s at frame 10).
+TEST(ViewerWindow, NotifiesAreAddedOnFrames) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("snap");
+  const ViewerRun run = run_view(dir, "snap.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(walk_notify(dir / "snapped.notifies.json", "Snap").first, static_cast<float>(10.0 / 30.0));
+}
+
 TEST(ViewerWindow, DamagedFilesShowAnErrorAndTheViewerRunsOn) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("damaged");
@@ -403,6 +412,22 @@ TEST(ViewerWindow, AnimationGraphDrivesTheCharacter) {
   auto image = read_png((dir / "graph.png").string());
   ASSERT_TRUE(image) << image.error();
   expect_matches_golden(*image, "graph.png");
+}
+
+// A click in the scene from far away, arriving and pressing in one poll, leaves the camera where it was (it
+// swung by the pointer's travel before).
+TEST(ViewerWindow, AClickDoesNotSwingTheCamera) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("tap");
+  const ViewerRun run = run_view(dir, "tap.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto before = read_png((dir / "before.png").string());
+  auto after = read_png((dir / "after.png").string());
+  ASSERT_TRUE(before && after);
+  const Image a = crop(*before, kSceneX, kSceneY, kSceneW, kSceneH),
+              b = crop(*after, kSceneX, kSceneY, kSceneW, kSceneH);
+  const ImageDifference d = compare_images(a, b, 2);
+  EXPECT_LE(d.fraction_over, 0.0005) << "the view changed: max difference " << d.max_difference;
 }
 
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {

@@ -93,6 +93,7 @@ const std::vector<ActionSpec>& action_table() {
       {"redo", 0, {}},
       {"save", 0, {text("PATH")}},
       {"click", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
+      {"tap", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
       {"drag",
        4,
        {number("X0", 0, kMaxPixels), number("Y0", 0, kMaxPixels), number("X1", 0, kMaxPixels),

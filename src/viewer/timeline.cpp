@@ -66,11 +66,15 @@ float TimelineView::x_to_time(float x) const {
 }
 
 float TimelineView::snapped_time(float x) const {
-  double time = std::clamp(static_cast<double>(x_to_time(x)), 0.0, static_cast<double>(duration_));
-  if (frame_rate_ > 0) {
+  return snap_to_frame(x_to_time(x), duration_, frame_rate_);
+}
+
+float TimelineView::snap_to_frame(float time_in, float duration, float frame_rate) {
+  const double end = std::isfinite(duration) && duration > 0 ? duration : 0.0;
+  double time = std::isfinite(time_in) ? std::clamp(static_cast<double>(time_in), 0.0, end) : 0.0;
+  if (frame_rate > 0 && std::isfinite(frame_rate)) {
     // The nearest frame, or the clip's end when that is nearer (a clip need not end on a frame).
-    const double end = duration_;
-    const double frame = std::min(std::round(time * frame_rate_) / frame_rate_, end);
+    const double frame = std::min(std::round(time * frame_rate) / frame_rate, end);
     time = end - time < std::abs(frame - time) ? end : frame;
   }
   return static_cast<float>(time);

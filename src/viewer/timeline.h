@@ -46,6 +46,9 @@ class TimelineView {
   // Time at x snapped to the nearest frame (frame_rate > 0), clamped into the clip; the clip's end counts as
   // a frame (a clip need not end on one). Without a frame rate: not snapped.
   float snapped_time(float x) const;
+  // The same rule for a time: the nearest frame at `frame_rate` (> 0; else `time` as is), or the clip's end
+  // when that is nearer, clamped into [0, duration]. What the viewer writes for a notify placed or dragged.
+  static float snap_to_frame(float time, float duration, float frame_rate);
 
   // Zooms by `factor` (> 1 in) keeping the time under `anchor_x` in place; at most one frame per 40 pixels
   // in, the whole clip out (a clip without a frame rate counts 30 frames a second). Pans by `dx` pixels,

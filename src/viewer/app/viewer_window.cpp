@@ -202,6 +202,7 @@ class App {
   void draw_graph_diagram(int layer);
   void open_graph(const std::string& path);
   std::span<const Mat4> shown_model() const;  // the graph's pose when one drives the character
+  float on_frame(float time) const;           // `time` snapped to the current clip's nearest frame
   void open_retarget(const std::string& path, const std::string& map_path);
   void save_bone_map(const std::string& path);
   void retarget_edit(int target_joint, int source_joint);
@@ -260,7 +261,7 @@ class App {
   enum class Drag { kNone, kScrub, kMove, kResize, kPan } drag_ = Drag::kNone;
   float drag_offset_ = 0;
   bool scene_dragging_ = false;
-  ImVec2 scene_press_{};
+  ImVec2 scene_press_{}, scene_last_{};
   // Timings
   Average frame_ms_, update_ms_, scene_ms_, ui_ms_, swap_ms_;
   Clock::time_point last_frame_ = Clock::now();
@@ -498,9 +499,9 @@ bool App::run_action(const ScriptAction& a) {
     return true;
   }
   if (verb == "screenshot") return screenshot(w[0]) || fail(a, "cannot write " + w[0]);
-  if (verb == "click" || verb == "drag") {
+  if (verb == "click" || verb == "drag" || verb == "tap") {
     const ImVec2 from(static_cast<float>(number(0)), static_cast<float>(number(1)));
-    script_pointer_.push_back({from, false});
+    if (verb != "tap") script_pointer_.push_back({from, false});  // tap: arrives and presses in one poll
     script_pointer_.push_back({from, true});
     if (verb == "drag") {
       const ImVec2 to(static_cast<float>(number(2)), static_cast<float>(number(3)));
@@ -654,7 +655,7 @@ bool App::run_action(const ScriptAction& a) {
   if (verb == "add-notify") {
     uint32_t id = 0;
     const std::string refusal = doc_->notifies.add(
-        clip, w[0], p.time(), a.numbers.empty() ? 0.f : static_cast<float>(number(0)), &id);
+        clip, w[0], on_frame(p.time()), a.numbers.empty() ? 0.f : static_cast<float>(number(0)), &id);
     if (refusal.empty()) selected_notify_ = id;
     return edit(refusal);
   }
@@ -820,7 +821,7 @@ void App::scene_input() {
   hovered_joint_ = -1;
   if (inside && !over_ui && skeleton_) {
     float best = 64 * ui_scale_ * ui_scale_;
-    const auto model = doc_->playback->model();
+    const auto model = shown_model();
     for (int j = 0; j < static_cast<int>(model.size()); ++j) {
       ImVec2 s;
       if (!project(transform_point(doc_->playback->world(), model[j].translation()), s)) continue;
@@ -832,11 +833,14 @@ void App::scene_input() {
     if (io.MouseWheel != 0) camera_.zoom(io.MouseWheel);
     if (ImGui::IsMouseClicked(0) || ImGui::IsMouseClicked(1) || ImGui::IsMouseClicked(2)) {
       scene_dragging_ = true;
-      scene_press_ = mouse;
+      scene_press_ = scene_last_ = mouse;
     }
   }
   if (scene_dragging_) {
-    const ImVec2 d = io.MouseDelta;
+    // Travel since the press, not io.MouseDelta: at a low frame rate the pointer's way to where it was
+    // pressed arrives in the same poll as the press, and would swing the camera on a plain click.
+    const ImVec2 d(mouse.x - scene_last_.x, mouse.y - scene_last_.y);
+    scene_last_ = mouse;
     if (io.MouseDown[0] && !io.KeyShift)
       camera_.orbit(d.x, d.y);
     else if (io.MouseDown[2] || io.MouseDown[1] || (io.MouseDown[0] && io.KeyShift))
@@ -1312,7 +1316,7 @@ void App::draw_notify_editor() {
   if (ImGui::Button("Add at playhead (N)")) {
     uint32_t id = 0;
     const std::string refusal =
-        notifies.add(clip, new_notify_name_, doc_->playback->time(), new_notify_duration_, &id);
+        notifies.add(clip, new_notify_name_, on_frame(doc_->playback->time()), new_notify_duration_, &id);
     if (refusal.empty()) selected_notify_ = id;
     edited(refusal);
   }
@@ -1355,6 +1359,13 @@ void App::draw_notify_editor() {
     edited(notifies.remove(clip, id));
     selected_notify_ = 0;
   }
+}
+
+float App::on_frame(float time) const {
+  const Clip* clip = doc_ ? doc_->playback->current_clip() : nullptr;
+  if (!clip) return time;
+  return TimelineView::snap_to_frame(time, clip->duration(),
+                                     clip->frame_rate() > 0 ? clip->frame_rate() : 30.f);
 }
 
 std::span<const Mat4> App::shown_model() const {
@@ -1779,11 +1790,12 @@ void App::draw_timeline() {
       p.seek(std::clamp(timeline_.x_to_time(lx), 0.f, c->duration()));
       break;
     case Drag::kMove:
-      notifies.move(clip, selected_notify_, timeline_.x_to_time(lx) + drag_offset_);
+      notifies.move(clip, selected_notify_, on_frame(timeline_.x_to_time(lx) + drag_offset_));
       break;
     case Drag::kResize:
       if (const EditableNotify* n = notifies.find(clip, selected_notify_))
-        notifies.set_duration(clip, selected_notify_, std::max(timeline_.x_to_time(lx) - n->time, 0.f));
+        notifies.set_duration(clip, selected_notify_,
+                              std::max(on_frame(timeline_.x_to_time(lx)) - n->time, 0.f));
       break;
     case Drag::kPan:
       timeline_.pan(io.MouseDelta.x);
@@ -1931,7 +1943,7 @@ void App::frame(float dt) {
     if (!ctrl && ImGui::IsKeyPressed(GLFW_KEY_N)) {
       uint32_t id = 0;
       const std::string refusal =
-          doc_->notifies.add(p.clip(), new_notify_name_, p.time(), new_notify_duration_, &id);
+          doc_->notifies.add(p.clip(), new_notify_name_, on_frame(p.time()), new_notify_duration_, &id);
       if (refusal.empty()) selected_notify_ = id;
       edited(refusal);
     }
