@@ -24,6 +24,9 @@
 #include "synthetic_character.h"
 #include "test_paths.h"
 #include "viewer/notify_document.h"
+#ifdef OSSA_VIEWER_HAS_CAMERA
+#include "viewer/orbit_camera.h"
+#endif
 #include "viewer/script.h"
 #include "viewer/settings.h"
 #include "viewer/timeline.h"
@@ -651,6 +654,29 @@ TEST(ViewerTimeline, SnappedTimeIsTheNearestFrameInsideTheClip) {
   EXPECT_EQ(TimelineView::snap_to_frame(std::nanf(""), 1.f, 30), 0.f);
   EXPECT_EQ(TimelineView::snap_to_frame(0.123f, 1.f, 0), 0.123f);
 }
+
+#ifdef OSSA_VIEWER_HAS_CAMERA
+// F frames the character from where the camera looks: target and distance as a fresh frame gives them, the
+// orbit angles kept (it used to swing back to the front view).
+TEST(ViewerCamera, RefitKeepsTheOrbitAngles) {
+  const Vec3 lo{-0.5f, 0, -0.3f}, hi{0.5f, 1.8f, 0.3f};
+  OrbitCamera fresh, camera;
+  fresh.frame(lo, hi, 1.5f);
+  camera.frame(lo, hi, 1.5f);
+  camera.orbit(120, -40);
+  camera.pan(30, 10, 400);
+  camera.zoom(3);
+  const float yaw = camera.yaw, pitch = camera.pitch;
+  ASSERT_NE(yaw, fresh.yaw);
+  camera.refit(lo, hi, 1.5f);
+  EXPECT_EQ(camera.yaw, yaw);
+  EXPECT_EQ(camera.pitch, pitch);
+  EXPECT_EQ(camera.distance, fresh.distance);
+  EXPECT_EQ(camera.target.x, fresh.target.x);
+  EXPECT_EQ(camera.target.y, fresh.target.y);
+  EXPECT_EQ(camera.target.z, fresh.target.z);
+}
+#endif
 
 TEST(ViewerTimeline, LanesAreOneANameOrderedByTheirFirstNotify) {
   NotifyDocument document(NotifySet{}, {{"Clip", 4}});

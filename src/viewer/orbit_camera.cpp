@@ -27,6 +27,12 @@ void OrbitCamera::frame(Vec3 lo, Vec3 hi, float aspect) {
   radius_ = std::max(length(hi - lo) * 0.5f, 1e-3f);
 }
 
+void OrbitCamera::refit(Vec3 lo, Vec3 hi, float aspect) {
+  const float keep_yaw = yaw, keep_pitch = pitch;
+  frame(lo, hi, aspect);
+  yaw = keep_yaw, pitch = keep_pitch;
+}
+
 void OrbitCamera::orbit(float dx_pixels, float dy_pixels) {
   constexpr float kRadiansPerPixel = 0.4f * kPi / 180;
   yaw -= dx_pixels * kRadiansPerPixel;

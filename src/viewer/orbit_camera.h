@@ -10,6 +10,9 @@ class OrbitCamera {
  public:
   // Looks at the box [lo, hi] whole (as frame_bounds does) for a view of the given aspect (width / height).
   void frame(Vec3 lo, Vec3 hi, float aspect);
+  // The same box whole from where the camera looks now: target and distance as frame() sets them, yaw and
+  // pitch kept (the viewer's F: "show all of it", not "go back to the front").
+  void refit(Vec3 lo, Vec3 hi, float aspect);
   void orbit(float dx_pixels, float dy_pixels);  // 0.4 degrees per pixel; pitch within +-89
   void pan(float dx_pixels, float dy_pixels, float view_height_pixels);  // the target follows the cursor
   void zoom(float wheel_steps);  // each step 15 % closer (negative: away)

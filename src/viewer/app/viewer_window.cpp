@@ -947,7 +947,7 @@ void App::draw_menu() {
     ImGui::MenuItem("Grid", "G", &grid_);
     ImGui::MenuItem("Skeleton", "K", &skeleton_);
     if (ImGui::MenuItem("Frame character", "F") && doc_)
-      camera_.frame(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
+      camera_.refit(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
     ImGui::EndMenu();
   }
   if (doc_) {
@@ -1932,7 +1932,7 @@ void App::frame(float dt) {
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) p.step_frames(1);
     if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) p.step_frames(-1);
     if (ImGui::IsKeyPressed(GLFW_KEY_HOME)) p.seek(0);
-    if (ImGui::IsKeyPressed(GLFW_KEY_F)) camera_.frame(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
+    if (ImGui::IsKeyPressed(GLFW_KEY_F)) camera_.refit(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
     if (ImGui::IsKeyPressed(GLFW_KEY_G)) grid_ = !grid_;
     if (ImGui::IsKeyPressed(GLFW_KEY_K)) skeleton_ = !skeleton_;
     for (int i = 0; i < 5; ++i)
