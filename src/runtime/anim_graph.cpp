@@ -477,31 +477,27 @@ AnimGraphInstance::AnimGraphInstance(std::shared_ptr<const AnimGraph> graph, con
   }
 }
 
+// One place for the handle check: a parameter of the graph, of that type.
+bool AnimGraphInstance::is(int p, int type) const {
+  return p >= 0 && p < static_cast<int>(values_.size()) && graph_->parameters()[p].type == type;
+}
 bool AnimGraphInstance::set_float(int p, float v) {
-  if (p < 0 || p >= static_cast<int>(values_.size()) ||
-      graph_->parameters()[p].type != AnimGraphParameter::kFloat || !std::isfinite(v))
-    return false;
+  if (!is(p, AnimGraphParameter::kFloat) || !std::isfinite(v)) return false;
   values_[p] = v;
   return true;
 }
 bool AnimGraphInstance::set_bool(int p, bool v) {
-  if (p < 0 || p >= static_cast<int>(values_.size()) ||
-      graph_->parameters()[p].type != AnimGraphParameter::kBool)
-    return false;
+  if (!is(p, AnimGraphParameter::kBool)) return false;
   values_[p] = v ? 1.f : 0.f;
   return true;
 }
 bool AnimGraphInstance::set_trigger(int p) {
-  if (p < 0 || p >= static_cast<int>(values_.size()) ||
-      graph_->parameters()[p].type != AnimGraphParameter::kTrigger)
-    return false;
+  if (!is(p, AnimGraphParameter::kTrigger)) return false;
   values_[p] = 1;
   return true;
 }
 bool AnimGraphInstance::reset_trigger(int p) {
-  if (p < 0 || p >= static_cast<int>(values_.size()) ||
-      graph_->parameters()[p].type != AnimGraphParameter::kTrigger)
-    return false;
+  if (!is(p, AnimGraphParameter::kTrigger)) return false;
   values_[p] = 0;
   return true;
 }
@@ -538,6 +534,11 @@ const std::string& AnimGraphInstance::state_name(const AnimGraphEvent& e) const 
   return e.state >= 0 && e.state < static_cast<int>(states.size()) ? states[e.state].name : none;
 }
 
+void AnimGraphInstance::push_notifies(std::span<const AnimEvent> notifies, int layer_index, const Active& a) {
+  for (const AnimEvent& n : notifies)
+    push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+}
+
 void AnimGraphInstance::push(const AnimGraphEvent& e) {
   if (events_.size() < events_.capacity())
     events_.push_back(e);
@@ -554,13 +555,11 @@ void AnimGraphInstance::end_notifies(LayerState& layer, int layer_index, Active&
     a.playhead.end_states(scratch_);
     notify_scratch_.clear();
     detail::collect_events(s.clip, notifies_, scratch_, notify_scratch_, dropped_);
-    for (const AnimEvent& n : notify_scratch_)
-      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+    push_notifies(notify_scratch_, layer_index, a);
   } else if (a.player >= 0) {
     BlendSpacePlayer& player = layer.players[a.state][a.player];
     player.end_states();
-    for (const AnimEvent& n : player.events())
-      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+    push_notifies(player.events(), layer_index, a);
   }
 }
 
@@ -643,8 +642,7 @@ void AnimGraphInstance::advance(LayerState& layer, int layer_index, Active& a, d
       a.playhead.end_states(scratch_);  // entered while not counting: closed silently
       scratch_.clear();
     }
-    for (const AnimEvent& n : notify_scratch_)
-      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+    push_notifies(notify_scratch_, layer_index, a);
     return;
   }
   if (a.player < 0) return;
@@ -653,8 +651,7 @@ void AnimGraphInstance::advance(LayerState& layer, int layer_index, Active& a, d
   // leaves none open.
   if (!counts && a.notify_active) {
     player.end_states();
-    for (const AnimEvent& n : player.events())
-      push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+    push_notifies(player.events(), layer_index, a);
   }
   a.notify_active = counts;
   player.set_parameter(values_[s.parameter_x], s.parameter_y >= 0 ? values_[s.parameter_y] : 0.f);
@@ -672,8 +669,7 @@ void AnimGraphInstance::advance(LayerState& layer, int layer_index, Active& a, d
     player.end_states();  // entered while not counting: closed silently
     return;
   }
-  for (const AnimEvent& n : player.events())
-    push({AnimGraphEvent::kNotify, layer_index, a.state, -1, -1, static_cast<float>(a.norm), n});
+  push_notifies(player.events(), layer_index, a);
 }
 
 bool AnimGraphInstance::holds(const AnimGraphTransition& t, const LayerState& layer) const {

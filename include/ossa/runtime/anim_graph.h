@@ -230,6 +230,8 @@ class AnimGraphInstance {
   void end_notifies(LayerState& layer, int layer_index, Active& a);
   bool holds(const AnimGraphTransition& t, const LayerState& layer) const;
   void push(const AnimGraphEvent& e);
+  void push_notifies(std::span<const AnimEvent> notifies, int layer_index, const Active& a);  // as kNotify
+  bool is(int parameter, int type) const;  // a handle of this graph's, of that AnimGraphParameter::Type
   void drop(LayerState& layer, int layer_index, int i);
 
   std::shared_ptr<const AnimGraph> graph_;
