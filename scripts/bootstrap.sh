@@ -26,6 +26,9 @@ packages=(
   libglfw3-dev libimgui-dev libglx-mesa0   # `ossa view`: window (GLFW, OpenGL through GLX) and Dear ImGui
   xvfb xauth             # the viewer's window tests run in a virtual X server (xvfb-run)
 )
+# Node.js and npm run the glTF export's checks (the Khronos validator, three.js; installed from the npm registry into
+# the build tree below). A machine that has them from elsewhere keeps its own.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 # Only for the aarch64 preset: the cross compiler, qemu to run the tests, the runtime's libraries for arm64.
 if [ "$preset" = aarch64 ]; then
   packages+=(
@@ -63,3 +66,15 @@ if [ ! -f "build/$preset/CMakeCache.txt" ]; then
   cmake --preset "$preset" >/dev/null
 fi
 cmake --build --preset "$preset" -j 2
+
+# The npm packages the glTF export's tests run (pinned in tests/gltf/package.json), into the build tree: the
+# source tree is never written. Skipped when they are already there.
+if [ "$preset" != aarch64 ] && [ "$preset" != windows ]; then
+  npm_dir="build/$preset/npm"
+  if ! cmp -s tests/gltf/package.json "$npm_dir/package.json" || [ ! -f "$npm_dir/node_modules/three/package.json" ] ||
+     [ ! -f "$npm_dir/node_modules/gltf-validator/package.json" ]; then
+    mkdir -p "$npm_dir"
+    cp tests/gltf/package.json "$npm_dir/package.json"
+    (cd "$npm_dir" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error)
+  fi
+fi

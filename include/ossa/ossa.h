@@ -36,6 +36,7 @@
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/runtime/thread_pool.h"
+#include "ossa/serialize/gltf_export.h"
 #include "ossa/serialize/load.h"
 #include "ossa/serialize/ossa_file.h"
 

@@ -83,7 +83,8 @@ void GltfInterpolation::load(const std::string& path, std::span<const uint8_t> m
   const std::string intro =
       "glTF sampler interpolation not read (STEP and CUBICSPLINE channels stay linear): ";
   if (auto e = file.open(path, memory); !e.empty()) return warnings.push_back(intro + e);
-  if (!file.mentions("\"STEP\"") && !file.mentions("\"CUBICSPLINE\"")) return;
+  if (!file.mentions("\"STEP\"") && !file.mentions("\"CUBICSPLINE\"") && !file.mentions("\"weights\""))
+    return;
   if (auto e = file.parse(); !e.empty()) return warnings.push_back(intro + e);
   const json& doc = file.doc();
   const json* animations = member(doc, "animations");
@@ -135,14 +136,18 @@ void GltfInterpolation::load(const std::string& path, std::span<const uint8_t> m
     for (const auto& [key, sampler] : chosen) nodes_named[node_name(key.first)].insert(key.first);
     for (const auto& [key, sampler] : chosen) {
       const json& s = (*samplers)[sampler];
-      const std::string interpolation = string_member(s, "interpolation");
-      if (interpolation != "STEP" && interpolation != "CUBICSPLINE") continue;
       const auto [node, path] = key;
+      std::string interpolation = string_member(s, "interpolation");
+      if (interpolation.empty()) interpolation = "LINEAR";
+      // Linear weights too: assimp clamps weights below 0 to 0.
+      if (interpolation != "STEP" && interpolation != "CUBICSPLINE" && path != GltfPath::kWeights) continue;
       const std::string name = node_name(node);
       const std::string where = "glTF animation " + std::to_string(a) +
                                 (anim_name.empty() ? "" : " '" + anim_name + "'") + ", node '" + name + "' " +
                                 path_name(path) + " (" + interpolation + ")";
+      const bool linear = interpolation != "STEP" && interpolation != "CUBICSPLINE";
       if (nodes_named[name].size() > 1) {
+        if (linear) continue;  // assimp's keys, as for any other linear channel
         warnings.push_back(where + ": another animated node has the same name; interpolated linearly");
         continue;
       }
@@ -164,6 +169,7 @@ void GltfInterpolation::load(const std::string& path, std::span<const uint8_t> m
         for (size_t k = 0; k < times.size(); ++k)
           if (!std::isfinite(times[k]) || (k > 0 && !(times[k] > times[k - 1])))
             e = "its key times do not ascend";
+      if (!e.empty() && linear) continue;  // assimp's keys, and its checks
       if (!e.empty()) {
         warnings.push_back(where + ": " + e + "; interpolated linearly");
         continue;
@@ -183,8 +189,9 @@ void GltfInterpolation::load(const std::string& path, std::span<const uint8_t> m
         channels_[{a, name, path}] = std::move(c);
         continue;
       }
+      c.linear = linear;
       if (!c.cubic) {
-        step_to_linear(times, values, c.width);
+        if (!c.linear) step_to_linear(times, values, c.width);
         c.times = std::move(times);
         c.values = std::move(values);
         channels_[{a, name, path}] = std::move(c);
@@ -309,7 +316,7 @@ bool GltfInterpolation::convert_weights(unsigned animation, const std::string& n
   }
   track.times = c->times;
   track.weights = c->values;
-  ++(c->cubic ? clip.converted_cubic_channels : clip.converted_step_channels);
+  if (!c->linear) ++(c->cubic ? clip.converted_cubic_channels : clip.converted_step_channels);
   return true;
 }
 

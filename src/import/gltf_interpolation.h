@@ -9,11 +9,11 @@
 //  * CUBICSPLINE morph weights: it takes 3 * targets - 2 weights per key, starting one float into the key's
 //    3 * targets, so only a one-target mesh gets its values; with two or more the "weights" mix in- and
 //    out-tangents of other targets (and Ossa refused the file: "weights target 2 of 2").
-//  * Weights below 0 are clamped to 0, whatever the interpolation (also true of LINEAR channels, which are
-//    not touched here).
+//  * Weights below 0 are clamped to 0, whatever the interpolation: so LINEAR weight channels are read here
+//    too, as they are.
 //
 // GltfInterpolation reads the file's own JSON (a .gltf's text or a .glb's JSON chunk) and, for each channel
-// whose sampler is STEP or CUBICSPLINE, that sampler's input and output accessors (from the .glb's BIN chunk,
+// whose sampler is STEP or CUBICSPLINE (and each weights channel), that sampler's input and output accessors (from the .glb's BIN chunk,
 // a base64 data URI, or a .bin inside the model's folder), and turns it into linear keys that reproduce it:
 //  * STEP: every key k > 0 starts kStepLeadUlps floats before its time t_k (2e-6 s at 1 s), and a key at
 //    the float below that holds key k - 1's value, so linear interpolation holds each value until the next
@@ -79,6 +79,7 @@ class GltfInterpolation {
  private:
   struct Channel {
     bool cubic = false;
+    bool linear = false;        // a LINEAR weights channel, read as it is (assimp clamps negative weights)
     int width = 0;              // floats per key: 3, 4, or the target count
     std::vector<float> times;   // converted keys
     std::vector<float> values;  // times.size() x width

@@ -76,6 +76,7 @@ struct ConvertArgs {
   std::vector<std::string> inputs;
   std::string output, notifies, clips;
   std::string graph;  // an animation graph to embed (checked against the character)
+  std::string format;  // "ossa", "glb" or "gltf"; "" picks by the output's extension (a folder: ossa)
   bool compress = false, left_handed = false, root_motion = false;
   bool keys = false;          // --keys: the source's exact keys (tools), instead of fixed-rate frames (games)
   double tolerance_mm = 0.1;  // 0.01 cm, ACL's default

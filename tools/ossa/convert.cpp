@@ -1,4 +1,5 @@
-// `ossa convert`: model files -> .ossa (exact keys, fixed-rate frames, or compressed within an error bound).
+// `ossa convert`: model files -> .ossa (exact keys, fixed-rate frames, or compressed within an error bound),
+// or model files and .ossa -> glTF 2.0 (.glb, .gltf).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "ossa/core/file_io.h"
 #include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/thread_pool.h"
+#include "ossa/serialize/gltf_export.h"
 #include "ossa/serialize/ossa_file.h"
 #include "text_output.h"
 
@@ -199,6 +201,66 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   report.load_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
   return report;
 }
+// glTF: the character as load_character() gives it (a model file with its exact keys unless --fps or
+// --root-motion asks for frames; a .ossa as it is), with --clips and --root-motion applied.
+Result<FileReport> export_one(const ConvertArgs& args, const std::string& input, const std::string& output,
+                              bool& output_error) {
+  using R = Result<FileReport>;
+  FileReport report;
+  std::error_code ec;
+  report.bytes_in = fs::file_size(input, ec);
+  ModelLoadOptions options;
+  options.import = import_options(ImportOptions{}.max_influences, false);
+  options.notifies_path = args.notifies;
+  const bool frames = args.fps > 0 || args.root_motion;
+  options.build = {frames ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, args.fps};
+  auto loaded = load_character(input, options);
+  if (!loaded) return R::failure(loaded.error());
+  for (const std::string& warning : (*loaded)->notifies.warnings)
+    print_error("ossa: warning: %s\n", warning.c_str());
+  LoadedCharacter character = **loaded;  // a copy, edited by --clips and --root-motion
+  if (!args.clips.empty()) {
+    std::vector<std::string> names;
+    for (const Clip& c : character.asset.clips) names.push_back(c.name());
+    LoadedCharacter kept = character;
+    kept.asset.clips.clear(), kept.notifies.clips.clear(), kept.root_motion.clear();
+    for (const std::string& want : split(args.clips)) {
+      const int i = match_clip_name(names, want);
+      if (i < 0) return R::failure(input + ": no clip '" + want + "'");
+      kept.asset.clips.push_back(character.asset.clips[i]);
+      if (static_cast<size_t>(i) < character.notifies.clips.size())
+        kept.notifies.clips.push_back(character.notifies.clips[i]);
+      if (static_cast<size_t>(i) < character.root_motion.size())
+        kept.root_motion.push_back(character.root_motion[i]);
+    }
+    character = std::move(kept);
+  }
+  if (args.root_motion) {
+    if (!character.root_motion.empty())
+      return R::failure(input + ": its clips already have root motion (it is exported with them)");
+    auto in_place = extract_root_motion(character.asset.clips, character.asset.skeleton);
+    if (!in_place) return R::failure(input + ": " + in_place.error());
+    character.asset.clips = std::move(in_place->clips);
+    character.root_motion = std::move(in_place->tracks);
+  }
+  output_error = true;
+  const auto start = Clock::now();
+  auto written = write_gltf(character, output);
+  if (!written) return R::failure(written.error());
+  report.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  output_error = false;
+  for (const std::string& line : written->dropped)
+    print_error("ossa: warning: %s: not in the glTF: %s\n", input.c_str(), line.c_str());
+  for (const GltfOutputFile& f : written->files) report.bytes_out += f.bytes.size();
+  return report;
+}
+
+// What a file named `path` is written as: by its extension.
+std::string format_of(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return ext == ".glb" ? "glb" : ext == ".gltf" ? "gltf" : "ossa";
+}
 }  // namespace
 
 int run_convert(const ConvertArgs& args) {
@@ -208,13 +270,27 @@ int run_convert(const ConvertArgs& args) {
     return std::fprintf(stderr,
                         "ossa convert: --notifies takes one input (batches use each MODEL.notifies.json)\n"),
            kExitUsage;
+  const std::string format = !args.format.empty() ? args.format : batch ? "ossa" : format_of(args.output);
+  const bool gltf = format != "ossa";
+  if (gltf) {  // what glTF cannot take is refused before anything is read
+    const char* refused = args.compress      ? "--compress"
+                          : args.left_handed ? "--left-handed (glTF is right-handed)"
+                          : !args.graph.empty() ? "--graph (glTF has no animation graphs; embed it in a .ossa)"
+                          : args.keys           ? "--keys (glTF exports keep the keys by default)"
+                                                : nullptr;
+    if (refused)
+      return print_error("ossa convert: %s is not available for glTF output\n", refused), kExitUsage;
+  }
+  if (!batch && format != format_of(args.output))
+    return print_error("ossa convert: --format %s does not match %s\n", format.c_str(), args.output.c_str()),
+           kExitUsage;
   // Each input's output, decided before anything is written: two inputs named alike (x/m.glb, y/m.fbx) would
   // write one file twice, so the batch is refused, naming both.
   std::vector<std::string> outputs;
   std::map<std::string, std::string> claimed;  // output -> the input it is for
   for (const std::string& input : args.inputs) {
     std::string output =
-        batch ? (fs::path(args.output) / fs::path(input).filename().replace_extension(".ossa")).string()
+        batch ? (fs::path(args.output) / fs::path(input).filename().replace_extension("." + format)).string()
               : args.output;
     auto [it, added] = claimed.emplace(fs::absolute(output).lexically_normal().string(), input);
     if (!added) {
@@ -232,7 +308,8 @@ int run_convert(const ConvertArgs& args) {
   for (size_t n = 0; n < args.inputs.size(); ++n) {
     const std::string &input = args.inputs[n], &output = outputs[n];
     bool output_error = false;
-    auto report = convert_one(args, input, output, output_error);
+    auto report = gltf ? export_one(args, input, output, output_error)
+                       : convert_one(args, input, output, output_error);
     ++done;
     if (batch) {  // progress bar on stderr
       const int width = 30, filled = static_cast<int>(width * done / args.inputs.size());
@@ -259,7 +336,10 @@ int run_convert(const ConvertArgs& args) {
       print("; compressed in %.1f ms on %d thread%s (%.1f ms single-thread, %.2fx)", report->compress_ms,
             report->compress_threads, report->compress_threads > 1 ? "s" : "", report->compress_clip_ms,
             report->compress_ms > 0 ? report->compress_clip_ms / report->compress_ms : 0.0);
-    print("; load %.2f ms (reading the bytes: %.2f ms)\n", report->load_ms, report->read_ms);
+    if (gltf)
+      print("; exported in %.1f ms\n", report->load_ms);
+    else
+      print("; load %.2f ms (reading the bytes: %.2f ms)\n", report->load_ms, report->read_ms);
     for (const std::string& line : report->clip_lines) print("%s\n", line.c_str());
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -225,10 +225,18 @@ int main(int argc, char** argv) {
 
 #ifdef OSSA_HAS_IMPORT
   ossa::cli::ConvertArgs convert;
-  CLI::App* convert_cmd = app.add_subcommand("convert", "Convert model files to the .ossa runtime format");
-  convert_cmd->add_option("inputs", convert.inputs, "Model files (.fbx .glb .gltf .dae)")->required();
-  convert_cmd->add_option("-o,--output", convert.output, "OUT.ossa, or a folder for several inputs")
+  CLI::App* convert_cmd =
+      app.add_subcommand("convert", "Convert model files to the .ossa runtime format, or export glTF 2.0");
+  convert_cmd->add_option("inputs", convert.inputs, "Model files (.fbx .glb .gltf .dae), or .ossa for glTF")
       ->required();
+  convert_cmd
+      ->add_option("-o,--output", convert.output,
+                   "OUT.ossa, OUT.glb or OUT.gltf (by the extension), or a folder for several inputs")
+      ->required();
+  convert_cmd
+      ->add_option("--format", convert.format,
+                   "What to write into a folder: ossa (default), glb or gltf (a file: its extension decides)")
+      ->check(CLI::IsMember({"ossa", "glb", "gltf"}));
   convert_cmd->add_option("--notifies", convert.notifies, "Notify sidecar (default: MODEL.notifies.json)");
   convert_cmd->add_option("--graph", convert.graph, "An animation graph (NAME.animgraph.json) to embed");
   CLI::Option* compress_flag =

@@ -1,0 +1,746 @@
+// glTF 2.0 export (ossa/serialize/gltf_export.h): runtime assets -> JSON + one binary buffer.
+#include "ossa/serialize/gltf_export.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string_view>
+
+#include "ossa/asset/root_motion.h"
+#include "ossa/core/file_io.h"
+
+namespace ossa {
+namespace {
+using json = nlohmann::ordered_json;
+
+// glTF's enums.
+constexpr int kFloat = 5126, kUnsignedByte = 5121, kUnsignedShort = 5123, kUnsignedInt = 5125;
+constexpr int kArrayBuffer = 34962, kElementArrayBuffer = 34963;
+
+// The binary buffer and the accessors into it. Every accessor has its own buffer view, 4-byte aligned.
+class BufferBuilder {
+ public:
+  std::vector<uint8_t> bytes;
+  json views = json::array(), accessors = json::array();
+
+  int add_view(const void* data, size_t size, int target = 0) {
+    while (bytes.size() % 4) bytes.push_back(0);
+    json view = {{"buffer", 0}, {"byteOffset", bytes.size()}, {"byteLength", size}};
+    if (target) view["target"] = target;
+    const auto* p = static_cast<const uint8_t*>(data);
+    bytes.insert(bytes.end(), p, p + size);
+    views.push_back(std::move(view));
+    return static_cast<int>(views.size()) - 1;
+  }
+  // `components` floats per element; min/max written when `bounds` (POSITION and animation inputs need them).
+  int add_floats(std::span<const float> values, int components, bool bounds, int target = 0) {
+    const size_t count = values.size() / components;
+    json accessor = {{"bufferView", add_view(values.data(), values.size_bytes(), target)},
+                     {"componentType", kFloat},
+                     {"count", count},
+                     {"type", type_name(components)}};
+    if (bounds) add_bounds(accessor, values, components);
+    accessors.push_back(std::move(accessor));
+    return static_cast<int>(accessors.size()) - 1;
+  }
+  // Unsigned integers of `component_type`, `components` per element.
+  int add_uints(std::span<const uint32_t> values, int components, int component_type, int target) {
+    std::vector<uint8_t> packed;
+    const int size = component_type == kUnsignedByte ? 1 : component_type == kUnsignedShort ? 2 : 4;
+    packed.resize(values.size() * size);
+    for (size_t i = 0; i < values.size(); ++i) std::memcpy(&packed[i * size], &values[i], size);  // LE
+    accessors.push_back({{"bufferView", add_view(packed.data(), packed.size(), target)},
+                         {"componentType", component_type},
+                         {"count", values.size() / components},
+                         {"type", type_name(components)}});
+    return static_cast<int>(accessors.size()) - 1;
+  }
+
+ private:
+  static const char* type_name(int components) {
+    static const char* names[] = {"", "SCALAR", "VEC2", "VEC3", "VEC4", "", "", "",    "",
+                                  "", "",       "",     "",     "",     "", "", "MAT4"};
+    return names[components];
+  }
+  static void add_bounds(json& accessor, std::span<const float> values, int components) {
+    std::vector<float> lo(components, INFINITY), hi(components, -INFINITY);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int c = static_cast<int>(i % components);
+      lo[c] = std::min(lo[c], values[i]);
+      hi[c] = std::max(hi[c], values[i]);
+    }
+    if (values.empty()) std::fill(lo.begin(), lo.end(), 0.0f), std::fill(hi.begin(), hi.end(), 0.0f);
+    accessor["min"] = lo;
+    accessor["max"] = hi;
+  }
+};
+
+// Names unique the way Blender shows duplicates: the second "Head" is "Head.001".
+class UniqueNames {
+ public:
+  std::string take(const std::string& name) {
+    std::string out = name;
+    for (int n = 1; !used_.insert(out).second; ++n) {
+      char suffix[16];
+      std::snprintf(suffix, sizeof suffix, ".%03d", n);
+      out = name + suffix;
+    }
+    return out;
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+// Unit length, or `fallback` (counted) when the vector has none.
+Vec3 unit_or(Vec3 v, Vec3 fallback, int& replaced) {
+  const float len = length(v);
+  if (!(len > 1e-12f) || !std::isfinite(len)) return ++replaced, fallback;
+  return {v.x / len, v.y / len, v.z / len};
+}
+
+std::string image_mime_type(const std::vector<uint8_t>& data) {
+  static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (data.size() >= 8 && std::memcmp(data.data(), png, 8) == 0) return "image/png";
+  if (data.size() >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff) return "image/jpeg";
+  return "";
+}
+
+// A URI reference for a file name beside the .gltf (RFC 3986: unreserved characters kept, others escaped).
+std::string uri_for(const std::string& name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+// A rotation of unit length, as glTF requires (its validator allows 5e-4): one within float rounding of it
+// is kept bit for bit, so that the export animates exactly what the source did.
+void unit_quaternion(float* q) {
+  const double length_squared =
+      double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3];
+  if (std::fabs(length_squared - 1) <= 4e-6) return;
+  const Quat n = normalize(Quat{q[0], q[1], q[2], q[3]});
+  q[0] = n.x, q[1] = n.y, q[2] = n.z, q[3] = n.w;
+}
+
+bool same_pose_value(const float* a, const float* b, int components) {
+  return std::memcmp(a, b, components * sizeof(float)) == 0;
+}
+
+// One clip's joint poses at its frames (fixed-rate or quantized), frame-major.
+struct ClipFrames {
+  std::vector<float> times;
+  std::vector<JointPose> poses;
+};
+
+ClipFrames clip_frames(const Clip& clip) {
+  ClipFrames out;
+  const int frames = clip.frame_count(), joints = clip.joint_count();
+  out.poses.resize(static_cast<size_t>(frames) * joints);
+  for (int f = 0; f < frames; ++f) {
+    out.times.push_back(f + 1 == frames ? clip.duration()
+                                        : static_cast<float>(f / double(clip.frame_rate())));
+    if (clip.layout() == Clip::Layout::kQuantized)
+      clip.decode_frame(f, &out.poses[static_cast<size_t>(f) * joints]);
+  }
+  if (clip.layout() == Clip::Layout::kFixedRate)
+    std::copy(clip.frames().begin(), clip.frames().end(), out.poses.begin());
+  // Times strictly increasing (a last frame closer than a float step to the one before it merges into it).
+  for (size_t f = 1; f < out.times.size(); ++f)
+    if (out.times[f] <= out.times[f - 1]) out.times[f] = std::nextafter(out.times[f - 1], INFINITY);
+  return out;
+}
+
+Mat4 pose_matrix(const JointPose& p) {
+  Transform t;
+  t.translation = {p.translation[0], p.translation[1], p.translation[2]};
+  t.rotation = {p.rotation[0], p.rotation[1], p.rotation[2], p.rotation[3]};
+  t.scale = {p.scale[0], p.scale[1], p.scale[2]};
+  return t.to_matrix();
+}
+
+// Puts a root-motion track's travel back into the frames of its in-place clip: the root joint's model
+// transform becomes RM(t) * RM(0)^-1 * model, the inverse of extract_root_motion's correction.
+void put_root_motion_back(ClipFrames& frames, const Skeleton& skeleton, const RootMotionTrack& track) {
+  const int joints = skeleton.joint_count(), root = track.joint;
+  if (root < 0 || root >= joints || track.frames.empty()) return;
+  const auto parents = skeleton.parents();
+  const RootDelta first = track.frames[0];
+  for (size_t f = 0; f < frames.times.size(); ++f) {
+    JointPose* pose = &frames.poses[f * joints];
+    Mat4 parent_model;  // the root's parent chain at this frame
+    std::vector<int> chain;
+    for (int j = parents[root]; j >= 0; j = parents[j]) chain.push_back(j);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+      parent_model = parent_model * pose_matrix(pose[*it]);
+    const RootDelta travel = track.at(frames.times[f]).then(first.inverse());
+    const Mat4 move = translation_matrix({travel.x, 0, travel.z}) *
+                      rotation_matrix(quat_from_axis_angle({0, 1, 0}, travel.yaw));
+    const Mat4 model = move * parent_model * pose_matrix(pose[root]);
+    const Transform local = decompose(inverse(parent_model) * model);
+    JointPose& p = pose[root];
+    const float* prev = f > 0 ? frames.poses[(f - 1) * joints + root].rotation : nullptr;
+    p.translation[0] = local.translation.x, p.translation[1] = local.translation.y;
+    p.translation[2] = local.translation.z;
+    p.rotation[0] = local.rotation.x, p.rotation[1] = local.rotation.y, p.rotation[2] = local.rotation.z;
+    p.rotation[3] = local.rotation.w;
+    p.scale[0] = local.scale.x, p.scale[1] = local.scale.y, p.scale[2] = local.scale.z;
+    if (prev && prev[0] * p.rotation[0] + prev[1] * p.rotation[1] + prev[2] * p.rotation[2] +
+                        prev[3] * p.rotation[3] <
+                    0)
+      for (float& q : p.rotation) q = -q;
+  }
+}
+
+class Exporter {
+ public:
+  Exporter(const LoadedCharacter& character, const GltfExportOptions& options, const std::string& stem)
+      : c_(character), options_(options), stem_(stem) {}
+
+  Result<GltfExport> run() {
+    using R = Result<GltfExport>;
+    if (c_.left_handed)
+      return R::failure(
+          c_.source_path +
+          ": a left-handed .ossa cannot be exported (glTF is right-handed); export the model file "
+          "or a .ossa converted without --left-handed");
+    const Skeleton& skeleton = c_.asset.skeleton;
+    if (skeleton.joint_count() == 0) return R::failure(c_.source_path + ": no skeleton to export");
+    doc_["asset"] = {{"version", "2.0"}, {"generator", options_.generator}};
+    write_nodes();
+    write_materials();
+    write_meshes();
+    write_animations();
+    return finish();
+  }
+
+ private:
+  // Joints are nodes 0..J-1 (the node index is the joint index); mesh nodes follow.
+  void write_nodes() {
+    const Skeleton& skeleton = c_.asset.skeleton;
+    const int joints = skeleton.joint_count();
+    json nodes = json::array(), roots = json::array();
+    std::vector<std::vector<int>> children(joints);
+    for (int j = 0; j < joints; ++j)
+      if (skeleton.parents()[j] >= 0) children[skeleton.parents()[j]].push_back(j);
+    for (int j = 0; j < joints; ++j) {
+      const JointPose& rest = skeleton.rest_pose()[j];
+      json node = {{"name", names_.take(skeleton.name(j))}};
+      if (!children[j].empty()) node["children"] = children[j];
+      float r[4] = {rest.rotation[0], rest.rotation[1], rest.rotation[2], rest.rotation[3]};
+      unit_quaternion(r);
+      const Quat q{r[0], r[1], r[2], r[3]};
+      if (rest.translation[0] || rest.translation[1] || rest.translation[2])
+        node["translation"] = {rest.translation[0], rest.translation[1], rest.translation[2]};
+      if (q.x || q.y || q.z || q.w != 1) node["rotation"] = {q.x, q.y, q.z, q.w};
+      if (rest.scale[0] != 1 || rest.scale[1] != 1 || rest.scale[2] != 1)
+        node["scale"] = {rest.scale[0], rest.scale[1], rest.scale[2]};
+      nodes.push_back(std::move(node));
+      if (skeleton.parents()[j] < 0) roots.push_back(j);
+    }
+    doc_["nodes"] = std::move(nodes);
+    scene_roots_ = std::move(roots);
+  }
+
+  void write_materials() {
+    json images = json::array(), textures = json::array();
+    std::vector<int> texture_index(c_.textures.size(), -1);
+    for (size_t t = 0; t < c_.textures.size(); ++t) {
+      const Texture& tex = c_.textures[t];
+      const std::string mime = image_mime_type(tex.data);
+      if (mime.empty()) {
+        dropped_.push_back("texture '" + tex.path + "': " +
+                           (tex.data.empty()
+                                ? std::string("its image could not be read")
+                                : "not PNG or JPEG (" + tex.format_hint + "), which glTF cannot hold"));
+        continue;
+      }
+      json image;
+      if (options_.binary) {
+        image = {{"bufferView", buffer_.add_view(tex.data.data(), tex.data.size())}, {"mimeType", mime}};
+      } else {
+        std::string file = stem_ + "_" + std::to_string(t) + (mime == "image/png" ? ".png" : ".jpg");
+        image = {{"uri", uri_for(file)}};
+        side_files_.push_back({file, tex.data});
+      }
+      images.push_back(std::move(image));
+      textures.push_back({{"source", images.size() - 1}});
+      texture_index[t] = static_cast<int>(textures.size()) - 1;
+    }
+    if (!images.empty()) doc_["images"] = std::move(images), doc_["textures"] = std::move(textures);
+    texture_index_ = std::move(texture_index);
+    json materials = json::array();
+    for (const Material& m : c_.materials) materials.push_back(material_json(m, true));
+    if (!materials.empty()) doc_["materials"] = std::move(materials);
+    for (const Material& m : c_.materials)
+      if (m.specular_texture >= 0) {
+        dropped_.push_back("material '" + m.name + "': its specular map (glTF's core has none)");
+      }
+  }
+
+  json material_json(const Material& m, bool with_textures) {
+    json out = {{"name", m.name}};
+    float color[4] = {m.base_color.x, m.base_color.y, m.base_color.z, m.base_color.w};
+    bool clamped = false;
+    for (float& v : color) {
+      const float kept = std::isfinite(v) ? std::clamp(v, 0.0f, 1.0f) : 1.0f;
+      clamped |= kept != v;
+      v = kept;
+    }
+    if (clamped && with_textures)
+      dropped_.push_back("material '" + m.name + "': base colour outside 0-1, clamped");
+    json pbr = {{"baseColorFactor", color}, {"metallicFactor", 0.0}};
+    auto texture = [&](int index) {
+      return with_textures && index >= 0 && index < static_cast<int>(texture_index_.size())
+                 ? texture_index_[index]
+                 : -1;
+    };
+    if (texture(m.diffuse_texture) >= 0) pbr["baseColorTexture"] = {{"index", texture(m.diffuse_texture)}};
+    out["pbrMetallicRoughness"] = std::move(pbr);
+    if (texture(m.normal_texture) >= 0) out["normalTexture"] = {{"index", texture(m.normal_texture)}};
+    return out;
+  }
+
+  // A mesh without UVs cannot use a textured material: it gets the material without its textures.
+  int material_for(const SkinnedMesh& mesh) {
+    const int m = mesh.material();
+    if (m < 0 || m >= static_cast<int>(c_.materials.size())) return -1;
+    const json& full = doc_["materials"][m];
+    const bool textured =
+        full["pbrMetallicRoughness"].contains("baseColorTexture") || full.contains("normalTexture");
+    if (!mesh.uvs().empty() || !textured) return m;
+    if (auto it = untextured_.find(m); it != untextured_.end()) return it->second;
+    json copy = material_json(c_.materials[m], false);
+    copy["name"] = c_.materials[m].name + " (no UVs)";
+    doc_["materials"].push_back(std::move(copy));
+    dropped_.push_back("mesh '" + mesh.name() + "': has no UVs, so its material's textures are left off it");
+    return untextured_[m] = static_cast<int>(doc_["materials"].size()) - 1;
+  }
+
+  void write_meshes() {
+    json meshes = json::array(), skins = json::array();
+    std::map<std::string, int> skin_of_palette;  // meshes with the same palette share a skin
+    for (const SkinnedMesh& mesh : c_.asset.meshes) {
+      const int vertices = mesh.vertex_count();
+      json attributes;
+      attributes["POSITION"] = buffer_.add_floats(mesh.positions(), 3, true, kArrayBuffer);
+      int replaced_normals = 0, replaced_tangents = 0;
+      std::vector<Vec3> normals;
+      if (!mesh.normals().empty()) {
+        std::vector<float> out(mesh.normals().size());
+        for (int v = 0; v < vertices; ++v) {
+          const float* n = &mesh.normals()[v * 3];
+          const Vec3 u = unit_or({n[0], n[1], n[2]}, {0, 1, 0}, replaced_normals);
+          normals.push_back(u);
+          out[v * 3] = u.x, out[v * 3 + 1] = u.y, out[v * 3 + 2] = u.z;
+        }
+        attributes["NORMAL"] = buffer_.add_floats(out, 3, false, kArrayBuffer);
+      }
+      if (!mesh.tangents().empty() && !normals.empty()) {
+        std::vector<float> out(mesh.tangents().size());
+        for (int v = 0; v < vertices; ++v) {
+          const float* t = &mesh.tangents()[v * 4];
+          const Vec3 n = normals[v];  // a fallback tangent perpendicular to the normal
+          const Vec3 across = std::fabs(n.x) < 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+          const Vec3 u = unit_or({t[0], t[1], t[2]}, normalize(cross(across, n)), replaced_tangents);
+          out[v * 4] = u.x, out[v * 4 + 1] = u.y, out[v * 4 + 2] = u.z,
+                  out[v * 4 + 3] = t[3] < 0 ? -1.0f : 1.0f;
+        }
+        attributes["TANGENT"] = buffer_.add_floats(out, 4, false, kArrayBuffer);
+      } else if (!mesh.tangents().empty()) {
+        dropped_.push_back("mesh '" + mesh.name() + "': tangents (glTF needs normals with them)");
+      }
+      if (replaced_normals)
+        dropped_.push_back("mesh '" + mesh.name() + "': " + std::to_string(replaced_normals) +
+                           " zero-length normals, written as +Y");
+      if (replaced_tangents)
+        dropped_.push_back("mesh '" + mesh.name() + "': " + std::to_string(replaced_tangents) +
+                           " zero-length tangents, replaced by one across the normal");
+      if (!mesh.uvs().empty()) {
+        std::vector<float> uv(mesh.uvs().begin(), mesh.uvs().end());
+        if (c_.flip_textures)
+          for (size_t i = 1; i < uv.size(); i += 2) uv[i] = 1 - uv[i];
+        attributes["TEXCOORD_0"] = buffer_.add_floats(uv, 2, false, kArrayBuffer);
+      }
+      write_influences(mesh, attributes);
+
+      json primitive = {{"attributes", std::move(attributes)}};
+      std::vector<uint32_t> indices(mesh.indices().begin(), mesh.indices().end());
+      primitive["indices"] = buffer_.add_uints(indices, 1, vertices < 65535 ? kUnsignedShort : kUnsignedInt,
+                                               kElementArrayBuffer);
+      if (const int material = material_for(mesh); material >= 0) primitive["material"] = material;
+      json out = {{"name", mesh.name()}};
+      write_morph_targets(mesh, primitive, out);
+      out["primitives"] = json::array({std::move(primitive)});
+      meshes.push_back(std::move(out));
+
+      // The skin: the mesh's palette slots as joint nodes, with their inverse binds.
+      std::string key(mesh.joint_remap().size_bytes() + mesh.inverse_binds().size_bytes(), '\0');
+      std::memcpy(key.data(), mesh.joint_remap().data(), mesh.joint_remap().size_bytes());
+      std::memcpy(key.data() + mesh.joint_remap().size_bytes(), mesh.inverse_binds().data(),
+                  mesh.inverse_binds().size_bytes());
+      auto [it, added] = skin_of_palette.emplace(std::move(key), static_cast<int>(skins.size()));
+      if (added) {
+        std::vector<float> binds;
+        for (const Mat4& m : mesh.inverse_binds()) binds.insert(binds.end(), m.m, m.m + 16);
+        json joints = json::array();
+        for (uint16_t j : mesh.joint_remap()) joints.push_back(j);
+        skins.push_back({{"inverseBindMatrices", buffer_.add_floats(binds, 16, false)}, {"joints", joints}});
+      }
+      json node = {{"name", names_.take(mesh.name())}, {"mesh", meshes.size() - 1}, {"skin", it->second}};
+      mesh_nodes_.push_back(static_cast<int>(doc_["nodes"].size()));
+      scene_roots_.push_back(doc_["nodes"].size());
+      doc_["nodes"].push_back(std::move(node));
+    }
+    if (!meshes.empty()) doc_["meshes"] = std::move(meshes), doc_["skins"] = std::move(skins);
+  }
+
+  // JOINTS_0 / WEIGHTS_0: always 4 slots (unused ones weight 0, joint 0), weights summing to 1 in float.
+  void write_influences(const SkinnedMesh& mesh, json& attributes) {
+    const int vertices = mesh.vertex_count(), k = mesh.influences();
+    std::vector<uint32_t> joints(static_cast<size_t>(vertices) * 4, 0);
+    std::vector<float> weights(static_cast<size_t>(vertices) * 4, 0.0f);
+    for (int v = 0; v < vertices; ++v) {
+      // A slot listed twice is merged (glTF forbids it, and importers keep one of the two), then the
+      // strongest first.
+      std::pair<float, uint32_t> slots[4];
+      int used = 0;
+      double sum = 0;
+      for (int i = 0; i < std::min(k, 4); ++i) {
+        const float w = mesh.joint_weights()[v * k + i];
+        const uint32_t slot = mesh.joint_indices()[v * k + i];
+        if (!(w > 0)) continue;
+        sum += w;
+        auto same = std::find_if(slots, slots + used, [&](const auto& s) { return s.second == slot; });
+        if (same != slots + used)
+          same->first += w;
+        else
+          slots[used++] = {w, slot};
+      }
+      for (int i = 1; i < used; ++i)  // strongest first (insertion sort: at most 4)
+        for (int j = i; j > 0 && slots[j].first > slots[j - 1].first; --j) std::swap(slots[j], slots[j - 1]);
+      float partial = 0;
+      for (int i = 0; i < used; ++i) {
+        // The last weight is what the others leave, so that the float sum is 1 to its last bit.
+        weights[v * 4 + i] = i + 1 < used ? static_cast<float>(slots[i].first / sum) : 1.0f - partial;
+        partial += weights[v * 4 + i];
+        joints[v * 4 + i] = slots[i].second;
+      }
+      if (used == 0) weights[v * 4] = 1.0f;  // unweighted: the first slot (the mesh's node)
+    }
+    const bool bytes = mesh.joint_remap().size() <= 256;
+    attributes["JOINTS_0"] =
+        buffer_.add_uints(joints, 4, bytes ? kUnsignedByte : kUnsignedShort, kArrayBuffer);
+    attributes["WEIGHTS_0"] = buffer_.add_floats(weights, 4, false, kArrayBuffer);
+  }
+
+  void write_morph_targets(const SkinnedMesh& mesh, json& primitive, json& out) {
+    const MorphTargets& morph = mesh.morph_targets();
+    if (morph.empty()) return;
+    json targets = json::array();
+    const auto first = morph.target_first();
+    for (int t = 0; t < morph.count(); ++t) {
+      const std::span<const uint32_t> vertices = morph.vertices().subspan(first[t], first[t + 1] - first[t]);
+      auto deltas = [&](std::span<const float> all) {
+        return all.subspan(first[t] * 3, vertices.size() * 3);
+      };
+      // Dense: sparse accessors would be smaller, but assimp 5.2 (and so Ossa's own importer, and every tool
+      // built on it) cannot read them.
+      auto dense = [&](std::span<const float> sparse) {
+        std::vector<float> all(static_cast<size_t>(mesh.vertex_count()) * 3, 0.0f);
+        for (size_t i = 0; i < vertices.size(); ++i)
+          std::copy_n(&sparse[i * 3], 3, &all[static_cast<size_t>(vertices[i]) * 3]);
+        return all;
+      };
+      json target;
+      target["POSITION"] = buffer_.add_floats(dense(deltas(morph.position_deltas())), 3, true, kArrayBuffer);
+      if (!morph.normal_deltas().empty() && primitive["attributes"].contains("NORMAL"))
+        target["NORMAL"] = buffer_.add_floats(dense(deltas(morph.normal_deltas())), 3, false, kArrayBuffer);
+      if (!morph.tangent_deltas().empty() && primitive["attributes"].contains("TANGENT"))
+        target["TANGENT"] = buffer_.add_floats(dense(deltas(morph.tangent_deltas())), 3, false, kArrayBuffer);
+      targets.push_back(std::move(target));
+    }
+    primitive["targets"] = std::move(targets);
+    out["weights"] = std::vector<float>(morph.default_weights().begin(), morph.default_weights().end());
+    out["extras"] = {{"targetNames", std::vector<std::string>(morph.names().begin(), morph.names().end())}};
+  }
+
+  // Animation inputs shared between channels with the same key times.
+  int times_accessor(std::span<const float> times) {
+    std::vector<float> key(times.begin(), times.end());
+    if (auto it = time_accessors_.find(key); it != time_accessors_.end()) return it->second;
+    return time_accessors_[key] = buffer_.add_floats(times, 1, true);
+  }
+
+  // One channel: node `node`'s `path` over `times` with `components` floats per key.
+  void add_channel(json& animation, int node, const char* path, std::span<const float> times,
+                   std::span<const float> values) {
+    const std::string_view target = path;  // weights are scalars, however many targets a key holds
+    const int components = target == "rotation" ? 4 : target == "weights" ? 1 : 3;
+    json& samplers = animation["samplers"];
+    samplers.push_back({{"input", times_accessor(times)},
+                        {"interpolation", "LINEAR"},
+                        {"output", buffer_.add_floats(values, components, false)}});
+    animation["channels"].push_back(
+        {{"sampler", samplers.size() - 1}, {"target", {{"node", node}, {"path", path}}}});
+  }
+
+  // A joint channel from per-key values (`components` each): one key when they never change, nothing when
+  // that key is the rest pose's.
+  void add_joint_channel(json& animation, int joint, int kind, std::span<const float> times,
+                         std::vector<float> values) {
+    const int components = kind == 1 ? 4 : 3;
+    const size_t keys = times.size();
+    if (kind == 1)
+      for (size_t k = 0; k < keys; ++k) unit_quaternion(&values[k * 4]);
+    bool constant = true;
+    for (size_t k = 1; k < keys && constant; ++k)
+      constant = same_pose_value(&values[0], &values[k * components], components);
+    if (constant) {
+      const JointPose& rest = c_.asset.skeleton.rest_pose()[joint];
+      const float* r = kind == 0 ? rest.translation : kind == 1 ? rest.rotation : rest.scale;
+      float rest_value[4] = {r[0], r[1], r[2], r[3]};
+      if (kind == 1) unit_quaternion(rest_value);  // as the node's rotation is written
+      const bool at_rest = same_pose_value(&values[0], rest_value, components);
+      if (at_rest) return;
+      const float zero = times[0] > 0 ? 0.0f : times[0];
+      add_channel(animation, joint,
+                  kind == 0   ? "translation"
+                  : kind == 1 ? "rotation"
+                              : "scale",
+                  std::span<const float>(&zero, 1), std::span<const float>(values.data(), components));
+      return;
+    }
+    add_channel(animation, joint,
+                kind == 0   ? "translation"
+                : kind == 1 ? "rotation"
+                            : "scale",
+                times, values);
+  }
+
+  void write_animations() {
+    json animations = json::array();
+    const int joints = c_.asset.skeleton.joint_count();
+    for (size_t c = 0; c < c_.asset.clips.size(); ++c) {
+      const Clip& clip = c_.asset.clips[c];
+      json animation = {{"name", clip.name()}, {"channels", json::array()}, {"samplers", json::array()}};
+      const RootMotionTrack* root_motion =
+          c < c_.root_motion.size() && c_.root_motion[c].joint >= 0 ? &c_.root_motion[c] : nullptr;
+      if (clip.layout() == Clip::Layout::kKeyed) {  // (root motion is only taken out of frames)
+        const auto first = clip.channel_first();
+        for (int j = 0; j < std::min(joints, clip.joint_count()); ++j)
+          for (int kind = 0; kind < 3; ++kind) {
+            const uint32_t begin = first[j * 3 + kind], end = first[j * 3 + kind + 1];
+            if (begin == end) continue;
+            std::vector<float> times(clip.key_times().begin() + begin, clip.key_times().begin() + end);
+            for (size_t k = 1; k < times.size(); ++k)  // strictly increasing, as glTF requires
+              if (times[k] <= times[k - 1]) times[k] = std::nextafter(times[k - 1], INFINITY);
+            std::vector<float> values;
+            const int components = kind == 1 ? 4 : 3;
+            for (uint32_t k = begin; k < end; ++k)
+              values.insert(values.end(), &clip.key_values()[k * 4], &clip.key_values()[k * 4] + components);
+            add_joint_channel(animation, j, kind, times, std::move(values));
+          }
+      } else {
+        ClipFrames frames = clip_frames(clip);
+        if (root_motion) put_root_motion_back(frames, c_.asset.skeleton, *root_motion);
+        for (int j = 0; j < std::min(joints, clip.joint_count()); ++j)
+          for (int kind = 0; kind < 3; ++kind) {
+            const int components = kind == 1 ? 4 : 3;
+            std::vector<float> values;
+            values.reserve(frames.times.size() * components);
+            for (size_t f = 0; f < frames.times.size(); ++f) {
+              const JointPose& p = frames.poses[f * clip.joint_count() + j];
+              const float* v = kind == 0 ? p.translation : kind == 1 ? p.rotation : p.scale;
+              values.insert(values.end(), v, v + components);
+            }
+            add_joint_channel(animation, j, kind, frames.times, std::move(values));
+          }
+      }
+      write_morph_weights(clip, animation);
+      cover_duration(clip, animation);
+      json extras = {{"duration", clip.duration()}};
+      if (root_motion) extras["rootMotion"] = {{"joint", doc_["nodes"][root_motion->joint]["name"]}};
+      if (c < c_.notifies.clips.size()) {
+        json list = notify_list(c_.notifies.clips[c]);
+        if (!list.empty()) extras["notifies"] = std::move(list);
+      }
+      animation["extras"] = {{"ossa", std::move(extras)}};
+      animations.push_back(std::move(animation));
+    }
+    if (!animations.empty()) doc_["animations"] = std::move(animations);
+  }
+
+  // glTF clients take an animation's length from its last key: when the keys end before the clip does (or
+  // there are none, which glTF forbids), a joint's rest scale is keyed at 0 and at the clip's end.
+  void cover_duration(const Clip& clip, json& animation) {
+    float last = -1;
+    std::set<int> scaled;
+    for (const json& channel : animation["channels"]) {
+      const json& sampler = animation["samplers"][channel["sampler"].get<int>()];
+      last = std::max(last, buffer_.accessors[sampler["input"].get<int>()]["max"][0].get<float>());
+      if (channel["target"]["path"] == "scale") scaled.insert(channel["target"]["node"].get<int>());
+    }
+    if (last >= clip.duration() && !animation["channels"].empty()) return;
+    for (int j = 0; j < c_.asset.skeleton.joint_count(); ++j) {
+      if (scaled.count(j)) continue;
+      const float* s = c_.asset.skeleton.rest_pose()[j].scale;
+      const float times[2] = {0, clip.duration()};
+      const float values[6] = {s[0], s[1], s[2], s[0], s[1], s[2]};
+      const size_t keys = clip.duration() > 0 ? 2 : 1;
+      add_channel(animation, j, "scale", std::span<const float>(times, keys),
+                  std::span<const float>(values, keys * 3));
+      return;
+    }
+  }
+
+  json notify_list(const ClipNotifies& notifies) {
+    std::vector<const Notify*> all;
+    for (const Notify& n : notifies.instants) all.push_back(&n);
+    for (const Notify& n : notifies.states) all.push_back(&n);
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Notify* a, const Notify* b) { return a->time < b->time; });
+    json list = json::array();
+    for (const Notify* n : all) {
+      json entry = {{"name", c_.notifies.names[n->name_id]}, {"time", n->time}};
+      if (n->duration > 0) entry["duration"] = n->duration;
+      if (!n->payload.empty()) entry["payload"] = json::parse(n->payload, nullptr, false);
+      list.push_back(std::move(entry));
+    }
+    return list;
+  }
+
+  // Each mesh's weights from the last track for it (the one the Animator applies,
+  // MorphWeightTracks::sample_mesh).
+  void write_morph_weights(const Clip& clip, json& animation) {
+    const MorphWeightTracks& tracks = clip.morph_weights();
+    const int mesh_count = static_cast<int>(c_.asset.meshes.size());
+    for (int m = 0; m < mesh_count; ++m) {
+      const int targets = c_.asset.meshes[m].morph_targets().count();
+      int chosen = -1;
+      for (size_t t = 0; t < tracks.tracks().size(); ++t)
+        if (tracks.tracks()[t].mesh == m && tracks.tracks()[t].targets == targets && targets > 0)
+          chosen = static_cast<int>(t);
+      if (chosen < 0) continue;
+      const MorphWeightTracks::Track& track = tracks.tracks()[chosen];
+      std::vector<float> times(tracks.key_times().begin() + track.key_first,
+                               tracks.key_times().begin() + track.key_first + track.key_count);
+      for (size_t k = 1; k < times.size(); ++k)
+        if (times[k] <= times[k - 1]) times[k] = std::nextafter(times[k - 1], INFINITY);
+      std::vector<float> weights;
+      for (uint32_t k = 0; k < track.key_count; ++k)
+        for (int t = 0; t < targets; ++t) weights.push_back(tracks.key_weight(chosen, k, t));
+      add_channel(animation, mesh_nodes_[m], "weights", times, weights);
+    }
+  }
+
+  Result<GltfExport> finish() {
+    GltfExport out;
+    doc_["scene"] = 0;
+    doc_["scenes"] = json::array({{{"nodes", scene_roots_}}});
+    if (!buffer_.accessors.empty()) doc_["accessors"] = std::move(buffer_.accessors);
+    if (!buffer_.views.empty()) doc_["bufferViews"] = std::move(buffer_.views);
+    while (buffer_.bytes.size() % 4) buffer_.bytes.push_back(0);
+    if (!buffer_.bytes.empty()) {
+      json buffer = {{"byteLength", buffer_.bytes.size()}};
+      if (!options_.binary) buffer["uri"] = uri_for(stem_ + ".bin");
+      doc_["buffers"] = json::array({std::move(buffer)});
+    }
+    std::string text;
+    try {
+      text = doc_.dump(options_.binary ? -1 : 1);
+    } catch (const json::exception&) {  // names that are not UTF-8
+      text = doc_.dump(options_.binary ? -1 : 1, ' ', false, json::error_handler_t::replace);
+      dropped_.push_back("names that were not valid UTF-8: their bad bytes are written as U+FFFD");
+    }
+    if (options_.binary) {
+      while (text.size() % 4) text += ' ';
+      const uint32_t total = static_cast<uint32_t>(12 + 8 + text.size() +
+                                                   (buffer_.bytes.empty() ? 0 : 8 + buffer_.bytes.size()));
+      std::vector<uint8_t> glb;
+      auto u32 = [&](uint32_t v) {
+        glb.insert(glb.end(), reinterpret_cast<uint8_t*>(&v), reinterpret_cast<uint8_t*>(&v) + 4);
+      };
+      u32(0x46546C67), u32(2), u32(total);
+      u32(static_cast<uint32_t>(text.size())), u32(0x4E4F534A);
+      glb.insert(glb.end(), text.begin(), text.end());
+      if (!buffer_.bytes.empty()) {
+        u32(static_cast<uint32_t>(buffer_.bytes.size())), u32(0x004E4942);
+        glb.insert(glb.end(), buffer_.bytes.begin(), buffer_.bytes.end());
+      }
+      out.files.push_back({"", std::move(glb)});
+    } else {
+      text += '\n';
+      out.files.push_back({"", std::vector<uint8_t>(text.begin(), text.end())});
+      if (!buffer_.bytes.empty()) out.files.push_back({stem_ + ".bin", std::move(buffer_.bytes)});
+      for (GltfOutputFile& f : side_files_) out.files.push_back(std::move(f));
+    }
+    out.dropped = std::move(dropped_);
+    return out;
+  }
+
+  const LoadedCharacter& c_;
+  const GltfExportOptions& options_;
+  std::string stem_;
+  json doc_ = json::object();
+  BufferBuilder buffer_;
+  UniqueNames names_;
+  json scene_roots_ = json::array();
+  std::vector<int> mesh_nodes_;
+  std::vector<int> texture_index_;
+  std::map<int, int> untextured_;
+  std::map<std::vector<float>, int> time_accessors_;
+  std::vector<GltfOutputFile> side_files_;
+  std::vector<std::string> dropped_;
+};
+
+}  // namespace
+
+Result<GltfExport> encode_gltf(const LoadedCharacter& character, const GltfExportOptions& options,
+                               const std::string& file_stem) {
+  return Exporter(character, options, file_stem).run();
+}
+
+Result<GltfExport> write_gltf(const LoadedCharacter& character, const std::string& path,
+                              const GltfExportOptions& options) {
+  using R = Result<GltfExport>;
+  namespace fs = std::filesystem;
+  const fs::path main = path_from_utf8(path);
+  std::string ext = utf8_from_path(main.extension());
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (ext != ".glb" && ext != ".gltf") return R::failure(path + ": a glTF export is named .glb or .gltf");
+  GltfExportOptions chosen = options;
+  chosen.binary = ext == ".glb";
+  auto encoded = encode_gltf(character, chosen, utf8_from_path(main.stem()));
+  if (!encoded) return encoded;
+  std::vector<std::string> paths;
+  for (const GltfOutputFile& f : encoded->files)
+    paths.push_back(f.name.empty() ? path : utf8_from_path(main.parent_path() / path_from_utf8(f.name)));
+  for (const std::string& p : paths)
+    for (const std::string& input : character.source_files)
+      if (same_file(p, input)) return R::failure(p + ": not written (it is an input of this export)");
+  // Side files first, the main file last, so that a reader never finds a .gltf whose buffer is missing.
+  for (size_t i = encoded->files.size(); i-- > 0;) {
+    auto written = write_file_atomically(paths[i], encoded->files[i].bytes);
+    if (!written) {
+      std::error_code ec;
+      for (size_t k = i + 1; k < encoded->files.size(); ++k) fs::remove(path_from_utf8(paths[k]), ec);
+      return R::failure(written.error());
+    }
+  }
+  return encoded;
+}
+
+}  // namespace ossa
