@@ -164,7 +164,6 @@ RoundTrip round_trip(const LoadedCharacter& source, const std::string& name, boo
                   std::min<double>(closest, length(Vec3{a.vertices[m][v * 3] - b.vertices[m][i],
                                                         a.vertices[m][v * 3 + 1] - b.vertices[m][i + 1],
                                                         a.vertices[m][v * 3 + 2] - b.vertices[m][i + 2]}));
-            if (closest / size > 1e-3 && getenv("DBG")) { printf("c %d t %g mesh %zu back v %zu cands %zu: a %g %g %g b %g %g %g\n", c, t, m, i/3, found->second.size(), a.vertices[m][found->second[0]*3], a.vertices[m][found->second[0]*3+1], a.vertices[m][found->second[0]*3+2], b.vertices[m][i], b.vertices[m][i+1], b.vertices[m][i+2]); setenv("DBG","",1); unsetenv("DBG"); }
             result.worst_vertex = std::max(result.worst_vertex, closest / size);
           }
         }

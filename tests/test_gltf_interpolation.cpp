@@ -295,6 +295,35 @@ TEST_P(GltfInterpolation, LinearChannelsAreLeftAsTheyAre) {
   EXPECT_NEAR(t.translation.y, 0.f, 1e-6f);
 }
 
+// assimp clamps morph weights below 0 to 0 (and then may drop the channel): Ossa reads linear weight channels
+// from the file itself, so a negative weight (valid glTF, and what a glTF export of such a clip holds) is
+// kept.
+TEST(GltfInterpolationWeights, LinearWeightsBelowZeroAreKept) {
+  const std::string dir = temp_dir("gltf_negative_weights");
+  GltfBuilder b = interpolation_file();
+  const std::vector<float> weights = {0, 0, -0.5f, 1, 0.25f, -1};  // two targets at kTimes
+  const int times = b.add_floats(kTimes, "SCALAR", true);
+  b.doc()["animations"].push_back(
+      {{"name", "Negative"},
+       {"samplers",
+        {{{"input", times}, {"output", b.add_floats(weights, "SCALAR")}, {"interpolation", "LINEAR"}}}},
+       {"channels", {{{"sampler", 0}, {"target", {{"node", 3}, {"path", "weights"}}}}}}});
+  b.write_glb(dir + "/negative.glb");
+  auto scene = import_file(dir + "/negative.glb");
+  ASSERT_TRUE(scene) << scene.error();
+  const int clip = scene->find_clip("Negative");
+  ASSERT_GE(clip, 0);
+  EXPECT_EQ(scene->clips[clip].converted_step_channels + scene->clips[clip].converted_cubic_channels, 0);
+  for (const auto& [t, want0, want1] :
+       {std::tuple{0.5f, -0.5f, 1.f}, {0.25f, -0.25f, 0.5f}, {0.875f, -0.125f, 0.f}, {1.25f, 0.25f, -1.f}}) {
+    const std::vector<float> w = reference::sample_morph_weights(scene->meshes[0], 0, &scene->clips[clip], t);
+    ASSERT_EQ(w.size(), 2u);
+    EXPECT_NEAR(w[0], want0, 1e-6f) << "t = " << t;
+    EXPECT_NEAR(w[1], want1, 1e-6f) << "t = " << t;
+  }
+  fs::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Containers, GltfInterpolation,
                          ::testing::Values(Container::kDataUri, Container::kExternalBin, Container::kGlb),
                          [](const auto& info) {
