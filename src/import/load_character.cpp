@@ -76,6 +76,14 @@ Result<std::shared_ptr<const LoadedCharacter>> load_character(const std::string&
   if (is_ossa_file(path)) return load_ossa_character(path, options);
   auto scene = import_file(path, options.import);
   if (!scene) return R::failure(scene.error());
+  return load_character(std::move(scene).value(), options);
+}
+
+Result<std::shared_ptr<const LoadedCharacter>> load_character(ImportedScene imported,
+                                                              const ModelLoadOptions& options) {
+  using R = Result<std::shared_ptr<const LoadedCharacter>>;
+  ImportedScene* scene = &imported;
+  const std::string path = imported.source_path;
   auto asset = CharacterAsset::build(*scene, options.build);
   if (!asset) return R::failure(asset.error());
   auto character = std::make_shared<LoadedCharacter>();

@@ -374,7 +374,9 @@ class Exporter {
           for (size_t i = 1; i < uv.size(); i += 2) uv[i] = 1 - uv[i];
         attributes["TEXCOORD_0"] = buffer_.add_floats(uv, 2, false, kArrayBuffer);
       }
-      write_influences(mesh, attributes);
+      Skinning skin = skinning_of(mesh);
+      whole_skeleton(skin);
+      write_influences(skin, vertices, attributes);
 
       json primitive = {{"attributes", std::move(attributes)}};
       std::vector<uint32_t> indices(mesh.indices().begin(), mesh.indices().end());
@@ -386,18 +388,17 @@ class Exporter {
       out["primitives"] = json::array({std::move(primitive)});
       meshes.push_back(std::move(out));
 
-      // The skin: the mesh's palette slots as joint nodes, with their inverse binds.
-      std::string key(mesh.joint_remap().size_bytes() + mesh.inverse_binds().size_bytes(), '\0');
-      std::memcpy(key.data(), mesh.joint_remap().data(), mesh.joint_remap().size_bytes());
-      std::memcpy(key.data() + mesh.joint_remap().size_bytes(), mesh.inverse_binds().data(),
-                  mesh.inverse_binds().size_bytes());
+      // The skin: the palette's joint nodes, with their inverse binds.
+      std::string key(skin.palette.size() * sizeof(int) + skin.inverse_binds.size() * sizeof(Mat4), '\0');
+      std::memcpy(key.data(), skin.palette.data(), skin.palette.size() * sizeof(int));
+      std::memcpy(key.data() + skin.palette.size() * sizeof(int), skin.inverse_binds.data(),
+                  skin.inverse_binds.size() * sizeof(Mat4));
       auto [it, added] = skin_of_palette.emplace(std::move(key), static_cast<int>(skins.size()));
       if (added) {
         std::vector<float> binds;
-        for (const Mat4& m : mesh.inverse_binds()) binds.insert(binds.end(), m.m, m.m + 16);
-        json joints = json::array();
-        for (uint16_t j : mesh.joint_remap()) joints.push_back(j);
-        skins.push_back({{"inverseBindMatrices", buffer_.add_floats(binds, 16, false)}, {"joints", joints}});
+        for (const Mat4& m : skin.inverse_binds) binds.insert(binds.end(), m.m, m.m + 16);
+        skins.push_back(
+            {{"inverseBindMatrices", buffer_.add_floats(binds, 16, false)}, {"joints", skin.palette}});
       }
       json node = {{"name", names_.take(mesh.name())}, {"mesh", meshes.size() - 1}, {"skin", it->second}};
       mesh_nodes_.push_back(static_cast<int>(doc_["nodes"].size()));
@@ -407,20 +408,90 @@ class Exporter {
     if (!meshes.empty()) doc_["meshes"] = std::move(meshes), doc_["skins"] = std::move(skins);
   }
 
-  // JOINTS_0 / WEIGHTS_0: always 4 slots (unused ones weight 0, joint 0), weights summing to 1 in float.
-  void write_influences(const SkinnedMesh& mesh, json& attributes) {
-    const int vertices = mesh.vertex_count(), k = mesh.influences();
-    std::vector<uint32_t> joints(static_cast<size_t>(vertices) * 4, 0);
-    std::vector<float> weights(static_cast<size_t>(vertices) * 4, 0.0f);
+  // One mesh's skinning: palette joints (skeleton joints), their inverse binds, and `per_vertex` influences a
+  // vertex (palette slots and weights).
+  struct Skinning {
+    std::vector<int> palette;
+    std::vector<Mat4> inverse_binds;
+    int per_vertex = 0;
+    std::span<const uint16_t> slots;
+    std::span<const float> weights;
+    std::vector<uint16_t> skeleton_slots;  // the slots as skeleton joints (whole_skeleton())
+  };
+
+  // Every joint of the skeleton in the skin, so that a tool that makes bones of a skin's joints (Blender) has
+  // the whole skeleton. When the mesh's inverse binds are the skeleton's, the skin is the skeleton's (one for
+  // all such meshes) and the slots become skeleton joints; else the other joints follow the mesh's palette.
+  void whole_skeleton(Skinning& skin) {
+    const Skeleton& skeleton = c_.asset.skeleton;
+    const int joints = skeleton.joint_count();
+    bool shared = true;
+    for (size_t k = 0; k < skin.palette.size() && shared; ++k)
+      shared =
+          std::memcmp(&skin.inverse_binds[k], &skeleton.inverse_binds()[skin.palette[k]], sizeof(Mat4)) == 0;
+    if (shared) {
+      skin.skeleton_slots.resize(skin.slots.size());
+      for (size_t i = 0; i < skin.slots.size(); ++i)
+        skin.skeleton_slots[i] = skin.slots[i] < skin.palette.size() ? skin.palette[skin.slots[i]] : 0;
+      skin.slots = skin.skeleton_slots;
+      skin.palette.clear();
+      skin.inverse_binds.clear();
+    }
+    std::vector<bool> listed(joints, false);
+    for (int j : skin.palette) listed[j] = true;
+    for (int j = 0; j < joints; ++j)
+      if (!listed[j]) skin.palette.push_back(j), skin.inverse_binds.push_back(skeleton.inverse_binds()[j]);
+  }
+
+  // The source mesh's influences when they are more than the runtime mesh keeps (GltfExportOptions), else the
+  // runtime mesh's.
+  Skinning skinning_of(const SkinnedMesh& mesh) {
+    Skinning out;
+    for (const RawMesh& raw : options_.source_meshes) {
+      if (raw.name != mesh.name() || raw.positions.size() != static_cast<size_t>(mesh.vertex_count()) ||
+          raw.influences_per_vertex <= mesh.influences() || !options_.source_skeleton ||
+          raw.inverse_binds.size() != raw.joint_remap.size())
+        continue;
+      for (int joint : raw.joint_remap) {
+        const int j = joint >= 0 && joint < static_cast<int>(options_.source_skeleton->joints.size())
+                          ? c_.asset.skeleton.find_joint(options_.source_skeleton->joints[joint].name)
+                          : -1;
+        if (j < 0) {
+          out.palette.clear();
+          break;
+        }
+        out.palette.push_back(j);
+      }
+      if (out.palette.size() != raw.joint_remap.size()) continue;
+      out.inverse_binds = raw.inverse_binds;
+      out.per_vertex = raw.influences_per_vertex;
+      out.slots = raw.influence_joints;
+      out.weights = raw.influence_weights;
+      return out;
+    }
+    out.palette.assign(mesh.joint_remap().begin(), mesh.joint_remap().end());
+    out.inverse_binds.assign(mesh.inverse_binds().begin(), mesh.inverse_binds().end());
+    out.per_vertex = mesh.influences();
+    out.slots = mesh.joint_indices();
+    out.weights = mesh.joint_weights();
+    return out;
+  }
+
+  // JOINTS_0 / WEIGHTS_0 (and _1 for more than 4 influences): 4 slots each, the strongest first, unused ones
+  // weight 0 and joint 0; weights summing to 1 in float.
+  void write_influences(const Skinning& skin, int vertices, json& attributes) {
+    const int k = skin.per_vertex, sets = k > 4 ? 2 : 1, width = 4 * sets;
+    std::vector<uint32_t> joints(static_cast<size_t>(vertices) * width, 0);
+    std::vector<float> weights(static_cast<size_t>(vertices) * width, 0.0f);
     for (int v = 0; v < vertices; ++v) {
       // A slot listed twice is merged (glTF forbids it, and importers keep one of the two), then the
       // strongest first.
-      std::pair<float, uint32_t> slots[4];
+      std::pair<float, uint32_t> slots[8];
       int used = 0;
       double sum = 0;
-      for (int i = 0; i < std::min(k, 4); ++i) {
-        const float w = mesh.joint_weights()[v * k + i];
-        const uint32_t slot = mesh.joint_indices()[v * k + i];
+      for (int i = 0; i < std::min(k, 8); ++i) {
+        const float w = skin.weights[v * k + i];
+        const uint32_t slot = skin.slots[v * k + i];
         if (!(w > 0)) continue;
         sum += w;
         auto same = std::find_if(slots, slots + used, [&](const auto& s) { return s.second == slot; });
@@ -429,21 +500,28 @@ class Exporter {
         else
           slots[used++] = {w, slot};
       }
-      for (int i = 1; i < used; ++i)  // strongest first (insertion sort: at most 4)
+      for (int i = 1; i < used; ++i)  // strongest first (insertion sort: at most 8)
         for (int j = i; j > 0 && slots[j].first > slots[j - 1].first; --j) std::swap(slots[j], slots[j - 1]);
       float partial = 0;
       for (int i = 0; i < used; ++i) {
         // The last weight is what the others leave, so that the float sum is 1 to its last bit.
-        weights[v * 4 + i] = i + 1 < used ? static_cast<float>(slots[i].first / sum) : 1.0f - partial;
-        partial += weights[v * 4 + i];
-        joints[v * 4 + i] = slots[i].second;
+        weights[v * width + i] = i + 1 < used ? static_cast<float>(slots[i].first / sum) : 1.0f - partial;
+        partial += weights[v * width + i];
+        joints[v * width + i] = slots[i].second;
       }
-      if (used == 0) weights[v * 4] = 1.0f;  // unweighted: the first slot (the mesh's node)
+      if (used == 0) weights[v * width] = 1.0f;  // unweighted: the first slot (the mesh's node)
     }
-    const bool bytes = mesh.joint_remap().size() <= 256;
-    attributes["JOINTS_0"] =
-        buffer_.add_uints(joints, 4, bytes ? kUnsignedByte : kUnsignedShort, kArrayBuffer);
-    attributes["WEIGHTS_0"] = buffer_.add_floats(weights, 4, false, kArrayBuffer);
+    const int type = skin.palette.size() <= 256 ? kUnsignedByte : kUnsignedShort;
+    for (int set = 0; set < sets; ++set) {
+      std::vector<uint32_t> j(static_cast<size_t>(vertices) * 4);
+      std::vector<float> w(j.size());
+      for (size_t v = 0; v < static_cast<size_t>(vertices); ++v)
+        for (int i = 0; i < 4; ++i)
+          j[v * 4 + i] = joints[v * width + set * 4 + i], w[v * 4 + i] = weights[v * width + set * 4 + i];
+      const std::string n = std::to_string(set);
+      attributes["JOINTS_" + n] = buffer_.add_uints(j, 4, type, kArrayBuffer);
+      attributes["WEIGHTS_" + n] = buffer_.add_floats(w, 4, false, kArrayBuffer);
+    }
   }
 
   void write_morph_targets(const SkinnedMesh& mesh, json& primitive, json& out) {

@@ -2,8 +2,9 @@
 //   1. the Khronos glTF validator (npm gltf-validator): 0 errors and 0 warnings;
 //   2. three.js (npm three) as a real client: GLTFLoader parses the export, AnimationMixer plays every clip,
 //      and three's own CPU skinning (SkinnedMesh.getVertexPosition: morph targets, then bones) at key times and
-//      between keys must match `ossa eval --vertices` of the *source* within 1e-5 of the model's size. Joint
-//      positions are compared too.
+//      between keys must match `ossa eval --vertices --max-influences 8` of the *source* within 1e-5 of the
+//      model's size. three.js skins with 4 influences; a mesh exported with 8 (JOINTS_1, WEIGHTS_1) is skinned
+//      here with all 8 over three's own bone matrices and morphed vertices. Joint positions are compared too.
 // Usage: node check_export.mjs OSSA_CLI MODEL OUT_DIR   (OSSA_NODE_MODULES: where bootstrap.sh put the packages)
 // Exit 0: passed; 1: a check failed; 77: the npm packages are missing (ctest reports the test as skipped).
 import { execFileSync } from 'node:child_process';
@@ -89,7 +90,7 @@ async function validate(path) {
 }
 
 function ossaEval(clipIndex, times) {
-  const args = ['eval', model, '--clip', String(clipIndex), '--vertices', '--json'];
+  const args = ['eval', model, '--clip', String(clipIndex), '--vertices', '--json', '--max-influences', '8'];
   for (const t of times) args.push('--time', t.toPrecision(9));
   return JSON.parse(execFileSync(ossa, args, { maxBuffer: 1 << 30 }).toString('utf8'));
 }
@@ -112,6 +113,33 @@ function probeTimes(clip) {
   for (let i = 1; i < keys.length; ++i) mids.push(Math.fround((keys[i - 1] + keys[i]) / 2));
   const times = [0, clip.duration, ...pick(keys, 4), ...pick(mids, 4)].map(Math.fround);
   return [...new Set(times)].sort((a, b) => a - b);
+}
+
+// Vertex i of mesh o as three.js draws it: its own getVertexPosition (morph targets, then 4 bones); with a
+// second influence set (GLTFLoader keeps JOINTS_1 / WEIGHTS_1 as joints_1 / weights_1), the morphed vertex
+// skinned with all 8 over three's bone matrices, as three's applyBoneTransform does with 4.
+const boneMatrix = new THREE.Matrix4(), morphed = new THREE.Vector3(), term = new THREE.Vector3();
+function skinnedPosition(o, i, out) {
+  const second = o.geometry.attributes.joints_1;
+  if (!o.isSkinnedMesh || !second) return o.getVertexPosition(i, out);
+  THREE.Mesh.prototype.getVertexPosition.call(o, i, morphed);  // morph targets only
+  morphed.applyMatrix4(o.bindMatrix);
+  out.set(0, 0, 0);
+  // GLTFLoader renormalises the first set to sum 1 (normalizeSkinWeights): scaled back by what the second
+  // set leaves.
+  const weights1 = o.geometry.attributes.weights_1;
+  let first = 1;
+  for (let k = 0; k < 4; ++k) first -= weights1.getComponent(i, k);
+  const sets = [[o.geometry.attributes.skinIndex, o.geometry.attributes.skinWeight, first], [second, weights1, 1]];
+  for (const [joints, weights, scale] of sets)
+    for (let k = 0; k < 4; ++k) {
+      const w = weights.getComponent(i, k) * scale;
+      if (w === 0) continue;
+      const j = joints.getComponent(i, k);
+      boneMatrix.multiplyMatrices(o.skeleton.bones[j].matrixWorld, o.skeleton.boneInverses[j]);
+      out.addScaledVector(term.copy(morphed).applyMatrix4(boneMatrix), w);
+    }
+  return out.applyMatrix4(o.bindMatrixInverse);
 }
 
 async function compareWithThree(path) {
@@ -154,7 +182,7 @@ async function compareWithThree(path) {
           if (count !== vertices.length) { fail(`mesh '${name}': ${count} vertices, the source ${vertices.length}`); continue; }
           const v = new THREE.Vector3();
           for (let i = 0; i < count; ++i) {
-            o.getVertexPosition(i, v);
+            skinnedPosition(o, i, v);
             v.applyMatrix4(o.matrixWorld);
             const p = vertices[i];
             worstVertex = Math.max(worstVertex, Math.hypot(v.x - p[0], v.y - p[1], v.z - p[2]) / size);

@@ -210,11 +210,25 @@ Result<FileReport> export_one(const ConvertArgs& args, const std::string& input,
   std::error_code ec;
   report.bytes_in = fs::file_size(input, ec);
   ModelLoadOptions options;
-  options.import = import_options(ImportOptions{}.max_influences, false);
   options.notifies_path = args.notifies;
   const bool frames = args.fps > 0 || args.root_motion;
   options.build = {frames ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, args.fps};
-  auto loaded = load_character(input, options);
+  // A model file is imported with up to 8 influences a vertex: the runtime meshes keep 4, the export all.
+  GltfExportOptions export_options;
+  std::vector<RawMesh> source_meshes;
+  RawSkeleton source_skeleton;
+  auto loaded = Result<std::shared_ptr<const LoadedCharacter>>::failure("");
+  if (is_ossa_file(input)) {
+    loaded = load_character(input, options);
+  } else {
+    auto scene = import_file(input, import_options(8, false));
+    if (!scene) return R::failure(scene.error());
+    source_meshes = scene->meshes;
+    source_skeleton = scene->skeleton;
+    export_options.source_meshes = source_meshes;
+    export_options.source_skeleton = &source_skeleton;
+    loaded = load_character(std::move(scene).value(), options);
+  }
   if (!loaded) return R::failure(loaded.error());
   for (const std::string& warning : (*loaded)->notifies.warnings)
     print_error("ossa: warning: %s\n", warning.c_str());
@@ -245,7 +259,7 @@ Result<FileReport> export_one(const ConvertArgs& args, const std::string& input,
   }
   output_error = true;
   const auto start = Clock::now();
-  auto written = write_gltf(character, output);
+  auto written = write_gltf(character, output, export_options);
   if (!written) return R::failure(written.error());
   report.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   output_error = false;

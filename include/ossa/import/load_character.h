@@ -27,6 +27,10 @@ struct ModelLoadOptions : LoadOptions {
 
 Result<std::shared_ptr<const LoadedCharacter>> load_character(const std::string& path,
                                                               const ModelLoadOptions& options = {});
+// The same from a scene already imported (options.import unused): for tools that keep what the runtime assets
+// do not, e.g. influences beyond 4 for a glTF export (GltfExportOptions::source_meshes).
+Result<std::shared_ptr<const LoadedCharacter>> load_character(ImportedScene scene,
+                                                              const ModelLoadOptions& options = {});
 
 // True when the file starts with the .ossa magic bytes.
 bool is_ossa_file(const std::string& path);

@@ -13,7 +13,8 @@
 //   * per mesh a node at the scene's root with the mesh and its skin (the mesh's palette: joint nodes and
 //     inverse bind matrices; meshes with the same palette share one skin); positions, normals, tangents,
 //     UV0 (v flipped for images with v = 0 at the bottom, glTF's v = 0 is the top), JOINTS_0 and WEIGHTS_0
-//     (at most 4 influences, as every runtime mesh keeps; weights renormalised in float). Normals and
+//     (the 4 influences every runtime mesh keeps, or up to 8 with JOINTS_1 and WEIGHTS_1 from the source's
+//     meshes: GltfExportOptions; a joint listed twice merged, weights renormalised in float). Normals and
 //     tangents are written unit length; a zero one is replaced and counted in `dropped`;
 //   * materials as metallic-roughness (metallic 0): base colour and its texture, the normal map; PNG and
 //     JPEG images, embedded in a .glb, files beside a .gltf;
@@ -37,9 +38,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "ossa/asset/raw.h"
 #include "ossa/core/result.h"
 #include "ossa/serialize/load.h"
 
@@ -48,6 +51,12 @@ namespace ossa {
 struct GltfExportOptions {
   bool binary = true;  // .glb; false: .gltf JSON with its buffer and images as files beside it
   std::string generator = "Ossa";
+  // Runtime meshes keep 4 influences a vertex. For a model file, the meshes as imported with up to 8
+  // (ImportOptions::max_influences, load_character(ImportedScene)) and their skeleton: a mesh of the same
+  // name and vertex count with more than 4 is written with all of them (JOINTS_1 and WEIGHTS_1 too), so the
+  // export deforms as the source file does in Blender. Both must outlive the call.
+  std::span<const RawMesh> source_meshes;
+  const RawSkeleton* source_skeleton = nullptr;
 };
 
 struct GltfOutputFile {
