@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Check Ossa's glTF export against Blender, model by model:
-#   a. `OSSA convert MODEL -o OUT_DIR/NAME.ossa.glb`: wall-clock time (best of 3) and size;
+#   a. `OSSA convert MODEL -o OUT_DIR/NAME.ossa.glb`: the export's own time as convert prints it, the whole
+#      command's wall-clock time (best of 3 each) and the size;
 #   b. Blender imports MODEL (its FBX or glTF importer, the oracle's settings) and exports GLB with its default
-#      settings: time of the export operator alone (best of 3) and size, for comparison;
+#      settings plus the content Ossa writes (tangents, morph tangents, every influence): time of the export
+#      operator alone (best of 3) and size, for comparison;
 #   c. Blender re-imports NAME.ossa.glb and evaluates it with shared/oracle/blender_eval.py at the clips and times
 #      of the source's oracle evaluation (shared/oracle/NAME.blender.json) into OUT_DIR/NAME.export.blender.json;
 #      deviation = worst world joint / evaluated vertex position difference / model size; pass when <= 1e-4.
@@ -49,20 +51,26 @@ for model in "$@"; do
     t_model=$SECONDS
     rm -f "$out/$name".*.glb "$out/$name".*.json
 
-    # a. Ossa's export, best of 3 wall-clock runs
-    best=
+    # a. Ossa's export, best of 3: the export itself (what `convert` prints as "exported in X ms", as Blender's
+    #    export operator is timed alone) and the whole command (process start, guarded import, export)
+    best= best_export=
     for _ in 1 2 3; do
         t0=$(now_ms)
         if [ "$ossa" = --self-test ]; then
             bl export "$model" "$out/$name.ossa.glb" 1 stand-in && [ -s "$out/$name.ossa.glb" ]
         else
-            "$ossa" convert "$model" -o "$out/$name.ossa.glb" >>"$log" 2>&1
+            "$ossa" convert "$model" -o "$out/$name.ossa.glb" >"$out/$name.convert.txt" 2>>"$log"
         fi || { best=; break; }
         dt=$(($(now_ms) - t0))
         if [ -z "$best" ] || [ "$dt" -lt "$best" ]; then best=$dt; fi
+        export_ms=$(sed -n 's/.*exported in \([0-9.]*\) ms.*/\1/p' "$out/$name.convert.txt" 2>/dev/null)
+        if [ -n "$export_ms" ] && { [ -z "$best_export" ] || awk "BEGIN{exit !($export_ms < $best_export)}"; }; then
+            best_export=$export_ms
+        fi
     done
     if [ -n "$best" ] && [ -s "$out/$name.ossa.glb" ]; then
-        echo "{\"ms\": $best, \"bytes\": $(stat -c %s "$out/$name.ossa.glb")}" >"$out/$name.ossa.glb.timing.json"
+        echo "{\"ms\": ${best_export:-$best}, \"command_ms\": $best, \"bytes\": $(stat -c %s "$out/$name.ossa.glb")}" \
+            >"$out/$name.ossa.glb.timing.json"
     else
         echo '{"error": "no export (see '"$name"'.log)"}' >"$out/$name.ossa.glb.timing.json"
         rm -f "$out/$name.ossa.glb"

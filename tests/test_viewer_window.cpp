@@ -364,6 +364,27 @@ TEST(ViewerWindow, SavingOverAnInputIsRefused) {
   EXPECT_EQ(left, (std::vector<std::string>{"err.txt", "ossa_sample.fbx", "out.txt", "settings.json"}));
 }
 
+// File > Export glTF: the character as it plays, with the notifies as edited (not saved), loads back with
+// them.
+TEST(ViewerWindow, ExportWritesTheCharacterWithItsEditedNotifies) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("export");
+  const ViewerRun run = run_view(dir, "export.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  ModelLoadOptions options;
+  options.import.isolate = false;
+  auto back = load_character((dir / "exported.glb").string(), options);
+  ASSERT_TRUE(back) << back.error();
+  const int walk = (*back)->asset.find_clip("Walk");
+  ASSERT_GE(walk, 0);
+  const int exported = (*back)->notifies.find_notify("Exported");
+  ASSERT_GE(exported, 0) << "the notify added in the viewer is not in the export";
+  int found = 0;
+  for (const Notify& n : (*back)->notifies.clips[walk].instants) found += n.name_id == exported;
+  EXPECT_EQ(found, 1);
+  EXPECT_FALSE(fs::exists(dir / "ossa_sample.notifies.json"));  // exported, not saved
+}
+
 // Inspect > Retarget: the open character's clip plays on a second one beside it through the bone map; an edit
 // shows at once (the target's left arm at rest while the source's swings) and the saved map is the one
 // `ossa retarget --map` reads.

@@ -92,6 +92,7 @@ const std::vector<ActionSpec>& action_table() {
       {"undo", 0, {}},
       {"redo", 0, {}},
       {"save", 0, {text("PATH")}},
+      {"export", 1, {text("PATH")}},
       {"click", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
       {"tap", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
       {"drag",

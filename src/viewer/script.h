@@ -22,6 +22,7 @@
 //   move-notify NAME SECONDS  duration-notify NAME SECONDS   rename-notify NAME NEW
 //   payload-notify NAME JSON  delete-notify NAME        (NAME: the first notify of that name in the clip)
 //   undo / redo               save [PATH]               click X Y / drag X0 Y0 X1 Y1
+//   export PATH               (the character as glTF: .glb or .gltf, with the notifies as edited)
 //   tap X Y                   (a click whose pointer arrives and presses in one poll, as at a low frame rate)
 //   screenshot PATH.png       wait FRAMES               expect-clip NAME / expect-events N
 //   expect-error [TEXT]       quit [STATUS]

@@ -31,6 +31,7 @@
 #include "ossa/render/image.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
+#include "ossa/serialize/gltf_export.h"
 #include "render/draw_plan.h"
 #include "viewer/graph_document.h"
 #include "viewer/notify_document.h"
@@ -255,6 +256,9 @@ class App {
   bool layer_on_ = false;
   int ground_ = 1;  // kGroundNames
   std::string open_path_;
+  bool show_export_ = false;
+  std::string export_path_;
+  void export_gltf(const std::string& path);
   bool show_open_ = false;
   std::vector<int> visible_joints_;  // scratch: the joint tree's rows
   // Timeline interaction
@@ -445,6 +449,24 @@ void App::select_clip(int clip) {
   if (!doc_) return;
   doc_->playback->play(clip);
   selected_notify_ = 0;
+}
+
+// The character as it plays here, with the notifies as edited (saved or not), as glTF
+// (ossa/serialize/gltf_export.h).
+void App::export_gltf(const std::string& path) {
+  LoadedCharacter character = *doc_->character;
+  if (auto set = doc_->notifies.to_notify_set(character.asset)) character.notifies = std::move(set).value();
+  auto written = write_gltf(character, path);
+  if (!written) {
+    error_ = "cannot export: " + written.error();
+    return;
+  }
+  status_message_ = "exported " + display_name(path);
+  if (!written->dropped.empty())
+    status_message_ += "; not in the glTF: " + written->dropped[0] +
+                       (written->dropped.size() > 1 ? " (and " + std::to_string(written->dropped.size() - 1) +
+                                                          " more: `ossa convert` lists them)"
+                                                    : "");
 }
 
 void App::save_notifies(const std::string& path) {
@@ -663,6 +685,10 @@ bool App::run_action(const ScriptAction& a) {
   if (verb == "redo") return doc_->notifies.redo() ? (edited(""), true) : fail(a, "nothing to redo");
   if (verb == "save") {
     save_notifies(w.empty() ? "" : w[0]);
+    return error_.empty() || fail(a, error_);
+  }
+  if (verb == "export") {
+    export_gltf(w[0]);
     return error_.empty() || fail(a, error_);
   }
   if (verb == "expect-clip") {
@@ -929,6 +955,15 @@ void App::draw_menu() {
       ImGui::EndMenu();
     }
     if (ImGui::MenuItem("Save notifies", "Ctrl+S", false, doc_ != nullptr)) save_notifies("");
+    if (ImGui::MenuItem("Export glTF...", nullptr, false, doc_ != nullptr)) {
+      // Beside the model, named after it; a name that is an input gets ".export" (write_gltf refuses inputs).
+      std::filesystem::path out = std::filesystem::path(doc_->path).replace_extension(".glb");
+      for (const std::string& input : doc_->character->source_files)
+        if (same_file(out.string(), input))
+          out = std::filesystem::path(doc_->path).replace_extension(".export.glb");
+      export_path_ = out.string();
+      show_export_ = true;
+    }
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
     ImGui::EndMenu();
   }
@@ -1880,6 +1915,22 @@ void App::draw_error() {
     const bool enter = ImGui::InputText("path", &open_path_, ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::Button("Open") || enter) {
       pending_drops_.push_back(open_path_);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+  if (show_export_) {
+    ImGui::OpenPopup("Export glTF");
+    show_export_ = false;
+  }
+  if (ImGui::BeginPopupModal("Export glTF", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted("OUT.glb (one file) or OUT.gltf (with its .bin and images beside it)");
+    ImGui::SetNextItemWidth(420 * ui_scale_);
+    const bool enter = ImGui::InputText("path", &export_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Export") || enter) {
+      if (doc_) export_gltf(export_path_);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
