@@ -13,8 +13,9 @@
 //    too, as they are.
 //
 // GltfInterpolation reads the file's own JSON (a .gltf's text or a .glb's JSON chunk) and, for each channel
-// whose sampler is STEP or CUBICSPLINE (and each weights channel), that sampler's input and output accessors (from the .glb's BIN chunk,
-// a base64 data URI, or a .bin inside the model's folder), and turns it into linear keys that reproduce it:
+// whose sampler is STEP or CUBICSPLINE (and each weights channel), that sampler's input and output accessors
+// (from the .glb's BIN chunk, a base64 data URI, or a .bin inside the model's folder), and turns it into
+// linear keys that reproduce it (a LINEAR weights channel: the keys as they are):
 //  * STEP: every key k > 0 starts kStepLeadUlps floats before its time t_k (2e-6 s at 1 s), and a key at
 //    the float below that holds key k - 1's value, so linear interpolation holds each value until the next
 //    key. The lead is there because times meant to be t_k come out a few floats low (a fixed-rate frame's
