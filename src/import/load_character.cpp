@@ -52,7 +52,8 @@ Result<bool> extract_exported_root_motion(LoadedCharacter& character, const Gltf
     const std::string joint_name = i >= 0 ? extras.root_motion_joints[i] : "";
     if (joint_name.empty() || clip.layout() != Clip::Layout::kFixedRate) return false;
     const int joint = character.asset.skeleton.find_joint(joint_name);
-    if (joint < 0) return Result<bool>::failure("root motion joint '" + joint_name + "' is not in the skeleton");
+    if (joint < 0)
+      return Result<bool>::failure("root motion joint '" + joint_name + "' is not in the skeleton");
     auto in_place = extract_root_motion(clip, character.asset.skeleton, joint);
     if (!in_place) return Result<bool>::failure("clip '" + clip.name() + "': " + in_place.error());
     clip = std::move(in_place->clip);
@@ -98,7 +99,8 @@ Result<std::shared_ptr<const LoadedCharacter>> load_character(ImportedScene impo
   if (notify_path.empty() && options.sidecar) notify_path = find_notify_sidecar(path);
   GltfClipExtras extras;
   if (scene->format == "gltf") {
-    if (std::string error = read_gltf_extras(path, extras); !error.empty()) return R::failure(path + ": " + error);
+    if (std::string error = read_gltf_extras(path, extras); !error.empty())
+      return R::failure(path + ": " + error);
     if (auto moved = extract_exported_root_motion(*character, extras); !moved)
       return R::failure(path + ": " + moved.error());
   }

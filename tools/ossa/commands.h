@@ -75,7 +75,7 @@ int run_play(const PlayArgs& args);
 struct ConvertArgs {
   std::vector<std::string> inputs;
   std::string output, notifies, clips;
-  std::string graph;  // an animation graph to embed (checked against the character)
+  std::string graph;   // an animation graph to embed (checked against the character)
   std::string format;  // "ossa", "glb" or "gltf"; "" picks by the output's extension (a folder: ossa)
   bool compress = false, left_handed = false, root_motion = false;
   bool keys = false;          // --keys: the source's exact keys (tools), instead of fixed-rate frames (games)

@@ -289,9 +289,10 @@ int run_convert(const ConvertArgs& args) {
   if (gltf) {  // what glTF cannot take is refused before anything is read
     const char* refused = args.compress      ? "--compress"
                           : args.left_handed ? "--left-handed (glTF is right-handed)"
-                          : !args.graph.empty() ? "--graph (glTF has no animation graphs; embed it in a .ossa)"
-                          : args.keys           ? "--keys (glTF exports keep the keys by default)"
-                                                : nullptr;
+                          : !args.graph.empty()
+                              ? "--graph (glTF has no animation graphs; embed it in a .ossa)"
+                          : args.keys ? "--keys (glTF exports keep the keys by default)"
+                                      : nullptr;
     if (refused)
       return print_error("ossa convert: %s is not available for glTF output\n", refused), kExitUsage;
   }
@@ -322,8 +323,8 @@ int run_convert(const ConvertArgs& args) {
   for (size_t n = 0; n < args.inputs.size(); ++n) {
     const std::string &input = args.inputs[n], &output = outputs[n];
     bool output_error = false;
-    auto report = gltf ? export_one(args, input, output, output_error)
-                       : convert_one(args, input, output, output_error);
+    auto report =
+        gltf ? export_one(args, input, output, output_error) : convert_one(args, input, output, output_error);
     ++done;
     if (batch) {  // progress bar on stderr
       const int width = 30, filled = static_cast<int>(width * done / args.inputs.size());
