@@ -268,6 +268,53 @@ TEST(GltfExport, KeepsNotifiesAndRootMotionForOssa) {
   }
 }
 
+// --compress: KHR_mesh_quantization and reduced keys. The error it reports is checked independently by
+// three.js (tests/gltf/check_export.mjs --compress: joints within the bound); here, that it is smaller and
+// says so.
+TEST(GltfExport, CompressedIsSmallerWithinItsBound) {
+  for (const std::string& file : {source_dir() + "/assets/sample/ossa_sample.fbx",
+                                  source_dir() + "/assets/bench/ossa_humanoid70.glb"}) {
+    SCOPED_TRACE(file);
+    auto source = load_keyed(file);
+    ASSERT_TRUE(source);
+    auto plain = encode_gltf(*source);
+    GltfExportOptions options;
+    options.compress = true;
+    auto small = encode_gltf(*source, options);
+    ASSERT_TRUE(plain && small);
+    const size_t plain_bytes = plain->files[0].bytes.size(), small_bytes = small->files[0].bytes.size();
+    std::printf("  %s: %zu -> %zu bytes (%.2f:1), joint keys %zu -> %zu, error %.4f mm\n", file.c_str(),
+                plain_bytes, small_bytes, double(plain_bytes) / small_bytes, small->joint_keys_full,
+                small->joint_keys, small->worst_error * 1000);
+    EXPECT_LT(small_bytes, plain_bytes * 85 / 100);
+    EXPECT_LT(small->joint_keys, small->joint_keys_full);
+    EXPECT_EQ(small->joint_keys_full, plain->joint_keys);
+    EXPECT_GT(small->worst_error, 0);
+    EXPECT_LE(small->worst_error, options.tolerance);
+    const std::string json(
+        small->files[0].bytes.begin() + 20,
+        small->files[0].bytes.begin() + 20 + *reinterpret_cast<const uint32_t*>(&small->files[0].bytes[12]));
+    EXPECT_NE(json.find("\"extensionsRequired\":[\"KHR_mesh_quantization\"]"), std::string::npos);
+  }
+}
+
+// assimp 5.2 reads KHR_mesh_quantization's integers as garbage ("position is not finite"): Ossa's importer
+// says what the file needs instead, for its own compressed exports as for anyone's.
+TEST(GltfExport, ImportingACompressedExportNamesTheExtension) {
+  auto source = load_keyed(source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(source);
+  GltfExportOptions options;
+  options.compress = true;
+  const std::string path = (fs::path(::testing::TempDir()) / "ossa_gltf_compressed.glb").string();
+  ASSERT_TRUE(write_gltf(*source, path, options));
+  ImportOptions import;
+  import.isolate = false;
+  auto scene = import_file(path, import);
+  ASSERT_FALSE(scene);
+  EXPECT_NE(scene.error().find("KHR_mesh_quantization"), std::string::npos) << scene.error();
+  EXPECT_NE(scene.error().find("without --compress"), std::string::npos) << scene.error();
+}
+
 TEST(GltfExport, SaysWhatItDropsAndRefusesWhatGltfCannotHold) {
   auto sample = load_keyed(source_dir() + "/assets/sample/ossa_sample.fbx");
   ASSERT_TRUE(sample);

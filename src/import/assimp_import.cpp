@@ -38,6 +38,7 @@
 #include <unordered_map>
 
 #include "child_process.h"
+#include "gltf_file.h"
 #include "gltf_interpolation.h"
 #include "gltf_morph_tangents.h"
 #include "ossa/asset/morph.h"
@@ -159,6 +160,28 @@ bool read_meta_number(const aiScene* scene, const char* key, double& out) {
 
 // Checks the FBX header ourselves so that old versions get a precise message (assimp says "FBX-DOM
 // unsupported, old format version" without the number).
+// A glTF that requires an extension assimp 5.2.5 reads wrongly or not at all: "" when none, else which and
+// what to do. (KHR_mesh_quantization's integer positions came out as non-finite numbers; meshopt and Draco
+// buffers are compressed bytes.)
+std::string check_gltf_required_extensions(const std::string& path, std::span<const uint8_t> memory) {
+  static const char* const kUnreadable[] = {"KHR_mesh_quantization", "EXT_meshopt_compression",
+                                            "KHR_draco_mesh_compression"};
+  detail::GltfFile file;
+  if (!file.open(path, memory).empty()) return "";  // the import reports what is wrong with the file itself
+  bool mentioned = false;
+  for (const char* name : kUnreadable) mentioned = mentioned || file.mentions(name);
+  if (!mentioned || !file.parse().empty()) return "";
+  const auto* required = detail::gltf::member(file.doc(), "extensionsRequired");
+  if (!required || !required->is_array()) return "";
+  for (const auto& extension : *required)
+    for (const char* name : kUnreadable)
+      if (extension.is_string() && extension.get<std::string>() == name)
+        return std::string("it requires the glTF extension ") + name +
+               ", which the importer (assimp 5.2) cannot read; export it without it (Ossa: `ossa convert` "
+               "without --compress)";
+  return "";
+}
+
 std::string check_fbx_version(std::span<const uint8_t> head) {
   if (head.size() < 27) return {};
   if (std::memcmp(head.data(), "Kaydara FBX Binary", 18) == 0) {
@@ -1257,6 +1280,11 @@ Result<ImportedScene> Importer::run() {
                                     : check_fbx_version(read_head(path_, 4096));
     if (!version_error.empty()) return fail(version_error);
   }
+  if (out_.format == "gltf")
+    if (std::string refused =
+            check_gltf_required_extensions(path_, from_memory_ ? memory_ : std::span<const uint8_t>());
+        !refused.empty())
+      return fail(refused);
 
   if (options_.isolate) return import_in_child();
   if (std::string why = import_here(); !why.empty()) return fail(why);

@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string_view>
 
+#include "gltf_key_reduction.h"
 #include "ossa/asset/root_motion.h"
 #include "ossa/core/file_io.h"
 
@@ -18,7 +20,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // glTF's enums.
-constexpr int kFloat = 5126, kUnsignedByte = 5121, kUnsignedShort = 5123, kUnsignedInt = 5125;
+constexpr int kFloat = 5126, kUnsignedByte = 5121, kUnsignedShort = 5123, kUnsignedInt = 5125, kShort = 5122;
 constexpr int kArrayBuffer = 34962, kElementArrayBuffer = 34963;
 
 // The binary buffer and the accessors into it. Every accessor has its own buffer view, 4-byte aligned.
@@ -27,9 +29,10 @@ class BufferBuilder {
   std::vector<uint8_t> bytes;
   json views = json::array(), accessors = json::array();
 
-  int add_view(const void* data, size_t size, int target = 0) {
+  int add_view(const void* data, size_t size, int target = 0, int stride = 0) {
     while (bytes.size() % 4) bytes.push_back(0);
     json view = {{"buffer", 0}, {"byteOffset", bytes.size()}, {"byteLength", size}};
+    if (stride) view["byteStride"] = stride;
     if (target) view["target"] = target;
     const auto* p = static_cast<const uint8_t*>(data);
     bytes.insert(bytes.end(), p, p + size);
@@ -57,6 +60,39 @@ class BufferBuilder {
                          {"componentType", component_type},
                          {"count", values.size() / components},
                          {"type", type_name(components)}});
+    return static_cast<int>(accessors.size()) - 1;
+  }
+  // 16-bit integers (kShort or kUnsignedShort), `components` per element, normalized or not, with min/max
+  // when `bounds`. Vertex attributes are 4-byte aligned element by element, so 3-component ones get a stride
+  // of 8.
+  int add_shorts(std::span<const int32_t> values, int components, int component_type, bool normalized,
+                 bool bounds, int target = 0) {
+    const size_t count = values.size() / components;
+    const int element = 2 * components,
+              stride = target == kArrayBuffer && element % 4 ? element + 2 : element;
+    std::vector<uint8_t> packed(count * stride, 0);
+    for (size_t i = 0; i < count; ++i)
+      for (int c = 0; c < components; ++c) {
+        const int32_t v = values[i * components + c];
+        const uint16_t bits = static_cast<uint16_t>(v);  // two's complement for kShort
+        std::memcpy(&packed[i * stride + 2 * c], &bits, 2);
+      }
+    json accessor = {
+        {"bufferView", add_view(packed.data(), packed.size(), target, stride != element ? stride : 0)},
+        {"componentType", component_type},
+        {"count", count},
+        {"type", type_name(components)}};
+    if (normalized) accessor["normalized"] = true;
+    if (bounds) {
+      std::vector<int32_t> lo(components, INT32_MAX), hi(components, INT32_MIN);
+      for (size_t i = 0; i < values.size(); ++i) {
+        lo[i % components] = std::min(lo[i % components], values[i]);
+        hi[i % components] = std::max(hi[i % components], values[i]);
+      }
+      accessor["min"] = lo;
+      accessor["max"] = hi;
+    }
+    accessors.push_back(std::move(accessor));
     return static_cast<int>(accessors.size()) - 1;
   }
 
@@ -335,7 +371,12 @@ class Exporter {
     for (const SkinnedMesh& mesh : c_.asset.meshes) {
       const int vertices = mesh.vertex_count();
       json attributes;
-      attributes["POSITION"] = buffer_.add_floats(mesh.positions(), 3, true, kArrayBuffer);
+      Mat4 dequantize;  // stored positions -> model space (compressed: 16-bit over the mesh's box)
+      Vec3 position_step{1, 1, 1};
+      if (options_.compress)
+        attributes["POSITION"] = quantized_positions(mesh, dequantize, position_step);
+      else
+        attributes["POSITION"] = buffer_.add_floats(mesh.positions(), 3, true, kArrayBuffer);
       int replaced_normals = 0, replaced_tangents = 0;
       std::vector<Vec3> normals;
       if (!mesh.normals().empty()) {
@@ -346,7 +387,7 @@ class Exporter {
           normals.push_back(u);
           out[v * 3] = u.x, out[v * 3 + 1] = u.y, out[v * 3 + 2] = u.z;
         }
-        attributes["NORMAL"] = buffer_.add_floats(out, 3, false, kArrayBuffer);
+        attributes["NORMAL"] = unit_vectors(out, 3);
       }
       if (!mesh.tangents().empty() && !normals.empty()) {
         std::vector<float> out(mesh.tangents().size());
@@ -358,7 +399,7 @@ class Exporter {
           out[v * 4] = u.x, out[v * 4 + 1] = u.y, out[v * 4 + 2] = u.z,
                   out[v * 4 + 3] = t[3] < 0 ? -1.0f : 1.0f;
         }
-        attributes["TANGENT"] = buffer_.add_floats(out, 4, false, kArrayBuffer);
+        attributes["TANGENT"] = unit_vectors(out, 4);
       } else if (!mesh.tangents().empty()) {
         dropped_.push_back("mesh '" + mesh.name() + "': tangents (glTF needs normals with them)");
       }
@@ -372,10 +413,19 @@ class Exporter {
         std::vector<float> uv(mesh.uvs().begin(), mesh.uvs().end());
         if (c_.flip_textures)
           for (size_t i = 1; i < uv.size(); i += 2) uv[i] = 1 - uv[i];
-        attributes["TEXCOORD_0"] = buffer_.add_floats(uv, 2, false, kArrayBuffer);
+        const bool unit_range = std::all_of(uv.begin(), uv.end(), [](float x) { return x >= 0 && x <= 1; });
+        if (options_.compress && unit_range) {
+          std::vector<int32_t> q(uv.size());
+          for (size_t i = 0; i < uv.size(); ++i) q[i] = static_cast<int32_t>(std::lround(uv[i] * 65535.0));
+          attributes["TEXCOORD_0"] = buffer_.add_shorts(q, 2, kUnsignedShort, true, false, kArrayBuffer);
+        } else {
+          attributes["TEXCOORD_0"] = buffer_.add_floats(uv, 2, false, kArrayBuffer);
+        }
       }
       Skinning skin = skinning_of(mesh);
       whole_skeleton(skin);
+      if (options_.compress)  // skinning ignores node transforms: the dequantization goes into the binds
+        for (Mat4& m : skin.inverse_binds) m = m * dequantize;
       write_influences(skin, vertices, attributes);
 
       json primitive = {{"attributes", std::move(attributes)}};
@@ -384,7 +434,7 @@ class Exporter {
                                                kElementArrayBuffer);
       if (const int material = material_for(mesh); material >= 0) primitive["material"] = material;
       json out = {{"name", mesh.name()}};
-      write_morph_targets(mesh, primitive, out);
+      write_morph_targets(mesh, position_step, primitive, out);
       out["primitives"] = json::array({std::move(primitive)});
       meshes.push_back(std::move(out));
 
@@ -406,6 +456,55 @@ class Exporter {
       doc_["nodes"].push_back(std::move(node));
     }
     if (!meshes.empty()) doc_["meshes"] = std::move(meshes), doc_["skins"] = std::move(skins);
+  }
+
+  // KHR_mesh_quantization (GltfExportOptions::compress): positions as 16-bit integers over the mesh's box,
+  // each within half a step (1/131070 of the box's side) of its float; `dequantize` maps them back.
+  int quantized_positions(const SkinnedMesh& mesh, Mat4& dequantize, Vec3& step) {
+    const auto p = mesh.positions();
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < p.size(); ++i)
+      lo[i % 3] = std::min(lo[i % 3], p[i]), hi[i % 3] = std::max(hi[i % 3], p[i]);
+    if (p.empty()) std::fill(lo, lo + 3, 0.0f), std::fill(hi, hi + 3, 0.0f);
+    float steps[3];
+    for (int c = 0; c < 3; ++c) steps[c] = hi[c] > lo[c] ? (hi[c] - lo[c]) / 65535.0f : 1.0f;
+    std::vector<int32_t> q(p.size());
+    for (size_t i = 0; i < p.size(); ++i)
+      q[i] =
+          std::clamp<int32_t>(static_cast<int32_t>(std::lround((p[i] - lo[i % 3]) / steps[i % 3])), 0, 65535);
+    step = {steps[0], steps[1], steps[2]};
+    dequantize = translation_matrix({lo[0], lo[1], lo[2]}) * scale_matrix(step);
+    return buffer_.add_shorts(q, 3, kUnsignedShort, false, true, kArrayBuffer);
+  }
+
+  // Unit normals (3 components) or tangents (4: w the sign): floats, or compressed as normalized 16-bit.
+  int unit_vectors(const std::vector<float>& values, int components) {
+    if (!options_.compress) return buffer_.add_floats(values, components, false, kArrayBuffer);
+    std::vector<int32_t> q(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      q[i] = static_cast<int32_t>(std::lround(std::clamp(values[i], -1.0f, 1.0f) * 32767.0f));
+    return buffer_.add_shorts(q, components, kShort, true, false, kArrayBuffer);
+  }
+
+  // A mesh's weights (`width` a vertex) as normalized 16-bit integers that sum to 65535 a vertex (largest
+  // remainders rounded up), as the validator checks them.
+  static std::vector<int32_t> unorm16_weights(const std::vector<float>& weights, int width) {
+    std::vector<int32_t> out(weights.size());
+    std::vector<std::pair<double, int>> remainders(width);
+    for (size_t v = 0; v < weights.size() / width; ++v) {
+      int32_t* q = &out[v * width];
+      int32_t total = 0;
+      for (int i = 0; i < width; ++i) {
+        const double exact = weights[v * width + i] * 65535.0;
+        q[i] = static_cast<int32_t>(std::floor(exact));
+        total += q[i];
+        remainders[i] = {exact - q[i], i};
+      }
+      std::sort(remainders.begin(), remainders.end(),
+                [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (int i = 0; total < 65535 && i < width; ++i, ++total) ++q[remainders[i].second];
+    }
+    return out;
   }
 
   // One mesh's skinning: palette joints (skeleton joints), their inverse binds, and `per_vertex` influences a
@@ -511,20 +610,33 @@ class Exporter {
       }
       if (used == 0) weights[v * width] = 1.0f;  // unweighted: the first slot (the mesh's node)
     }
+    std::vector<int32_t> quantized;
+    if (options_.compress) {
+      quantized = unorm16_weights(weights, width);
+      for (size_t i = 0; i < quantized.size(); ++i)  // a weight rounded to 0 lets go of its joint
+        if (quantized[i] == 0) joints[i] = 0;
+    }
     const int type = skin.palette.size() <= 256 ? kUnsignedByte : kUnsignedShort;
     for (int set = 0; set < sets; ++set) {
       std::vector<uint32_t> j(static_cast<size_t>(vertices) * 4);
       std::vector<float> w(j.size());
+      std::vector<int32_t> q(options_.compress ? j.size() : 0);
       for (size_t v = 0; v < static_cast<size_t>(vertices); ++v)
-        for (int i = 0; i < 4; ++i)
-          j[v * 4 + i] = joints[v * width + set * 4 + i], w[v * 4 + i] = weights[v * width + set * 4 + i];
+        for (int i = 0; i < 4; ++i) {
+          const size_t from = v * width + set * 4 + i;
+          j[v * 4 + i] = joints[from], w[v * 4 + i] = weights[from];
+          if (options_.compress) q[v * 4 + i] = quantized[from];
+        }
       const std::string n = std::to_string(set);
       attributes["JOINTS_" + n] = buffer_.add_uints(j, 4, type, kArrayBuffer);
-      attributes["WEIGHTS_" + n] = buffer_.add_floats(w, 4, false, kArrayBuffer);
+      attributes["WEIGHTS_" + n] = options_.compress
+                                       ? buffer_.add_shorts(q, 4, kUnsignedShort, true, false, kArrayBuffer)
+                                       : buffer_.add_floats(w, 4, false, kArrayBuffer);
     }
   }
 
-  void write_morph_targets(const SkinnedMesh& mesh, json& primitive, json& out) {
+  // Position deltas are in the stored positions' units (`step`: 1, or the quantization step per axis).
+  void write_morph_targets(const SkinnedMesh& mesh, Vec3 step, json& primitive, json& out) {
     const MorphTargets& morph = mesh.morph_targets();
     if (morph.empty()) return;
     json targets = json::array();
@@ -543,7 +655,10 @@ class Exporter {
         return all;
       };
       json target;
-      target["POSITION"] = buffer_.add_floats(dense(deltas(morph.position_deltas())), 3, true, kArrayBuffer);
+      std::vector<float> moved = dense(deltas(morph.position_deltas()));
+      for (size_t i = 0; i < moved.size(); i += 3)
+        moved[i] /= step.x, moved[i + 1] /= step.y, moved[i + 2] /= step.z;
+      target["POSITION"] = buffer_.add_floats(moved, 3, true, kArrayBuffer);
       if (!morph.normal_deltas().empty() && primitive["attributes"].contains("NORMAL"))
         target["NORMAL"] = buffer_.add_floats(dense(deltas(morph.normal_deltas())), 3, false, kArrayBuffer);
       if (!morph.tangent_deltas().empty() && primitive["attributes"].contains("TANGENT"))
@@ -567,18 +682,20 @@ class Exporter {
                    std::span<const float> values) {
     const std::string_view target = path;  // weights are scalars, however many targets a key holds
     const int components = target == "rotation" ? 4 : target == "weights" ? 1 : 3;
+    add_sampler_channel(animation, node, path, times, buffer_.add_floats(values, components, false));
+  }
+  void add_sampler_channel(json& animation, int node, const char* path, std::span<const float> times,
+                           int output) {
     json& samplers = animation["samplers"];
-    samplers.push_back({{"input", times_accessor(times)},
-                        {"interpolation", "LINEAR"},
-                        {"output", buffer_.add_floats(values, components, false)}});
+    samplers.push_back({{"input", times_accessor(times)}, {"interpolation", "LINEAR"}, {"output", output}});
     animation["channels"].push_back(
         {{"sampler", samplers.size() - 1}, {"target", {{"node", node}, {"path", path}}}});
   }
 
-  // A joint channel from per-key values (`components` each): one key when they never change, nothing when
-  // that key is the rest pose's.
-  void add_joint_channel(json& animation, int joint, int kind, std::span<const float> times,
-                         std::vector<float> values) {
+  // A joint channel from per-key values (3 or 4 each): one key when they never change, none when that key is
+  // the rest pose's.
+  std::optional<detail::JointChannel> joint_channel(int joint, int kind, std::span<const float> times,
+                                                    std::vector<float> values) {
     const int components = kind == 1 ? 4 : 3;
     const size_t keys = times.size();
     if (kind == 1)
@@ -586,26 +703,42 @@ class Exporter {
     bool constant = true;
     for (size_t k = 1; k < keys && constant; ++k)
       constant = same_pose_value(&values[0], &values[k * components], components);
-    if (constant) {
-      const JointPose& rest = c_.asset.skeleton.rest_pose()[joint];
-      const float* r = kind == 0 ? rest.translation : kind == 1 ? rest.rotation : rest.scale;
-      float rest_value[4] = {r[0], r[1], r[2], r[3]};
-      if (kind == 1) unit_quaternion(rest_value);  // as the node's rotation is written
-      const bool at_rest = same_pose_value(&values[0], rest_value, components);
-      if (at_rest) return;
-      const float zero = times[0] > 0 ? 0.0f : times[0];
-      add_channel(animation, joint,
-                  kind == 0   ? "translation"
-                  : kind == 1 ? "rotation"
-                              : "scale",
-                  std::span<const float>(&zero, 1), std::span<const float>(values.data(), components));
-      return;
+    if (!constant) return detail::JointChannel{joint, kind, {times.begin(), times.end()}, std::move(values)};
+    const JointPose& rest = c_.asset.skeleton.rest_pose()[joint];
+    const float* r = kind == 0 ? rest.translation : kind == 1 ? rest.rotation : rest.scale;
+    float rest_value[4] = {r[0], r[1], r[2], r[3]};
+    if (kind == 1) unit_quaternion(rest_value);  // as the node's rotation is written
+    if (same_pose_value(&values[0], rest_value, components)) return std::nullopt;
+    values.resize(components);
+    return detail::JointChannel{joint, kind, {times[0] > 0 ? 0.0f : times[0]}, std::move(values)};
+  }
+
+  // A clip's joint channels into the animation (compressed: reduced, rotations as normalized 16-bit).
+  void add_joint_channels(json& animation, std::vector<detail::JointChannel> channels) {
+    bool short_rotations = false;
+    for (const detail::JointChannel& ch : channels) stats_.joint_keys_full += ch.times.size();
+    if (options_.compress) {
+      detail::KeyReduction reduced =
+          detail::reduce_keys(channels, c_.asset.skeleton, options_.tolerance, options_.shell_distance, true);
+      channels = std::move(reduced.channels);
+      short_rotations = reduced.short_rotations;
+      stats_.worst_error = std::max(stats_.worst_error, reduced.worst_error);
     }
-    add_channel(animation, joint,
-                kind == 0   ? "translation"
-                : kind == 1 ? "rotation"
-                            : "scale",
-                times, values);
+    for (const detail::JointChannel& ch : channels) {
+      stats_.joint_keys += ch.times.size();
+      if (ch.kind == 1 && short_rotations) {
+        std::vector<int32_t> q(ch.values.size());
+        for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int32_t>(std::lround(ch.values[i] * 32767));
+        add_sampler_channel(animation, ch.joint, "rotation", ch.times,
+                            buffer_.add_shorts(q, 4, kShort, true, false));
+      } else {
+        add_channel(animation, ch.joint,
+                    ch.kind == 0   ? "translation"
+                    : ch.kind == 1 ? "rotation"
+                                   : "scale",
+                    ch.times, ch.values);
+      }
+    }
   }
 
   void write_animations() {
@@ -616,6 +749,10 @@ class Exporter {
       json animation = {{"name", clip.name()}, {"channels", json::array()}, {"samplers", json::array()}};
       const RootMotionTrack* root_motion =
           c < c_.root_motion.size() && c_.root_motion[c].joint >= 0 ? &c_.root_motion[c] : nullptr;
+      std::vector<detail::JointChannel> channels;
+      auto keep = [&](std::optional<detail::JointChannel> ch) {
+        if (ch) channels.push_back(std::move(*ch));
+      };
       if (clip.layout() == Clip::Layout::kKeyed) {  // (root motion is only taken out of frames)
         const auto first = clip.channel_first();
         for (int j = 0; j < std::min(joints, clip.joint_count()); ++j)
@@ -629,7 +766,7 @@ class Exporter {
             const int components = kind == 1 ? 4 : 3;
             for (uint32_t k = begin; k < end; ++k)
               values.insert(values.end(), &clip.key_values()[k * 4], &clip.key_values()[k * 4] + components);
-            add_joint_channel(animation, j, kind, times, std::move(values));
+            keep(joint_channel(j, kind, times, std::move(values)));
           }
       } else {
         ClipFrames frames = clip_frames(clip);
@@ -644,9 +781,10 @@ class Exporter {
               const float* v = kind == 0 ? p.translation : kind == 1 ? p.rotation : p.scale;
               values.insert(values.end(), v, v + components);
             }
-            add_joint_channel(animation, j, kind, frames.times, std::move(values));
+            keep(joint_channel(j, kind, frames.times, std::move(values)));
           }
       }
+      add_joint_channels(animation, std::move(channels));
       write_morph_weights(clip, animation);
       cover_duration(clip, animation);
       json extras = {{"duration", clip.duration()}};
@@ -725,7 +863,11 @@ class Exporter {
   }
 
   Result<GltfExport> finish() {
-    GltfExport out;
+    GltfExport out = std::move(stats_);
+    if (options_.compress && doc_.contains("meshes")) {
+      doc_["extensionsUsed"] = {"KHR_mesh_quantization"};
+      doc_["extensionsRequired"] = {"KHR_mesh_quantization"};
+    }
     doc_["scene"] = 0;
     doc_["scenes"] = json::array({{{"nodes", scene_roots_}}});
     if (!buffer_.accessors.empty()) doc_["accessors"] = std::move(buffer_.accessors);
@@ -782,6 +924,7 @@ class Exporter {
   std::map<std::vector<float>, int> time_accessors_;
   std::vector<GltfOutputFile> side_files_;
   std::vector<std::string> dropped_;
+  GltfExport stats_;  // key counts and error (its files and dropped lines are filled by finish())
 };
 
 }  // namespace

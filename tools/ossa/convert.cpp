@@ -257,6 +257,9 @@ Result<FileReport> export_one(const ConvertArgs& args, const std::string& input,
     character.asset.clips = std::move(in_place->clips);
     character.root_motion = std::move(in_place->tracks);
   }
+  export_options.compress = args.compress;
+  export_options.tolerance = static_cast<float>(args.tolerance_mm / 1000.0);
+  export_options.shell_distance = static_cast<float>(args.shell_mm / 1000.0);
   output_error = true;
   const auto start = Clock::now();
   auto written = write_gltf(character, output, export_options);
@@ -266,6 +269,16 @@ Result<FileReport> export_one(const ConvertArgs& args, const std::string& input,
   for (const std::string& line : written->dropped)
     print_error("ossa: warning: %s: not in the glTF: %s\n", input.c_str(), line.c_str());
   for (const GltfOutputFile& f : written->files) report.bytes_out += f.bytes.size();
+  if (args.compress) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  joint keys %zu -> %zu (%.1f:1), error max %.4f mm (tolerance %.4f mm)",
+                  written->joint_keys_full, written->joint_keys,
+                  written->joint_keys ? double(written->joint_keys_full) / written->joint_keys : 0.0,
+                  written->worst_error * 1000, args.tolerance_mm);
+    report.clip_lines.push_back(line);
+    report.worst_error = written->worst_error;
+  }
   return report;
 }
 
@@ -287,8 +300,7 @@ int run_convert(const ConvertArgs& args) {
   const std::string format = !args.format.empty() ? args.format : batch ? "ossa" : format_of(args.output);
   const bool gltf = format != "ossa";
   if (gltf) {  // what glTF cannot take is refused before anything is read
-    const char* refused = args.compress      ? "--compress"
-                          : args.left_handed ? "--left-handed (glTF is right-handed)"
+    const char* refused = args.left_handed ? "--left-handed (glTF is right-handed)"
                           : !args.graph.empty()
                               ? "--graph (glTF has no animation graphs; embed it in a .ossa)"
                           : args.keys ? "--keys (glTF exports keep the keys by default)"
@@ -342,12 +354,12 @@ int run_convert(const ConvertArgs& args) {
     bytes_out += report->bytes_out;
     worst = std::max(worst, report->worst_error);
     print("%s -> %s: %zu -> %zu bytes", input.c_str(), output.c_str(), report->bytes_in, report->bytes_out);
-    if (args.compress)
+    if (args.compress && !gltf)
       print("; clips %zu raw -> %zu compressed (%.1f:1), error max %.4f mm, p99 %.4f mm",
             report->raw_clip_bytes, report->clip_bytes,
             report->clip_bytes ? double(report->raw_clip_bytes) / report->clip_bytes : 0.0,
             report->worst_error * 1000, report->worst_p99 * 1000);
-    if (args.compress)
+    if (args.compress && !gltf)
       print("; compressed in %.1f ms on %d thread%s (%.1f ms single-thread, %.2fx)", report->compress_ms,
             report->compress_threads, report->compress_threads > 1 ? "s" : "", report->compress_clip_ms,
             report->compress_ms > 0 ? report->compress_clip_ms / report->compress_ms : 0.0);

@@ -57,6 +57,15 @@ struct GltfExportOptions {
   // export deforms as the source file does in Blender. Both must outlive the call.
   std::span<const RawMesh> source_meshes;
   const RawSkeleton* source_skeleton = nullptr;
+  // Smaller files (`ossa convert --compress`): vertex attributes as 16-bit integers (KHR_mesh_quantization,
+  // required by the file: positions within 1/131070 of the mesh's box per axis, normals, tangents, UVs in 0-1
+  // and weights normalized), rotation keys as normalized 16-bit, and each clip's joint keys reduced while
+  // every virtual vertex (`shell_distance` from each joint along its axes, as .ossa compression measures)
+  // stays within `tolerance` of where the full keys put it, quantization included; measured in model space at
+  // every key time and between keys. Morph weights are kept as they are.
+  bool compress = false;
+  float tolerance = 1e-4f;       // metres (0.1 mm, ACL's default)
+  float shell_distance = 0.03f;  // metres
 };
 
 struct GltfOutputFile {
@@ -67,6 +76,10 @@ struct GltfOutputFile {
 struct GltfExport {
   std::vector<GltfOutputFile> files;  // the main file first (.glb or .gltf), then the .bin and images
   std::vector<std::string> dropped;   // what glTF could not hold, one line each (empty when nothing)
+  // Joint keys written (compressed: after reduction) against those of the full export, and the largest
+  // virtual-vertex error the reduction and quantization leave, in metres (0 without compress).
+  size_t joint_keys = 0, joint_keys_full = 0;
+  double worst_error = 0;
 };
 
 // The files of the export, in memory. `file_stem` names the side files of a .gltf ("hero" gives
