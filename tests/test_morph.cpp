@@ -986,7 +986,8 @@ TEST(MorphImport, AWeightForATargetTheMeshLacksIsAnErrorNamingTheFile) {
   auto scene = import_file(path);
   ASSERT_FALSE(scene);
   EXPECT_NE(scene.error().find("three_weights.gltf"), std::string::npos) << scene.error();
-  EXPECT_NE(scene.error().find("3 per key for a mesh with 2 morph targets"), std::string::npos) << scene.error();
+  EXPECT_NE(scene.error().find("3 per key for a mesh with 2 morph targets"), std::string::npos)
+      << scene.error();
   std::filesystem::remove_all(dir);
 }
 #endif
