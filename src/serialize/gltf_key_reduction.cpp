@@ -25,10 +25,14 @@ float interpolation_error(const JointChannel& ch, size_t a, size_t c, size_t k) 
     const Quat q = normalize(slerp(quat_at(ch.values, a), quat_at(ch.values, c), u));
     const Quat want = normalize(quat_at(ch.values, k));
     // The angle of conjugate(want) * q, from its vector part (acos of a float dot cannot see under 3e-4 rad).
-    const double w = double(want.w) * q.w + double(want.x) * q.x + double(want.y) * q.y + double(want.z) * q.z;
-    const double x = double(want.w) * q.x - double(want.x) * q.w - double(want.y) * q.z + double(want.z) * q.y;
-    const double y = double(want.w) * q.y + double(want.x) * q.z - double(want.y) * q.w - double(want.z) * q.x;
-    const double z = double(want.w) * q.z - double(want.x) * q.y + double(want.y) * q.x - double(want.z) * q.w;
+    const double w =
+        double(want.w) * q.w + double(want.x) * q.x + double(want.y) * q.y + double(want.z) * q.z;
+    const double x =
+        double(want.w) * q.x - double(want.x) * q.w - double(want.y) * q.z + double(want.z) * q.y;
+    const double y =
+        double(want.w) * q.y + double(want.x) * q.z - double(want.y) * q.w - double(want.z) * q.x;
+    const double z =
+        double(want.w) * q.z - double(want.x) * q.y + double(want.y) * q.x - double(want.z) * q.w;
     return static_cast<float>(2 * std::atan2(std::sqrt(x * x + y * y + z * z), std::fabs(w)));
   }
   float worst = 0, squared = 0;
