@@ -9,7 +9,7 @@
 // joints within 0.1 mm of the source (in metres, the bound itself), vertices within 1e-3 of the model's size
 // (16-bit positions, and the bound's rotation error at a vertex's distance from its joints).
 // Usage: node check_export.mjs OSSA_CLI MODEL OUT_DIR [--compress]   (OSSA_NODE_MODULES: where bootstrap.sh put
-// the packages)
+// the packages; OSSA_CHECK_FILE: check that glTF of MODEL instead of exporting one)
 // Exit 0: passed; 1: a check failed; 77: the npm packages are missing (ctest reports the test as skipped).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -212,6 +212,13 @@ async function compareWithThree(path) {
 
 mkdirSync(outDir, { recursive: true });
 const stem = basename(model, extname(model));
+// OSSA_CHECK_FILE: check that file (another tool's export of MODEL, e.g. gltfpack's) instead of exporting.
+const given = process.env.OSSA_CHECK_FILE;
+if (given) {
+  await validate(given);
+  await compareWithThree(given);
+  process.exit(failed ? 1 : 0);
+}
 for (const ext of ['.glb', '.gltf']) {
   const out = join(outDir, stem + ext);
   const args = ['--trusted', 'convert', model, '-o', out, ...(compress ? ['--compress'] : [])];
