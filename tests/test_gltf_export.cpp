@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -335,6 +336,38 @@ TEST(GltfExport, SaysWhatItDropsAndRefusesWhatGltfCannotHold) {
   auto refused = encode_gltf(c);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().find("left-handed"), std::string::npos) << refused.error();
+}
+
+TEST(GltfExport, ReplacesNamesThatAreNotUtf8AndSaysSo) {
+  SyntheticScene scene = synthetic_scene(5, 3);
+  scene.skeleton.joints[2].name = "bad\xff\xfe name";
+  auto asset = CharacterAsset::build(scene.skeleton, scene.clips, scene.meshes, "synthetic");
+  ASSERT_TRUE(asset) << asset.error();
+  LoadedCharacter c;
+  c.asset = std::move(asset).value();
+  auto exported = encode_gltf(c);
+  ASSERT_TRUE(exported) << exported.error();
+  ASSERT_FALSE(exported->dropped.empty());
+  EXPECT_NE(exported->dropped.back().find("UTF-8"), std::string::npos) << exported->dropped.back();
+  const auto& glb = exported->files[0].bytes;
+  uint32_t json_length = 0;
+  std::memcpy(&json_length, &glb[12], 4);
+  const auto doc = nlohmann::json::parse(glb.begin() + 20, glb.begin() + 20 + json_length);  // strict UTF-8
+  EXPECT_EQ(doc["nodes"][2]["name"], "bad\xef\xbf\xbd\xef\xbf\xbd name");
+}
+
+TEST(GltfExport, AFailedWriteLeavesNoSideFilesBehind) {
+  auto sample = load_keyed(source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(sample);
+  const fs::path folder = fs::path(::testing::TempDir()) / "ossa_gltf_partial";
+  fs::remove_all(folder);
+  fs::create_directories(folder / "hero.gltf");  // the main file cannot replace a folder
+  auto written = write_gltf(*sample, (folder / "hero.gltf").string());
+  ASSERT_FALSE(written);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(folder)) left.push_back(entry.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"hero.gltf"}) << written.error();
+  fs::remove_all(folder);
 }
 
 TEST(GltfExport, NeverWritesOverItsInput) {
