@@ -3,7 +3,8 @@
 Run by Blender (bpy needed):
   blender -b --factory-startup --python-exit-code 1 --python blender_gltf_check.py -- \
       export MODEL OUT.glb [REPEATS [STAND_IN]]
-      Import MODEL with the oracle's importer settings, export GLB with Blender's default settings REPEATS times;
+      Import MODEL with the oracle's importer settings, export GLB with Blender's default settings plus the
+      content Ossa writes (tangents, morph tangents, every influence) REPEATS times;
       write OUT.glb.timing.json = {"ms": best export-operator time, "bytes": size}.
       With STAND_IN set (--self-test's stand-in for Ossa): settings that make Blender's round trip as exact as it
       gets (FBX clips retimed to start at glTF time 0; glTF rest = node default pose, keys exported unsampled).
