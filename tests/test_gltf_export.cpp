@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -314,6 +316,46 @@ TEST(GltfExport, ImportingACompressedExportNamesTheExtension) {
   ASSERT_FALSE(scene);
   EXPECT_NE(scene.error().find("KHR_mesh_quantization"), std::string::npos) << scene.error();
   EXPECT_NE(scene.error().find("without --compress"), std::string::npos) << scene.error();
+}
+
+// The extras are read from files anyone may write: a bad notify is an error naming the file, a root-motion
+// joint the skeleton lacks too, and extras of the wrong shape are ignored.
+TEST(GltfExport, ExtrasFromElsewhereAreCheckedLikeASidecar) {
+  auto sample = load_keyed(source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(sample);
+  const fs::path folder = fs::path(::testing::TempDir()) / "ossa_gltf_extras";
+  fs::create_directories(folder);
+  const std::string path = (folder / "hero.gltf").string();
+  ASSERT_TRUE(write_gltf(*sample, path));
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto load_with = [&](const std::string& from, const std::string& to, bool every = false) {
+    std::string edited = text;
+    size_t at = edited.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    for (; at != std::string::npos; at = every ? edited.find(from, at + to.size()) : std::string::npos)
+      edited.replace(at, from.size(), to);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << edited;
+    ModelLoadOptions options;
+    options.import.isolate = false;
+    options.sidecar = false;
+    return load_character(path, options);
+  };
+  const std::string notifies = "\"notifies\":";
+  auto bad_notify = load_with(notifies, notifies + " [{\"name\": \"Late\", \"time\": 1e9}], \"x\":");
+  ASSERT_FALSE(bad_notify);
+  EXPECT_NE(bad_notify.error().find("hero.gltf (animation extras)"), std::string::npos) << bad_notify.error();
+  const std::string extras = "\"ossa\": {";
+  auto wrong_shape = load_with(notifies, "\"notifies_renamed\":", true);
+  ASSERT_TRUE(wrong_shape) << wrong_shape.error();
+  EXPECT_FALSE((*wrong_shape)->has_notifies());
+  auto bad_joint = load_with(extras, extras + "\"rootMotion\": {\"joint\": \"NoSuchJoint\"}, ");
+  ASSERT_FALSE(bad_joint);
+  EXPECT_NE(bad_joint.error().find("NoSuchJoint"), std::string::npos) << bad_joint.error();
+  fs::remove_all(folder);
 }
 
 TEST(GltfExport, SaysWhatItDropsAndRefusesWhatGltfCannotHold) {
