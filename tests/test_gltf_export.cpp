@@ -358,6 +358,28 @@ TEST(GltfExport, ExtrasFromElsewhereAreCheckedLikeASidecar) {
   fs::remove_all(folder);
 }
 
+// A STEP source keeps its interpolation: the importer's hold keys become STEP's own keys again (the round
+// trip and three.js check the values).
+TEST(GltfExport, StepChannelsAreWrittenAsStep) {
+  auto face = load_keyed(source_dir() + "/assets/sample/ossa_face_step.glb");
+  auto smooth = load_keyed(source_dir() + "/assets/sample/ossa_face.glb");
+  ASSERT_TRUE(face && smooth);
+  auto count = [](const LoadedCharacter& c, const std::string& interpolation) {
+    auto exported = encode_gltf(c);
+    EXPECT_TRUE(exported) << exported.error();
+    const auto& glb = exported->files[0].bytes;
+    uint32_t json_length = 0;
+    std::memcpy(&json_length, &glb[12], 4);
+    const auto doc = nlohmann::json::parse(glb.begin() + 20, glb.begin() + 20 + json_length);
+    int n = 0;
+    for (const auto& animation : doc["animations"])
+      for (const auto& sampler : animation["samplers"]) n += sampler["interpolation"] == interpolation;
+    return n;
+  };
+  EXPECT_GT(count(*face, "STEP"), 0);
+  EXPECT_EQ(count(*smooth, "STEP"), 0);
+}
+
 TEST(GltfExport, SaysWhatItDropsAndRefusesWhatGltfCannotHold) {
   auto sample = load_keyed(source_dir() + "/assets/sample/ossa_sample.fbx");
   ASSERT_TRUE(sample);

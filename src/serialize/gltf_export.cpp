@@ -175,6 +175,30 @@ bool same_pose_value(const float* a, const float* b, int components) {
   return std::memcmp(a, b, components * sizeof(float)) == 0;
 }
 
+// A STEP channel as Ossa's importer made it linear (gltf_interpolation.h: each key k > 0 preceded, one float
+// earlier, by a key holding key k - 1's value; a last key may repeat the value before it) is turned back into
+// STEP's own keys; any other channel is left as it is (false). `width` floats a key.
+bool as_step_keys(std::vector<float>& times, std::vector<float>& values, size_t width) {
+  const size_t n = times.size();
+  auto same = [&](size_t a, size_t b) {
+    return std::memcmp(&values[a * width], &values[b * width], width * sizeof(float)) == 0;
+  };
+  std::vector<size_t> kept = {0};
+  size_t i = 1;
+  for (; i + 1 < n; i += 2) {
+    if (times[i + 1] != std::nextafter(times[i], INFINITY) || !same(i, i - 1)) return false;
+    kept.push_back(i + 1);
+  }
+  if ((i < n && !same(i, i - 1)) || kept.size() < 2) return false;
+  std::vector<float> t, v;
+  for (size_t k : kept) {
+    t.push_back(times[k]);
+    v.insert(v.end(), values.begin() + k * width, values.begin() + (k + 1) * width);
+  }
+  times.swap(t), values.swap(v);
+  return true;
+}
+
 // One clip's joint poses at its frames (fixed-rate or quantized), frame-major.
 struct ClipFrames {
   std::vector<float> times;
@@ -679,15 +703,16 @@ class Exporter {
 
   // One channel: node `node`'s `path` over `times` with `components` floats per key.
   void add_channel(json& animation, int node, const char* path, std::span<const float> times,
-                   std::span<const float> values) {
+                   std::span<const float> values, bool step = false) {
     const std::string_view target = path;  // weights are scalars, however many targets a key holds
     const int components = target == "rotation" ? 4 : target == "weights" ? 1 : 3;
-    add_sampler_channel(animation, node, path, times, buffer_.add_floats(values, components, false));
+    add_sampler_channel(animation, node, path, times, buffer_.add_floats(values, components, false), step);
   }
   void add_sampler_channel(json& animation, int node, const char* path, std::span<const float> times,
-                           int output) {
+                           int output, bool step = false) {
     json& samplers = animation["samplers"];
-    samplers.push_back({{"input", times_accessor(times)}, {"interpolation", "LINEAR"}, {"output", output}});
+    samplers.push_back(
+        {{"input", times_accessor(times)}, {"interpolation", step ? "STEP" : "LINEAR"}, {"output", output}});
     animation["channels"].push_back(
         {{"sampler", samplers.size() - 1}, {"target", {{"node", node}, {"path", path}}}});
   }
@@ -703,14 +728,18 @@ class Exporter {
     bool constant = true;
     for (size_t k = 1; k < keys && constant; ++k)
       constant = same_pose_value(&values[0], &values[k * components], components);
-    if (!constant) return detail::JointChannel{joint, kind, {times.begin(), times.end()}, std::move(values)};
+    if (!constant) {
+      detail::JointChannel ch{joint, kind, {times.begin(), times.end()}, std::move(values), false};
+      ch.step = as_step_keys(ch.times, ch.values, components);
+      return ch;
+    }
     const JointPose& rest = c_.asset.skeleton.rest_pose()[joint];
     const float* r = kind == 0 ? rest.translation : kind == 1 ? rest.rotation : rest.scale;
     float rest_value[4] = {r[0], r[1], r[2], r[3]};
     if (kind == 1) unit_quaternion(rest_value);  // as the node's rotation is written
     if (same_pose_value(&values[0], rest_value, components)) return std::nullopt;
     values.resize(components);
-    return detail::JointChannel{joint, kind, {times[0] > 0 ? 0.0f : times[0]}, std::move(values)};
+    return detail::JointChannel{joint, kind, {times[0] > 0 ? 0.0f : times[0]}, std::move(values), false};
   }
 
   // A clip's joint channels into the animation (compressed: reduced, rotations as normalized 16-bit).
@@ -730,13 +759,13 @@ class Exporter {
         std::vector<int32_t> q(ch.values.size());
         for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int32_t>(std::lround(ch.values[i] * 32767));
         add_sampler_channel(animation, ch.joint, "rotation", ch.times,
-                            buffer_.add_shorts(q, 4, kShort, true, false));
+                            buffer_.add_shorts(q, 4, kShort, true, false), ch.step);
       } else {
         add_channel(animation, ch.joint,
                     ch.kind == 0   ? "translation"
                     : ch.kind == 1 ? "rotation"
                                    : "scale",
-                    ch.times, ch.values);
+                    ch.times, ch.values, ch.step);
       }
     }
   }
@@ -858,7 +887,8 @@ class Exporter {
       std::vector<float> weights;
       for (uint32_t k = 0; k < track.key_count; ++k)
         for (int t = 0; t < targets; ++t) weights.push_back(tracks.key_weight(chosen, k, t));
-      add_channel(animation, mesh_nodes_[m], "weights", times, weights);
+      const bool step = as_step_keys(times, weights, static_cast<size_t>(targets));
+      add_channel(animation, mesh_nodes_[m], "weights", times, weights, step);
     }
   }
 

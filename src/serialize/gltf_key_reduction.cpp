@@ -46,7 +46,7 @@ float interpolation_error(const JointChannel& ch, size_t a, size_t c, size_t k) 
 
 JointChannel reduce_channel(const JointChannel& ch, float bound) {
   const size_t n = ch.times.size(), width = components_of(ch.kind);
-  if (n <= 2 || bound <= 0) return ch;
+  if (n <= 2 || bound <= 0 || ch.step) return ch;
   std::vector<size_t> kept = {0};
   for (size_t a = 0; a + 1 < n;) {
     size_t c = a + 1;
@@ -59,7 +59,7 @@ JointChannel reduce_channel(const JointChannel& ch, float bound) {
     kept.push_back(c);
     a = c;
   }
-  JointChannel out{ch.joint, ch.kind, {}, {}};
+  JointChannel out{ch.joint, ch.kind, {}, {}, false};
   for (size_t k : kept) {
     out.times.push_back(ch.times[k]);
     out.values.insert(out.values.end(), ch.values.begin() + k * width, ch.values.begin() + (k + 1) * width);
@@ -76,6 +76,10 @@ void sample(const JointChannel& ch, float time, float* out) {
     return;
   }
   const size_t a = c - 1;
+  if (ch.step) {
+    std::copy_n(ch.values.begin() + a * width, width, out);
+    return;
+  }
   const float u = (time - ch.times[a]) / (ch.times[c] - ch.times[a]);
   if (ch.kind == 1) {
     const Quat q = slerp(quat_at(ch.values, a), quat_at(ch.values, c), u);

@@ -22,6 +22,7 @@ struct JointChannel {
   int kind = 0;               // 0 translation, 1 rotation (x, y, z, w), 2 scale
   std::vector<float> times;   // ascending
   std::vector<float> values;  // 3 or 4 a key
+  bool step = false;          // STEP: each key holds until the next (kept as it is)
 };
 
 struct KeyReduction {

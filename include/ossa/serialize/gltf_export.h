@@ -20,9 +20,10 @@
 //     JPEG images, embedded in a .glb, files beside a .gltf;
 //   * morph targets (dense: assimp 5.2 cannot read sparse accessors), names in `extras.targetNames` and the
 //     mesh's default weights;
-//   * one animation per clip, LINEAR. Keyed clips keep their own key times (the importer has already turned
-//     STEP and CUBICSPLINE channels into linear keys, so the curves are the same); fixed-rate and quantized
-//     clips write their frames. A channel that never changes is one key; one that holds the rest pose
+//   * one animation per clip. Keyed clips keep their own key times; a STEP channel (which the importer made
+//     linear with a holding key before each key) is written as STEP again, a CUBICSPLINE one as the linear
+//     keys the importer sampled it to (within its tolerance); fixed-rate and quantized clips write their
+//     frames. A channel that never changes is one key; one that holds the rest pose
 //     throughout is left out. Morph weight tracks go to the mesh nodes' `weights`;
 //   * clips with root motion (a .ossa converted with --root-motion) are written with the travel put back,
 //     so that every glTF client sees the character move; `extras` record what Ossa needs to take it out
