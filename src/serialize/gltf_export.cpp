@@ -2,7 +2,10 @@
 #include "ossa/serialize/gltf_export.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
