@@ -53,13 +53,23 @@ mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
+chroot_env=()
+# This machine's own way out to the registries: where its egress re-signs TLS with a local CA (trusted here through
+# NODE_EXTRA_CA_CERTS or /usr/local/share/ca-certificates), the chroot's node trusts that CA too, so npm reaches the
+# npm registry as it does here. A user's machine needs none of this.
+mkdir -p "$root/etc/ssl"
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+  cp "$NODE_EXTRA_CA_CERTS" "$root/etc/ssl/host-extra-ca.pem"
+elif compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cat /usr/local/share/ca-certificates/*.crt >"$root/etc/ssl/host-extra-ca.pem"
+fi
+[ -f "$root/etc/ssl/host-extra-ca.pem" ] && chroot_env+=(NODE_EXTRA_CA_CERTS=/etc/ssl/host-extra-ca.pem)
 # The compiler cache ($CCACHE_DIR, as .ci/run sets it) is shared with the chroot: this check proves packages and
 # commands, not compile outputs, so it need not compile everything again. Its clone is /root/ossa.
-ccache_env=()
 if [ -n "${CCACHE_DIR:-}" ] && [ -d "$CCACHE_DIR" ]; then
   mkdir -p "$root/var/cache/ossa-ccache"
   mount --bind "$CCACHE_DIR" "$root/var/cache/ossa-ccache"
-  ccache_env=(CCACHE_DIR=/var/cache/ossa-ccache CCACHE_BASEDIR=/root/ossa CCACHE_NOHASHDIR=true
+  chroot_env+=(CCACHE_DIR=/var/cache/ossa-ccache CCACHE_BASEDIR=/root/ossa CCACHE_NOHASHDIR=true
               "CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}")
 fi
 git clone -q --no-hardlinks "$here" "$root/root/ossa"
@@ -73,7 +83,7 @@ for command in "${commands[@]}"; do
   echo "fresh-debian-check: \$ $command"
   t=$SECONDS
   locked chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${ccache_env[@]}" \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${chroot_env[@]}" \
     bash -c "cd /root/ossa && $command" >"$root/command.log" 2>&1 || {
     tail -40 "$root/command.log"
     echo "fresh-debian-check: FAILED on a fresh Debian 12: $command" >&2
