@@ -23,12 +23,14 @@
 #include "ossa/serialize/load.h"
 #include "synthetic_character.h"
 #include "test_paths.h"
+#include "viewer/key_input.h"
 #include "viewer/notify_document.h"
 #ifdef OSSA_VIEWER_HAS_CAMERA
 #include "viewer/orbit_camera.h"
 #endif
 #include "viewer/script.h"
 #include "viewer/settings.h"
+#include "viewer/text.h"
 #include "viewer/timeline.h"
 
 namespace ossa::viewer {
@@ -1154,4 +1156,88 @@ TEST(ViewerSettings, DefaultPathIsInTheUsersConfigFolder) {
 #endif
 
 }  // namespace
+
+// The keyboard at a low frame rate (GLFW's key numbers: N 78, Space 32, Backspace 259).
+constexpr int kKeyN = 78, kKeySpace = 32, kKeyBackspace = 259;
+
+TEST(ViewerKeys, APressAndItsReleaseInOnePollAreSeenInTwoFrames) {
+  KeyInput keys;
+  keys.push_key(kKeySpace, KeyAction::kPress);
+  keys.push_key(kKeySpace, KeyAction::kRelease);
+  EXPECT_EQ(keys.next_frame().size(), 1u);
+  EXPECT_TRUE(keys.pressed(kKeySpace));
+  EXPECT_TRUE(keys.down(kKeySpace));  // down for one whole frame: Dear ImGui sees the press
+  EXPECT_EQ(keys.next_frame().size(), 1u);
+  EXPECT_FALSE(keys.pressed(kKeySpace));
+  EXPECT_FALSE(keys.down(kKeySpace));
+  EXPECT_TRUE(keys.next_frame().empty());
+}
+
+TEST(ViewerKeys, AHeldKeyActsOnceWhateverItsRepeats) {
+  KeyInput keys;
+  keys.push_key(kKeyN, KeyAction::kPress);
+  int presses = 0, steps = 0;
+  for (int frame = 0; frame < 60; ++frame) {
+    if (frame > 0) keys.push_key(kKeyN, KeyAction::kRepeat);
+    keys.next_frame();
+    presses += keys.pressed(kKeyN);
+    steps += keys.pressed_or_repeated(kKeyN);
+    EXPECT_TRUE(keys.down(kKeyN));
+  }
+  keys.push_key(kKeyN, KeyAction::kRelease);
+  keys.next_frame();
+  EXPECT_EQ(presses, 1);
+  EXPECT_EQ(steps, 60);  // stepping frames follows the system's repeat
+  EXPECT_FALSE(keys.down(kKeyN));
+}
+
+TEST(ViewerKeys, TypingKeepsItsOrderAcrossFrames) {
+  // "a", Backspace tapped twice, "b", all in one poll: every Backspace is a frame of its own, and "b" comes
+  // after them, as typed.
+  KeyInput keys;
+  keys.push_character('a');
+  for (int i = 0; i < 2; ++i) {
+    keys.push_key(kKeyBackspace, KeyAction::kPress);
+    keys.push_key(kKeyBackspace, KeyAction::kRelease);
+  }
+  keys.push_character('b');
+  std::string typed;
+  int frames = 0;
+  while (keys.pending() > 0 && frames < 10) {
+    ++frames;
+    for (const InputEvent& e : keys.next_frame()) {
+      if (e.kind == InputEvent::Kind::kCharacter) typed += static_cast<char>(e.codepoint);
+    }
+    if (keys.pressed(kKeyBackspace)) typed += '<';
+  }
+  EXPECT_EQ(typed, "a<<b");
+  EXPECT_EQ(frames, 4);  // a, press | release | press | release, b: one change of Backspace a frame
+}
+
+TEST(ViewerKeys, CombinationsAreGlfwCodesModifiersFirst) {
+  EXPECT_EQ(parse_key_combo("n"), std::vector<int>{kKeyN});
+  EXPECT_EQ(parse_key_combo("ctrl+s"), (std::vector<int>{341, 'S'}));
+  EXPECT_EQ(parse_key_combo("shift+f12"), (std::vector<int>{340, 301}));
+  EXPECT_EQ(parse_key_combo("backspace"), std::vector<int>{kKeyBackspace});
+  for (const char* bad : {"", "ctrl+", "+n", "f0", "f13", "f01", "N", "nn", "ctrl++n"})
+    EXPECT_TRUE(parse_key_combo(bad).empty()) << bad;
+}
+
+TEST(ViewerText, CodePointsOfUtf8WithMalformedBytesReplaced) {
+  EXPECT_EQ(utf8_code_points("Step"), U"Step");
+  EXPECT_EQ(utf8_code_points("Pas\xc3\xa9"), U"Pas\u00e9");
+  EXPECT_EQ(utf8_code_points("\xf0\x9f\x91\xa3"), U"\U0001F463");
+  EXPECT_EQ(utf8_code_points("a\xc3"), U"a\uFFFD");          // truncated
+  EXPECT_EQ(utf8_code_points("\xc0\xaf"), U"\uFFFD\uFFFD");  // overlong '/'
+}
+
+TEST(ViewerKeys, KeysOutsideGlfwsRangeAreDropped) {
+  KeyInput keys;
+  keys.push_key(-1, KeyAction::kPress);  // GLFW_KEY_UNKNOWN
+  keys.push_key(KeyInput::kMaxKey, KeyAction::kPress);
+  EXPECT_EQ(keys.pending(), 0u);
+  EXPECT_FALSE(keys.down(-1));
+  EXPECT_FALSE(keys.down(1 << 20));
+}
+
 }  // namespace ossa::viewer

@@ -451,6 +451,22 @@ TEST(ViewerWindow, AClickDoesNotSwingTheCamera) {
   EXPECT_LE(d.fraction_over, 0.0005) << "the view changed: max difference " << d.max_difference;
 }
 
+// Every key event of a poll arriving at once (the script's key, hold and type actions): taps act once, a held
+// key acts once, a text field gets every Backspace and Enter (tests/viewer/keys.txt says what is checked).
+TEST(ViewerWindow, KeysActOncePerPressAtALowFrameRate) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("keys");
+  const ViewerRun run = run_view(dir, "keys.txt");
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
+TEST(ViewerWindow, NotifyFieldsFollowTheDocument) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("fields");
+  const ViewerRun run = run_view(dir, "fields.txt");
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("bad_script");

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "ossa/core/file_io.h"
+#include "viewer/key_input.h"
 #include "viewer/notify_document.h"
 
 namespace ossa::viewer {
@@ -27,7 +28,7 @@ constexpr double kMaxCrowd = 10000;
 
 // What one argument of an action must be.
 struct Arg {
-  enum Kind { kText, kNumber, kInteger, kChoice, kJsonRest } kind = kText;
+  enum Kind { kText, kNumber, kInteger, kChoice, kJsonRest, kKeys } kind = kText;
   double min = 0, max = 0;           // kNumber, kInteger
   std::vector<const char*> choices;  // kChoice
   const char* what = "";             // names the argument in errors
@@ -41,6 +42,9 @@ Arg number(const char* what, double min, double max) {
 }
 Arg integer(const char* what, double min, double max) {
   return {Arg::kInteger, min, max, {}, what};
+}
+Arg keys(const char* what) {
+  return {Arg::kKeys, 0, 0, {}, what};
 }
 Arg choice(const char* what, std::vector<const char*> choices) {
   return {Arg::kChoice, 0, 0, std::move(choices), what};
@@ -95,6 +99,14 @@ const std::vector<ActionSpec>& action_table() {
       {"export", 1, {text("PATH")}},
       {"click", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
       {"tap", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
+      {"key", 1, {keys("KEYS")}},
+      {"hold", 2, {keys("KEYS"), integer("FRAMES", 1, kMaxFrames)}},
+      {"type", 1, {text("TEXT")}},
+      {"click-field", 1, {text("LABEL")}},
+      {"expect-text", 2, {text("LABEL"), text("TEXT")}},
+      {"expect-notifies", 1, {integer("N", 0, 1e9)}},
+      {"expect-paused", 1, {choice("state", {"yes", "no"})}},
+      {"expect-notify", 1, {text("NAME")}},
       {"drag",
        4,
        {number("X0", 0, kMaxPixels), number("Y0", 0, kMaxPixels), number("X1", 0, kMaxPixels),
@@ -228,6 +240,12 @@ std::string check_action(ScriptAction& action) {
         action.numbers.push_back(value);
         break;
       }
+      case Arg::kKeys:
+        if (parse_key_combo(word).empty())
+          return std::string(arg.what) + " '" + word +
+                 "' is not a key combination (a-z, 0-9, space, enter, tab, backspace, delete, escape, left, "
+                 "right, up, down, home, end, f1-f12, joined by '+' to ctrl, shift, alt)";
+        break;
       case Arg::kJsonRest:
         if (std::string error = NotifyDocument::payload_error(word); !error.empty())
           return "the payload is not valid JSON: " + error;

@@ -24,6 +24,10 @@
 //   undo / redo               save [PATH]               click X Y / drag X0 Y0 X1 Y1
 //   export PATH               (the character as glTF: .glb or .gltf, with the notifies as edited)
 //   tap X Y                   (a click whose pointer arrives and presses in one poll, as at a low frame rate)
+//   key KEYS                  (pressed and released in one poll: "n", "space", "ctrl+s"; see key_input.h)
+//   hold KEYS FRAMES          (pressed, auto-repeating for FRAMES frames, released)
+//   type TEXT                 (its characters in one poll)   click-field name|rename|payload
+//   expect-text name|rename|payload TEXT   expect-notifies N   expect-notify NAME   expect-paused yes|no
 //   screenshot PATH.png       wait FRAMES               expect-clip NAME / expect-events N
 //   expect-error [TEXT]       quit [STATUS]
 // Every line is checked when the script is read: an unknown action or a bad number is an error naming the

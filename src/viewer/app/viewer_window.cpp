@@ -24,6 +24,7 @@
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 
 #include "ossa/core/file_io.h"
 #include "ossa/render/baked_animation.h"
@@ -34,12 +35,14 @@
 #include "ossa/serialize/gltf_export.h"
 #include "render/draw_plan.h"
 #include "viewer/graph_document.h"
+#include "viewer/key_input.h"
 #include "viewer/notify_document.h"
 #include "viewer/orbit_camera.h"
 #include "viewer/playback.h"
 #include "viewer/retarget_session.h"
 #include "viewer/script.h"
 #include "viewer/settings.h"
+#include "viewer/text.h"
 #include "viewer/timeline.h"
 
 namespace ossa::viewer {
@@ -246,8 +249,16 @@ class App {
   uint32_t selected_notify_ = 0;
   std::string new_notify_name_ = "Event";
   float new_notify_duration_ = 0;
-  std::string payload_text_;
+  // The notify editor's text fields: what each shows, loaded from the document when the selection or the
+  // document's value changes (undo, redo, a script) and not while the user types in it.
+  std::string payload_text_, payload_loaded_;
   uint32_t payload_for_ = 0;
+  std::string rename_text_, rename_loaded_;
+  uint32_t rename_for_ = 0;
+  bool rename_active_ = false;
+  std::unordered_map<std::string, std::pair<ImVec2, ImVec2>>
+      field_rects_;  // script: the last frame's named fields
+  void remember_field(const char* label);
   int crossfade_target_ = 0;
   float crossfade_duration_ = 0.3f;
   bool crossfade_sync_ = false;
@@ -279,6 +290,11 @@ class App {
   ImVec2 script_mouse_{-FLT_MAX, -FLT_MAX};
   bool script_down_ = false;
   std::vector<std::pair<ImVec2, bool>> script_pointer_;  // queued (position, button down), one per frame
+  // Keyboard: GLFW's callbacks (or a script) queue events; each frame takes its share (viewer/key_input.h).
+  KeyInput keys_;
+  std::vector<int> held_keys_;  // script: `hold`, auto-repeating for held_frames_ more frames
+  int held_frames_ = 0;
+  void feed_keys();
   std::vector<std::string> pending_drops_;
 };
 
@@ -343,6 +359,16 @@ bool App::create_window() {
   ImGui::GetStyle().ScaleAllSizes(ui_scale_);
   io.FontGlobalScale = ui_scale_;
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  // Keys and characters go through our queue instead of straight into Dear ImGui (see feed_keys()); a
+  // scripted run sees only its script's keys, as it sees only its pointer.
+  glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int, int action, int) {
+    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
+    if (app->script_.empty()) app->keys_.push_key(key, static_cast<KeyAction>(action));
+  });
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int codepoint) {
+    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
+    if (app->script_.empty()) app->keys_.push_character(codepoint);
+  });
   ImGui_ImplOpenGL3_Init("#version 450");
   imgui_ready_ = true;
   return true;
@@ -537,6 +563,40 @@ bool App::run_action(const ScriptAction& a) {
     }
     return true;
   }
+  if (verb == "key" || verb == "hold") {
+    // All in one poll, as at a low frame rate: modifiers, the key, then (key) the releases.
+    const std::vector<int> combo = parse_key_combo(w[0]);
+    for (int key : combo) keys_.push_key(key, KeyAction::kPress);
+    if (verb == "hold") {
+      held_keys_ = combo;
+      held_frames_ = static_cast<int>(number(0));
+    } else {
+      for (auto key = combo.rbegin(); key != combo.rend(); ++key) keys_.push_key(*key, KeyAction::kRelease);
+    }
+    return true;
+  }
+  if (verb == "type") {
+    for (char32_t c : utf8_code_points(w[0])) keys_.push_character(static_cast<uint32_t>(c));
+    return true;
+  }
+  if (verb == "click-field") {
+    const auto field = field_rects_.find(w[0]);
+    if (field == field_rects_.end()) return fail(a, "no field '" + w[0] + "' was drawn");
+    const ImVec2 center((field->second.first.x + field->second.second.x) / 2,
+                        (field->second.first.y + field->second.second.y) / 2);
+    script_pointer_.push_back({center, false});
+    script_pointer_.push_back({center, true});
+    script_pointer_.push_back({center, false});
+    return true;
+  }
+  if (verb == "expect-text") {
+    const std::string* shown = w[0] == "payload"  ? &payload_text_
+                               : w[0] == "rename" ? &rename_text_
+                               : w[0] == "name"   ? &new_notify_name_
+                                                  : nullptr;
+    if (!shown) return fail(a, "no text field '" + w[0] + "' (payload, rename, name)");
+    return *shown == w[1] || fail(a, "the field '" + w[0] + "' shows '" + *shown + "'");
+  }
   if (verb == "lighting") {
     parse_lighting_mode(w[0], lighting_);
     return true;
@@ -697,6 +757,16 @@ bool App::run_action(const ScriptAction& a) {
            fail(a,
                 "the clip playing is '" + (clip >= 0 ? asset.clips[clip].name() : std::string("none")) + "'");
   }
+  if (verb == "expect-paused") {
+    return p.paused() == (w[0] == "yes") || fail(a, p.paused() ? "paused" : "playing");
+  }
+  if (verb == "expect-notifies") {
+    const auto want = static_cast<size_t>(number(0));
+    const size_t have = doc_->notifies.notifies(clip).size();
+    return have == want ||
+           fail(a, "the clip has " + std::to_string(have) + " notifies, expected " + std::to_string(want));
+  }
+  if (verb == "expect-notify") return notify_named(w[0]) || fail(a, "the clip has no notify '" + w[0] + "'");
   if (verb == "expect-events") {
     const auto want = static_cast<size_t>(number(0));
     return p.events().size() == want ||
@@ -725,10 +795,12 @@ void App::run_script_actions() {
     return;
   }
   // A screenshot waits for the frame to be drawn (run() takes it after drawing, before the swap).
-  while (!quit_ && wait_frames_ == 0 && next_action_ < script_.size() && script_pointer_.empty() &&
+  // Input a script gave is taken first (a key's press and release arrive in separate frames).
+  auto input_done = [&] { return script_pointer_.empty() && keys_.pending() == 0 && held_frames_ == 0; };
+  while (!quit_ && wait_frames_ == 0 && next_action_ < script_.size() && input_done() &&
          script_[next_action_].action != "screenshot")
     run_action(script_[next_action_++]);
-  if (next_action_ >= script_.size() && wait_frames_ == 0 && script_pointer_.empty()) quit_ = true;
+  if (next_action_ >= script_.size() && wait_frames_ == 0 && input_done()) quit_ = true;
 }
 
 bool App::screenshot(const std::string& path) {
@@ -1347,6 +1419,7 @@ void App::draw_notify_editor() {
   const int clip = doc_->playback->clip();
   NotifyDocument& notifies = doc_->notifies;
   ImGui::InputText("name", &new_notify_name_);
+  remember_field("name");
   ImGui::SliderFloat("state s", &new_notify_duration_, 0, 2, new_notify_duration_ > 0 ? "%.2f" : "instant");
   if (ImGui::Button("Add at playhead (N)")) {
     uint32_t id = 0;
@@ -1363,8 +1436,17 @@ void App::draw_notify_editor() {
   }
   EditableNotify edit = *n;
   const uint32_t id = edit.id;
-  if (ImGui::InputText("rename", &edit.name, ImGuiInputTextFlags_EnterReturnsTrue))
-    edited(notifies.rename(clip, id, edit.name));
+  // A rename is made when the field is left (Enter, Tab or a click elsewhere), not only on Enter.
+  if (rename_for_ != id || (!rename_active_ && rename_loaded_ != edit.name))
+    rename_text_ = rename_loaded_ = edit.name, rename_for_ = id;
+  ImGui::InputText("rename", &rename_text_);
+  remember_field("rename");
+  rename_active_ = ImGui::IsItemActive();
+  if (ImGui::IsItemDeactivated() && rename_text_ != edit.name) {
+    const std::string refusal = notifies.rename(clip, id, rename_text_);
+    if (!refusal.empty()) rename_text_ = edit.name;  // an empty or bad name: the field shows the kept one
+    edited(refusal);
+  }
   // A drag of a field is one undo step, and the Animator gets the result when it ends.
   auto grouped = [&](bool changed, auto&& apply) {
     if (ImGui::IsItemActivated()) notifies.begin_group();
@@ -1378,8 +1460,11 @@ void App::draw_notify_editor() {
           [&] { status_message_ = notifies.move(clip, id, edit.time); });
   grouped(ImGui::DragFloat("duration", &edit.duration, 0.005f, 0, 1e7f, "%.3f s"),
           [&] { status_message_ = notifies.set_duration(clip, id, edit.duration); });
-  if (payload_for_ != id) payload_text_ = edit.payload, payload_for_ = id;
+  // The box follows the document (selection, undo, redo); text being typed is kept until it is applied.
+  if (payload_for_ != id || payload_loaded_ != edit.payload)
+    payload_text_ = payload_loaded_ = edit.payload, payload_for_ = id;
   ImGui::InputTextMultiline("payload", &payload_text_, ImVec2(-1, 70 * ui_scale_));
+  remember_field("payload");
   const std::string payload_error = NotifyDocument::payload_error(payload_text_);
   if (!payload_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 90, 255));
@@ -1388,7 +1473,8 @@ void App::draw_notify_editor() {
   } else if (payload_text_ != edit.payload && ImGui::Button("Apply payload")) {
     edited(notifies.set_payload(clip, id, payload_text_));
     // The document keeps payloads canonical (compact, keys sorted: what a game receives): show that.
-    if (const EditableNotify* applied = notifies.find(clip, id)) payload_text_ = applied->payload;
+    if (const EditableNotify* applied = notifies.find(clip, id))
+      payload_text_ = payload_loaded_ = applied->payload;
   }
   if (ImGui::Button("Delete (Del)")) {
     edited(notifies.remove(clip, id));
@@ -1952,6 +2038,29 @@ void App::draw_error() {
   ImGui::PopStyleColor();
 }
 
+void App::feed_keys() {
+  if (held_frames_ > 0 && !held_keys_.empty()) {
+    keys_.push_key(held_keys_.back(), KeyAction::kRepeat);
+    if (--held_frames_ == 0) {
+      for (auto key = held_keys_.rbegin(); key != held_keys_.rend(); ++key)
+        keys_.push_key(*key, KeyAction::kRelease);
+      held_keys_.clear();
+    }
+  }
+  // Dear ImGui 1.86 reads key state once a frame: give it this frame's share, through its GLFW backend's own
+  // handlers (which also keep Ctrl, Shift and Alt).
+  for (const InputEvent& event : keys_.next_frame()) {
+    if (event.kind == InputEvent::Kind::kKey)
+      ImGui_ImplGlfw_KeyCallback(window_, event.key, 0, static_cast<int>(event.action), 0);
+    else
+      ImGui_ImplGlfw_CharCallback(window_, event.codepoint);
+  }
+}
+
+void App::remember_field(const char* label) {
+  field_rects_[label] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
+}
+
 void App::frame(float dt) {
   const auto start = Clock::now();
   for (const std::string& path : pending_drops_) open(path);
@@ -1959,6 +2068,7 @@ void App::frame(float dt) {
 
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  feed_keys();
   ImGuiIO& io = ImGui::GetIO();
   if (!script_.empty()) {
     // Scripted runs see only the script's pointer (deterministic, whatever the real pointer does).
@@ -1979,32 +2089,33 @@ void App::frame(float dt) {
   if (doc_ && !io.WantTextInput) {
     Playback& p = *doc_->playback;
     const bool ctrl = io.KeyCtrl;
-    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) p.set_paused(!p.paused());
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) p.step_frames(1);
-    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) p.step_frames(-1);
-    if (ImGui::IsKeyPressed(GLFW_KEY_HOME)) p.seek(0);
-    if (ImGui::IsKeyPressed(GLFW_KEY_F)) camera_.refit(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
-    if (ImGui::IsKeyPressed(GLFW_KEY_G)) grid_ = !grid_;
-    if (ImGui::IsKeyPressed(GLFW_KEY_K)) skeleton_ = !skeleton_;
+    // An action runs once per press; stepping frames follows the key's auto-repeat.
+    if (keys_.pressed(GLFW_KEY_SPACE)) p.set_paused(!p.paused());
+    if (keys_.pressed_or_repeated(GLFW_KEY_RIGHT)) p.step_frames(1);
+    if (keys_.pressed_or_repeated(GLFW_KEY_LEFT)) p.step_frames(-1);
+    if (keys_.pressed(GLFW_KEY_HOME)) p.seek(0);
+    if (keys_.pressed(GLFW_KEY_F)) camera_.refit(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
+    if (keys_.pressed(GLFW_KEY_G)) grid_ = !grid_;
+    if (keys_.pressed(GLFW_KEY_K)) skeleton_ = !skeleton_;
     for (int i = 0; i < 5; ++i)
-      if (ImGui::IsKeyPressed(GLFW_KEY_1 + i)) lighting_ = static_cast<LightingMode>(i);
-    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Z) && doc_->notifies.undo()) edited("");
-    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Y) && doc_->notifies.redo()) edited("");
-    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_S)) save_notifies("");
-    if (!ctrl && ImGui::IsKeyPressed(GLFW_KEY_N)) {
+      if (keys_.pressed(GLFW_KEY_1 + i)) lighting_ = static_cast<LightingMode>(i);
+    if (ctrl && keys_.pressed(GLFW_KEY_Z) && doc_->notifies.undo()) edited("");
+    if (ctrl && keys_.pressed(GLFW_KEY_Y) && doc_->notifies.redo()) edited("");
+    if (ctrl && keys_.pressed(GLFW_KEY_S)) save_notifies("");
+    if (!ctrl && keys_.pressed(GLFW_KEY_N)) {
       uint32_t id = 0;
       const std::string refusal =
           doc_->notifies.add(p.clip(), new_notify_name_, on_frame(p.time()), new_notify_duration_, &id);
       if (refusal.empty()) selected_notify_ = id;
       edited(refusal);
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_DELETE) && selected_notify_) {
+    if (keys_.pressed(GLFW_KEY_DELETE) && selected_notify_) {
       edited(doc_->notifies.remove(p.clip(), selected_notify_));
       selected_notify_ = 0;
     }
   }
-  if (!io.WantTextInput && io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O)) show_open_ = true;
-  if (!io.WantTextInput && io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) quit_ = true;
+  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed(GLFW_KEY_O)) show_open_ = true;
+  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed(GLFW_KEY_Q)) quit_ = true;
 
   draw_menu();
   draw_left_panel();
