@@ -25,6 +25,7 @@
 #include "test_paths.h"
 #include "viewer/key_input.h"
 #include "viewer/notify_document.h"
+#include "viewer/recovery.h"
 #ifdef OSSA_VIEWER_HAS_CAMERA
 #include "viewer/orbit_camera.h"
 #endif
@@ -456,6 +457,32 @@ TEST(ViewerDocument, DirtyComparesWithTheSavedState) {
   EXPECT_TRUE(document.dirty());
   document.mark_saved();
   EXPECT_FALSE(document.dirty());
+}
+
+TEST(ViewerDocument, RestoreTakesASetBackAsOneUndoStep) {
+  NotifyDocument document = sample_document();
+  const std::vector<Event> loaded = events_of(document);
+  NotifyDocument edited = sample_document();
+  const uint32_t first = edited.notifies(0).at(0).id;
+  ASSERT_EQ(edited.move(0, first, 0.3f), "");
+  ASSERT_EQ(edited.add(1, "Recovered", 0.25f, 0), "");
+  auto set = edited.to_notify_set(character());
+  ASSERT_TRUE(set.ok()) << set.error();
+
+  EXPECT_TRUE(document.restore(*set));
+  EXPECT_EQ(events_of(document), events_of(edited));
+  EXPECT_TRUE(document.dirty());
+  EXPECT_FALSE(document.restore(*set));  // already what it holds: no step
+  ASSERT_TRUE(document.undo());
+  EXPECT_EQ(events_of(document), loaded);
+  EXPECT_FALSE(document.dirty());
+  EXPECT_FALSE(document.can_undo());
+  ASSERT_TRUE(document.redo());
+  EXPECT_EQ(events_of(document), events_of(edited));
+  // Ids stay unique: an edit after a restore finds the notify it names.
+  const uint32_t id = document.notifies(1).back().id;
+  EXPECT_EQ(document.rename(1, id, "Renamed"), "");
+  EXPECT_EQ(document.notifies(1).back().name, "Renamed");
 }
 
 TEST(ViewerDocument, AFailedSaveKeepsTheDocumentDirtyAndThePreviousFile) {
@@ -1159,6 +1186,56 @@ TEST(ViewerSettings, DefaultPathIsInTheUsersConfigFolder) {
 
 // The keyboard at a low frame rate (GLFW's key numbers: N 78, Space 32, Backspace 259).
 constexpr int kKeyN = 78, kKeySpace = 32, kKeyBackspace = 259;
+
+// ---------------------------------------------------------------------------------------------- recovery
+
+TEST(ViewerRecovery, CopiesLiveInTheSettingsFolderNamedByTheModel) {
+  const std::string dir = fresh_dir("recovery-path");
+  const std::string settings = dir + "/config/viewer.json";
+  const std::string a = recovery_path(settings, dir + "/models/a.fbx");
+  const std::string b = recovery_path(settings, dir + "/models/b.fbx");
+  EXPECT_EQ(fs::path(a).parent_path(), fs::path(dir) / "config" / "recovery");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, recovery_path(settings, dir + "/models/../models/a.fbx"));  // the same model, however named
+  EXPECT_EQ(recovery_path("", dir + "/models/a.fbx"), "");                 // no settings: nothing kept
+}
+
+TEST(ViewerRecovery, WrittenCopiesReadBackOnlyForTheirModel) {
+  const std::string dir = fresh_dir("recovery-read");
+  const std::string model = dir + "/hero.fbx", other = dir + "/villain.fbx";
+  const std::string path = recovery_path(dir + "/viewer.json", model);
+  const std::string notifies = R"({"clips":{"Walk":[{"name":"Step","time":0.5}]}})";
+  ASSERT_TRUE(write_recovery(path, {recovery_model_key(model), "", notifies}).ok());
+  auto copy = read_recovery(path, model);
+  ASSERT_TRUE(copy.has_value());
+  EXPECT_EQ(copy->model, recovery_model_key(model));
+  EXPECT_EQ(copy->written.size(), 19u) << copy->written;  // YYYY-MM-DD HH:MM:SS
+  EXPECT_EQ(nlohmann::json::parse(copy->notifies_json), nlohmann::json::parse(notifies));
+  EXPECT_FALSE(read_recovery(path, other).has_value());  // a copy that names another model (a collision)
+  remove_recovery(path);
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(read_recovery(path, model).has_value());
+  EXPECT_FALSE(write_recovery(path, {model, "", "{not json"}).ok());
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(ViewerRecovery, DamagedCopiesAreIgnored) {
+  const std::string dir = fresh_dir("recovery-damaged");
+  const std::string model = dir + "/hero.fbx";
+  const std::string path = recovery_path(dir + "/viewer.json", model);
+  fs::create_directories(fs::path(path).parent_path());
+  const std::string key = nlohmann::json(recovery_model_key(model)).dump();
+  for (const std::string& text :
+       {std::string("{"), std::string("[]"), "{\"model\": " + key + "}",
+        "{\"model\": " + key + ", \"notifies\": 3}", std::string("{\"model\": 7, \"notifies\": {}}"),
+        "{\"model\": " + key + ", \"notifies\": " + std::string(100000, '[') + std::string(100000, ']') +
+            "}"}) {
+    write_all(path, text);
+    EXPECT_FALSE(read_recovery(path, model).has_value()) << text.substr(0, 80);
+  }
+  write_all(path, "{\"model\": " + key + ", \"notifies\": {\"clips\": {}}}");
+  EXPECT_TRUE(read_recovery(path, model).has_value());  // the control: the same shape, well formed
+}
 
 TEST(ViewerKeys, APressAndItsReleaseInOnePollAreSeenInTwoFrames) {
   KeyInput keys;

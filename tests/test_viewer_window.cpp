@@ -467,6 +467,38 @@ TEST(ViewerWindow, NotifyFieldsFollowTheDocument) {
   EXPECT_EQ(run.status, 0) << run.err;
 }
 
+// Unsaved edits: prompts on close and open, a recovery copy beside the settings (never beside the model)
+// taken back by the next run, none left once saved.
+TEST(ViewerWindow, UnsavedEditsAreAskedAboutAndRecovered) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("unsaved");
+  const fs::path models = dir / "models";
+  fs::create_directories(models);
+  fs::create_symlink(sample_fbx(), models / "model.fbx");
+  fs::create_symlink(test::source_dir() + "/assets/sample/ossa_sample.glb", models / "other.glb");
+  auto files_in = [](const fs::path& folder) {
+    std::vector<std::string> names;
+    if (fs::exists(folder))
+      for (const auto& entry : fs::directory_iterator(folder))
+        names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const ViewerRun first = run_view(dir, "unsaved.txt", "", (models / "model.fbx").string());
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(files_in(models), (std::vector<std::string>{"model.fbx", "other.glb"}));  // nothing beside it
+  const std::vector<std::string> copies = files_in(dir / "recovery");
+  ASSERT_EQ(copies.size(), 1u);
+  const std::string copy = read_text(dir / "recovery" / copies[0]);
+  EXPECT_NE(copy.find("\"Lost\""), std::string::npos) << copy;
+  EXPECT_EQ(copy.find("\"Kept\""), std::string::npos) << "discarded edits came back: " << copy;
+
+  const ViewerRun second = run_view(dir, "recover.txt", "", (models / "model.fbx").string());
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_TRUE(files_in(dir / "recovery").empty());
+  EXPECT_NE(read_text(models / "model.notifies.json").find("\"Lost\""), std::string::npos);
+}
+
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("bad_script");

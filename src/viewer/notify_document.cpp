@@ -90,9 +90,14 @@ const std::vector<EditableNotify> kNoNotifies;
 NotifyDocument::NotifyDocument(const NotifySet& set, std::vector<ClipTiming> clips)
     : clips_(std::move(clips)) {
   for (ClipTiming& clip : clips_) clip.duration = sane_duration(clip.duration);
-  lists_.resize(clips_.size());
+  lists_ = read_lists(set);
+  saved_ = loaded_ = lists_;
+}
+
+NotifyDocument::Lists NotifyDocument::read_lists(const NotifySet& set) {
+  Lists lists(clips_.size());
   for (size_t c = 0; c < clips_.size() && c < set.clips.size(); ++c) {
-    std::vector<EditableNotify>& list = lists_[c];
+    std::vector<EditableNotify>& list = lists[c];
     const float clip_duration = clips_[c].duration;
     for (const auto* kind : {&set.clips[c].instants, &set.clips[c].states}) {
       for (const Notify& n : *kind) {
@@ -110,7 +115,17 @@ NotifyDocument::NotifyDocument(const NotifySet& set, std::vector<ClipTiming> cli
                      [](const EditableNotify& a, const EditableNotify& b) { return a.time < b.time; });
     for (EditableNotify& e : list) e.id = next_id_++;
   }
-  saved_ = loaded_ = lists_;
+  return lists;
+}
+
+bool NotifyDocument::restore(const NotifySet& set) {
+  Lists restored = read_lists(set);
+  if (same_lists(restored, lists_, same_content)) return false;
+  undo_.push_back(std::move(lists_));
+  if (undo_.size() > kMaxUndoSteps) undo_.erase(undo_.begin());
+  redo_.clear();
+  lists_ = std::move(restored);
+  return true;
 }
 
 void NotifyDocument::keep_source(const std::string& sidecar_text) {

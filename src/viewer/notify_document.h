@@ -61,6 +61,10 @@ class NotifyDocument {
   std::string set_payload(int clip, uint32_t id, const std::string& json_text);
   std::string remove(int clip, uint32_t id);
 
+  // Every clip's notifies replaced by those of `set` (parsed for the same clips), as one undo step: a
+  // recovery copy of unsaved edits taken back. False (nothing changes) when they are what the document holds.
+  bool restore(const NotifySet& set);
+
   // Edits between begin_group() and end_group() are one undo step (a drag moves a notify many times).
   void begin_group();
   void end_group();
@@ -97,6 +101,7 @@ class NotifyDocument {
 
   // "" when the sidecar can name clip `clip` (so its notifies can be edited and saved), else why not.
   std::string clip_error(int clip) const;
+  Lists read_lists(const NotifySet& set);  // the set's notifies per clip, sorted, with new ids
   EditableNotify* find_mutable(int clip, uint32_t id);
   // After an edit of clip `clip`: re-sorts it and records `before` as an undo step (or into the open group).
   void commit(int clip, Lists before);

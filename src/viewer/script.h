@@ -5,7 +5,7 @@
 // payload-notify takes the rest of the line after NAME verbatim as its JSON (so no comment after it; without
 // JSON it clears the payload). Each frame advances the clock by 1/60 s and runs the actions due; `wait N`
 // lets N frames pass. Actions (times in seconds, pixels in window coords):
-//   open PATH                 play CLIP                 pause / resume
+//   open PATH (as File > Open) play CLIP                 pause / resume
 //   seek SECONDS              speed FACTOR              step FRAMES (negative: back)
 //   loop once|repeat|pingpong crossfade CLIP SECONDS [sync]
 //   root-motion on|off        lighting phong|blinn-phong|lambert|unlit|texture-only
@@ -28,7 +28,10 @@
 //   hold KEYS FRAMES          (pressed, auto-repeating for FRAMES frames, released)
 //   type TEXT                 (its characters in one poll)   click-field name|rename|payload
 //   expect-text name|rename|payload TEXT   expect-notifies N   expect-notify NAME   expect-paused yes|no
-//   screenshot PATH.png       wait FRAMES               expect-clip NAME / expect-events N
+//   close                     (the window's close button; asks first when notify edits are unsaved)
+//   answer save|discard|cancel|recover    expect-prompt none|unsaved|recovery    expect-recovery yes|no
+//   expect-title TEXT         (the window's title: "FILE - Ossa viewer", "FILE* - ..." while edits are
+//   unsaved) screenshot PATH.png       wait FRAMES               expect-clip NAME / expect-events N
 //   expect-error [TEXT]       quit [STATUS]
 // Every line is checked when the script is read: an unknown action or a bad number is an error naming the
 // line. Numbers are finite decimals (no nan, inf, hex) within: SECONDS and DURATION 0 to 1e7, FACTOR -100 to

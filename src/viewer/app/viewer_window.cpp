@@ -33,12 +33,14 @@
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/serialize/gltf_export.h"
+#include "ossa/serialize/load.h"
 #include "render/draw_plan.h"
 #include "viewer/graph_document.h"
 #include "viewer/key_input.h"
 #include "viewer/notify_document.h"
 #include "viewer/orbit_camera.h"
 #include "viewer/playback.h"
+#include "viewer/recovery.h"
 #include "viewer/retarget_session.h"
 #include "viewer/script.h"
 #include "viewer/settings.h"
@@ -271,7 +273,26 @@ class App {
   std::string export_path_;
   void export_gltf(const std::string& path);
   bool show_open_ = false;
-  std::vector<int> visible_joints_;  // scratch: the joint tree's rows
+  // Unsaved edits are never thrown away: opening another file or quitting asks first (save, discard,
+  // cancel), and a recovery copy is kept beside the settings while they are unsaved (viewer/recovery.h).
+  enum class Pending { kNone, kOpen, kQuit } pending_ = Pending::kNone;
+  std::string pending_path_;
+  bool ask_unsaved_ = false;                      // the prompt is to be opened
+  std::optional<RecoveryCopy> offered_recovery_;  // a copy found when the model was opened, not yet answered
+  bool ask_recovery_ = false;
+  std::string recovery_file_;     // the open document's copy ("" when none is kept)
+  std::string recovery_written_;  // what that copy holds ("" when there is none)
+  float recovery_clock_ = 0;
+  static constexpr float kRecoveryInterval = 2;  // seconds between copies while edits are unsaved
+  void request_open(const std::string& path);
+  void request_quit();
+  enum class Answer { kSave, kDiscard, kCancel, kRecover };
+  void answer(Answer choice);
+  void keep_recovery(float dt, bool now = false);
+  void draw_prompts();
+  bool unsaved() const { return doc_ && doc_->notifies.dirty(); }
+  std::string title_ = "Ossa viewer";  // the window's title: the file, '*' while edits are unsaved
+  std::vector<int> visible_joints_;    // scratch: the joint tree's rows
   // Timeline interaction
   enum class Drag { kNone, kScrub, kMove, kResize, kPan } drag_ = Drag::kNone;
   float drag_offset_ = 0;
@@ -343,6 +364,12 @@ bool App::create_window() {
   }
   gl_ = std::move(gl).value();
   glfwSetWindowUserPointer(window_, this);
+  glfwSetWindowCloseCallback(window_, [](GLFWwindow* w) {
+    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
+    if (!app->unsaved()) return;
+    glfwSetWindowShouldClose(w, GLFW_FALSE);  // asked first
+    app->request_quit();
+  });
   glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
     auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
     if (count > 0) app->pending_drops_.push_back(paths[0]);
@@ -434,6 +461,12 @@ void App::open(const std::string& path) {
   const std::filesystem::path absolute = std::filesystem::absolute(path_from_utf8(path), absolute_error);
   settings_.add_recent(absolute_error ? path : utf8_from_path(absolute.lexically_normal()));
   status_message_ = "opened " + display_name(path);
+  recovery_file_ = recovery_path(settings_path_, path);
+  recovery_written_.clear();
+  recovery_clock_ = 0;
+  offered_recovery_ = read_recovery(recovery_file_, path);
+  ask_recovery_ = offered_recovery_.has_value();
+  if (offered_recovery_) recovery_written_ = offered_recovery_->notifies_json;
   if (!c.notifies.warnings.empty())  // a shared sidecar naming another export's clips: said, not fatal
     status_message_ += " (" + std::to_string(c.notifies.warnings.size()) +
                        " sidecar clips are not in this model: their notifies are left off)";
@@ -509,6 +542,7 @@ void App::save_notifies(const std::string& path) {
     return;
   }
   status_message_ = "saved " + display_name(target);
+  if (!doc_->notifies.dirty()) keep_recovery(0, true);  // saved: no copy left
 }
 
 const EditableNotify* App::notify_named(const std::string& name) const {
@@ -533,9 +567,35 @@ bool App::run_action(const ScriptAction& a) {
   const std::string& verb = a.action;
   auto number = [&](size_t i) { return i < a.numbers.size() ? a.numbers[i] : 0.0; };
   auto on = [&](size_t i) { return i < w.size() && w[i] == "on"; };
-  if (verb == "open") {
-    open(w[0]);
+  if (verb == "open") {  // as File > Open: asks first when edits are unsaved
+    request_open(w[0]);
     return true;
+  }
+  if (verb == "close") {  // the window's close button (or Ctrl+Q)
+    request_quit();
+    return true;
+  }
+  if (verb == "answer") {
+    const bool about_recovery = w[0] == "recover" || (w[0] == "discard" && offered_recovery_);
+    if (about_recovery ? !offered_recovery_ : pending_ == Pending::kNone)
+      return fail(a, "nothing is being asked");
+    answer(w[0] == "save"      ? Answer::kSave
+           : w[0] == "discard" ? Answer::kDiscard
+           : w[0] == "recover" ? Answer::kRecover
+                               : Answer::kCancel);
+    return error_.empty() || fail(a, error_);
+  }
+  if (verb == "expect-recovery") {
+    std::error_code ec;
+    const bool kept = !recovery_file_.empty() && std::filesystem::exists(path_from_utf8(recovery_file_), ec);
+    return kept == (w[0] == "yes") || fail(a, kept ? "a recovery copy is kept" : "no recovery copy is kept");
+  }
+  if (verb == "expect-title") return title_ == w[0] || fail(a, "the window's title is '" + title_ + "'");
+  if (verb == "expect-prompt") {
+    const std::string asked = offered_recovery_            ? "recovery"
+                              : pending_ != Pending::kNone ? "unsaved"
+                                                           : "none";
+    return asked == w[0] || fail(a, "the prompt shown is: " + asked);
   }
   if (verb == "wait") {
     wait_frames_ = static_cast<int>(number(0));
@@ -1036,7 +1096,7 @@ void App::draw_menu() {
       export_path_ = out.string();
       show_export_ = true;
     }
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) request_quit();
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Edit")) {
@@ -2038,6 +2098,113 @@ void App::draw_error() {
   ImGui::PopStyleColor();
 }
 
+void App::request_open(const std::string& path) {
+  if (!unsaved()) return open(path);
+  pending_ = Pending::kOpen, pending_path_ = path, ask_unsaved_ = true;
+}
+
+void App::request_quit() {
+  if (!unsaved()) {
+    quit_ = true;
+    return;
+  }
+  pending_ = Pending::kQuit, ask_unsaved_ = true;
+}
+
+void App::answer(Answer choice) {
+  if (choice == Answer::kRecover || (choice == Answer::kDiscard && offered_recovery_)) {
+    if (choice == Answer::kRecover) {
+      auto set = parse_notifies_for(doc_->character->asset, offered_recovery_->notifies_json,
+                                    "the recovery copy of " + display_name(doc_->path));
+      if (!set) {
+        error_ = "cannot recover the unsaved notifies: " + set.error();
+      } else {
+        doc_->notifies.restore(*set);  // one undo step; unsaved until the user saves
+        edited("");
+        status_message_ =
+            "recovered the notify edits of " + offered_recovery_->written + " UTC (not saved yet)";
+      }
+    } else {
+      remove_recovery(recovery_file_);
+      recovery_written_.clear();
+    }
+    offered_recovery_.reset();
+    return;
+  }
+  const Pending pending = pending_;
+  pending_ = Pending::kNone;
+  if (choice == Answer::kCancel) return;
+  if (choice == Answer::kSave) {
+    save_notifies("");
+    if (unsaved()) return;  // not saved (the error says why): stay
+  }
+  remove_recovery(recovery_file_);
+  recovery_written_.clear();
+  if (pending == Pending::kOpen) open(pending_path_);
+  if (pending == Pending::kQuit) quit_ = true;
+}
+
+void App::keep_recovery(float dt, bool now) {
+  if (!doc_ || recovery_file_.empty() || offered_recovery_) return;  // an offered copy waits for its answer
+  recovery_clock_ += dt;
+  if (!now && recovery_clock_ < kRecoveryInterval) return;
+  recovery_clock_ = 0;
+  if (!doc_->notifies.dirty()) {
+    if (!recovery_written_.empty()) remove_recovery(recovery_file_), recovery_written_.clear();
+    return;
+  }
+  std::string json = doc_->notifies.to_json();
+  if (json == recovery_written_) return;
+  if (auto written = write_recovery(recovery_file_, {recovery_model_key(doc_->path), "", json}); !written)
+    status_message_ = "cannot keep a recovery copy: " + written.error();
+  else
+    recovery_written_ = std::move(json);
+}
+
+void App::draw_prompts() {
+  if (ask_unsaved_) ImGui::OpenPopup("Unsaved notify edits"), ask_unsaved_ = false;
+  if (ask_recovery_) ImGui::OpenPopup("Recover unsaved edits"), ask_recovery_ = false;
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize;
+  if (ImGui::BeginPopupModal("Unsaved notify edits", nullptr, flags)) {
+    if (pending_ == Pending::kNone) {
+      ImGui::CloseCurrentPopup();  // answered by a script
+    } else {
+      ImGui::Text("The notifies of %s have edits that are not saved.",
+                  doc_ ? display_name(doc_->path).c_str() : "");
+      ImGui::TextDisabled("Save writes %s.", doc_ ? display_name(doc_->sidecar).c_str() : "");
+      std::optional<Answer> choice;
+      if (ImGui::Button("Save")) choice = Answer::kSave;
+      ImGui::SameLine();
+      if (ImGui::Button("Discard")) choice = Answer::kDiscard;
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) choice = Answer::kCancel;
+      if (choice) {
+        ImGui::CloseCurrentPopup();
+        answer(*choice);
+      }
+    }
+    ImGui::EndPopup();
+  }
+  if (ImGui::BeginPopupModal("Recover unsaved edits", nullptr, flags)) {
+    if (!offered_recovery_) {
+      ImGui::CloseCurrentPopup();
+    } else {
+      ImGui::Text("%s has notify edits from %s UTC that were never saved.", display_name(doc_->path).c_str(),
+                  offered_recovery_->written.c_str());
+      ImGui::TextDisabled("Recover takes them back as an edit (undo reverts it); Discard deletes the copy.");
+      std::optional<Answer> choice;
+      if (ImGui::Button("Recover")) choice = Answer::kRecover;
+      ImGui::SameLine();
+      if (ImGui::Button("Discard")) choice = Answer::kDiscard;
+      if (choice) {
+        ImGui::CloseCurrentPopup();
+        answer(*choice);
+      }
+    }
+    ImGui::EndPopup();
+  }
+}
+
 void App::feed_keys() {
   if (held_frames_ > 0 && !held_keys_.empty()) {
     keys_.push_key(held_keys_.back(), KeyAction::kRepeat);
@@ -2063,7 +2230,7 @@ void App::remember_field(const char* label) {
 
 void App::frame(float dt) {
   const auto start = Clock::now();
-  for (const std::string& path : pending_drops_) open(path);
+  if (!pending_drops_.empty()) request_open(pending_drops_.back());  // the last one asked for
   pending_drops_.clear();
 
   ImGui_ImplOpenGL3_NewFrame();
@@ -2115,13 +2282,14 @@ void App::frame(float dt) {
     }
   }
   if (!io.WantTextInput && io.KeyCtrl && keys_.pressed(GLFW_KEY_O)) show_open_ = true;
-  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed(GLFW_KEY_Q)) quit_ = true;
+  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed(GLFW_KEY_Q)) request_quit();
 
   draw_menu();
   draw_left_panel();
   draw_right_panel();
   draw_bottom_panel();
   draw_error();
+  draw_prompts();
   scene_input();
 
   if (doc_) {
@@ -2138,6 +2306,10 @@ void App::frame(float dt) {
     doc_->crowd_time += dt;
     update_ms_.add(ms_since(update_start));
   }
+  keep_recovery(dt);
+  std::string title =
+      doc_ ? display_name(doc_->path) + (unsaved() ? "* - Ossa viewer" : " - Ossa viewer") : "Ossa viewer";
+  if (title != title_) glfwSetWindowTitle(window_, (title_ = std::move(title)).c_str());
   render_scene();
   draw_scene_overlay();
   const auto ui_start = Clock::now();
@@ -2202,6 +2374,7 @@ int App::run() {
         "ossa view: %lld frames, %.2f ms per frame (update %.3f ms, draw %.2f ms, ui %.2f ms, swap %.2f "
         "ms)\n",
         frames_, frame_ms_.mean(), update_ms_.mean(), scene_ms_.mean(), ui_ms_.mean(), swap_ms_.mean());
+  keep_recovery(0, true);  // edits left unsaved (a script's quit) stay recoverable; saved ones leave no copy
   if (!settings_path_.empty()) {
     int w = 0, h = 0;
     glfwGetWindowSize(window_, &w, &h);
