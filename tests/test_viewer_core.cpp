@@ -724,6 +724,34 @@ TEST(ViewerTimeline, LanesAreOneANameOrderedByTheirFirstNotify) {
   EXPECT_TRUE(TimelineView::lanes(document, 1).empty());
 }
 
+TEST(ViewerTimeline, LanesKeepTheirOrderDuringADrag) {
+  // C's notify dragged before A's and B's: by first notify the lanes would swap under the pointer.
+  NotifyDocument document(NotifySet{}, {{"Clip", 4}});
+  uint32_t a = 0, b = 0, c = 0;
+  ASSERT_EQ(document.add(0, "A", 1, 0, &a), "");
+  ASSERT_EQ(document.add(0, "B", 2, 0, &b), "");
+  ASSERT_EQ(document.add(0, "C", 3, 0, &c), "");
+  std::vector<std::string> order;
+  for (const Lane& lane : TimelineView::lanes(document, 0)) order.push_back(lane.name);
+  ASSERT_EQ(order, (std::vector<std::string>{"A", "B", "C"}));
+  ASSERT_EQ(document.move(0, c, 0.5f), "");
+  EXPECT_EQ(TimelineView::lanes(document, 0).front().name, "C");  // without the kept order
+  const std::vector<Lane> kept = TimelineView::lanes(document, 0, order);
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[2].name, "C");
+  EXPECT_EQ(kept[2].ids, std::vector<uint32_t>{c});
+  // Hit testing uses the same lanes: C's marker is in the third lane while the drag goes on.
+  TimelineView view;
+  view.set_clip(4, 30);
+  view.set_width(400);
+  const float x = view.time_to_x(0.5f);
+  EXPECT_EQ(view.hit_test(document, 0, x, 2.5f * 20, 20, 5, order).id, c);
+  EXPECT_EQ(view.hit_test(document, 0, x, 0.5f * 20, 20).id, c);  // first lane by first notify
+  // A name of the kept order without notifies (renamed, removed) leaves no empty lane.
+  ASSERT_EQ(document.remove(0, b), "");
+  EXPECT_EQ(TimelineView::lanes(document, 0, order).size(), 2u);
+}
+
 TEST(ViewerTimeline, HitTestFindsMarkersBarsAndEndGrips) {
   NotifyDocument document(NotifySet{}, {{"Clip", 4}});
   uint32_t instant = 0, state = 0, narrow = 0, other = 0;

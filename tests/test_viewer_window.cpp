@@ -501,6 +501,47 @@ TEST(ViewerWindow, UnsavedEditsAreAskedAboutAndRecovered) {
   EXPECT_NE(read_text(models / "model.notifies.json").find("\"Lost\""), std::string::npos);
 }
 
+// The timeline's notify markers (unselected and selected colours) in the bottom-left panel, as blobs of
+// touching pixels: (left, right) columns of each, left to right.
+std::vector<std::pair<int, int>> timeline_markers(const Image& image, int max_x) {
+  auto is_marker = [&](int x, int y) {
+    const auto p = pixel(image, x, y);
+    return p == std::array<int, 3>{90, 170, 255} || p == std::array<int, 3>{255, 180, 60};
+  };
+  std::vector<std::pair<int, int>> columns;  // runs of columns holding marker pixels
+  for (int x = 0; x < max_x; ++x) {
+    bool any = false;
+    for (int y = kSceneY + kSceneH; y < image.height && !any; ++y) any = is_marker(x, y);
+    if (!any) continue;
+    if (!columns.empty() && columns.back().second == x - 1)
+      columns.back().second = x;
+    else
+      columns.push_back({x, x});
+  }
+  return columns;
+}
+
+TEST(ViewerWindow, TimelineDrawsNotifiesWholeAndKeepsTheLaneNames) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("timeline");
+  fs::create_symlink(sample_fbx(), dir / "model.fbx");
+  const ViewerRun run = run_view(dir, "timeline.txt", "", (dir / "model.fbx").string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto whole = read_png((dir / "whole.png").string());
+  auto zoomed = read_png((dir / "zoomed.png").string());
+  ASSERT_TRUE(whole && zoomed);
+  const int timeline_w = kWidth - 380;  // the timeline panel; the events log is right of it
+  const auto markers = timeline_markers(*whole, timeline_w);
+  ASSERT_EQ(markers.size(), 2u);
+  const int start_w = markers[0].second - markers[0].first, end_w = markers[1].second - markers[1].first;
+  EXPECT_GE(start_w, 10);
+  EXPECT_NEAR(end_w, start_w, 1) << "the marker at the clip's end is cut";
+  EXPECT_GT(markers[0].first, 8 + 90) << "the marker at 0 covers the lane names";
+  // Zoomed 1.1x about 0.9 s: Start is just left of the view, where the names are: it must not be drawn there.
+  for (const auto& [left, right] : timeline_markers(*zoomed, timeline_w))
+    EXPECT_GT(left, 8 + 90) << "a marker at x " << left << " to " << right << " covers the lane names";
+}
+
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("bad_script");

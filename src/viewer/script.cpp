@@ -108,6 +108,7 @@ const std::vector<ActionSpec>& action_table() {
       {"expect-paused", 1, {choice("state", {"yes", "no"})}},
       {"expect-notify", 1, {text("NAME")}},
       {"close", 0, {}},
+      {"zoom", 1, {number("FACTOR", 1e-3, 1e3)}},
       {"answer", 1, {choice("answer", {"save", "discard", "cancel", "recover"})}},
       {"expect-title", 1, {text("TEXT")}},
       {"expect-recovery", 1, {choice("state", {"yes", "no"})}},

@@ -28,6 +28,7 @@
 //   hold KEYS FRAMES          (pressed, auto-repeating for FRAMES frames, released)
 //   type TEXT                 (its characters in one poll)   click-field name|rename|payload
 //   expect-text name|rename|payload TEXT   expect-notifies N   expect-notify NAME   expect-paused yes|no
+//   zoom FACTOR               (the timeline, about the playhead; > 1 in)
 //   close                     (the window's close button; asks first when notify edits are unsaved)
 //   answer save|discard|cancel|recover    expect-prompt none|unsaved|recovery    expect-recovery yes|no
 //   expect-title TEXT         (the window's title: "FILE - Ossa viewer", "FILE* - ..." while edits are

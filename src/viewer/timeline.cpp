@@ -120,21 +120,25 @@ std::vector<Tick> TimelineView::ticks() const {
   return ticks;
 }
 
-std::vector<Lane> TimelineView::lanes(const NotifyDocument& document, int clip) {
+std::vector<Lane> TimelineView::lanes(const NotifyDocument& document, int clip,
+                                      std::span<const std::string> keep_order) {
   std::vector<Lane> lanes;
   std::unordered_map<std::string, size_t> lane_of;
+  for (const std::string& name : keep_order)
+    if (lane_of.emplace(name, lanes.size()).second) lanes.push_back({name, {}});
   for (const EditableNotify& e : document.notifies(clip)) {  // by time: lanes by their earliest notify
     auto [it, added] = lane_of.emplace(e.name, lanes.size());
     if (added) lanes.push_back({e.name, {}});
     lanes[it->second].ids.push_back(e.id);
   }
+  std::erase_if(lanes, [](const Lane& lane) { return lane.ids.empty(); });
   return lanes;
 }
 
 Hit TimelineView::hit_test(const NotifyDocument& document, int clip, float x, float y, float lane_height,
-                           float marker_half) const {
+                           float marker_half, std::span<const std::string> keep_order) const {
   if (!(lane_height > 0) || !(y >= 0) || !std::isfinite(x) || !std::isfinite(y)) return {};
-  const std::vector<Lane> all = lanes(document, clip);
+  const std::vector<Lane> all = lanes(document, clip, keep_order);
   const double lane = std::floor(y / lane_height);
   if (lane >= static_cast<double>(all.size())) return {};
   marker_half = std::isfinite(marker_half) ? std::max(marker_half, 0.f) : 0.f;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,13 +64,16 @@ class TimelineView {
   // least 6 pixels apart; none when no such M < N).
   std::vector<Tick> ticks() const;
 
-  static std::vector<Lane> lanes(const NotifyDocument& document, int clip);
-  // What (x, y) is over, with lanes `lane_height` pixels tall from y = 0; instants are markers `marker_half`
-  // pixels wide each side, a state's end grip is the last `marker_half` pixels of its bar (the right half of
-  // a bar narrower than two grips). Where several overlap: a grip, else the nearest marker, else the bar that
-  // starts latest (drawn on top).
+  // `keep_order`: lane names to keep in that order first (the order when a drag began, so that lanes do not
+  // swap under the pointer); names not in it follow by their earliest notify, names without notifies go.
+  static std::vector<Lane> lanes(const NotifyDocument& document, int clip,
+                                 std::span<const std::string> keep_order = {});
+  // What (x, y) is over, with lanes `lane_height` pixels tall from y = 0 (ordered as lanes() with
+  // `keep_order`); instants are markers `marker_half` pixels wide each side, a state's end grip is the last
+  // `marker_half` pixels of its bar (the right half of a bar narrower than two grips). Where several overlap:
+  // a grip, else the nearest marker, else the bar that starts latest (drawn on top).
   Hit hit_test(const NotifyDocument& document, int clip, float x, float y, float lane_height,
-               float marker_half = 5) const;
+               float marker_half = 5, std::span<const std::string> keep_order = {}) const;
 
  private:
   double rate() const;  // frames per second for ticks and zoom limits (30 when the clip has none)

@@ -296,6 +296,7 @@ class App {
   // Timeline interaction
   enum class Drag { kNone, kScrub, kMove, kResize, kPan } drag_ = Drag::kNone;
   float drag_offset_ = 0;
+  std::vector<std::string> drag_lanes_;  // the lane order when a notify drag began (kept until it ends)
   bool scene_dragging_ = false;
   ImVec2 scene_press_{}, scene_last_{};
   // Timings
@@ -816,6 +817,10 @@ bool App::run_action(const ScriptAction& a) {
     return (c >= 0 && c == clip) ||
            fail(a,
                 "the clip playing is '" + (clip >= 0 ? asset.clips[clip].name() : std::string("none")) + "'");
+  }
+  if (verb == "zoom") {  // the timeline, about the playhead (as the wheel does about the pointer)
+    timeline_.zoom(static_cast<float>(number(0)), timeline_.time_to_x(p.time()));
+    return true;
   }
   if (verb == "expect-paused") {
     return p.paused() == (w[0] == "yes") || fail(a, p.paused() ? "paused" : "playing");
@@ -1885,29 +1890,37 @@ void App::draw_timeline() {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float ruler = 22 * ui_scale_, lane_h = 22 * ui_scale_, name_w = 90 * ui_scale_;
-  const float width = std::max(avail.x - name_w, 32.f);
+  // The track (right of the lane names) keeps a margin of half a marker each side, so that a notify at the
+  // clip's start or end is drawn whole; what lies outside it (zoomed in) is clipped, never over the names.
+  const float marker_half = lane_h * 0.5f - 3, pad = marker_half + 2;
+  const float track_x = origin.x + name_w, track_end = origin.x + std::max(avail.x, name_w + 1);
+  const float width = std::max(avail.x - name_w - 2 * pad, 32.f);
   timeline_.set_width(width);
-  const float x0 = origin.x + name_w;
+  const float x0 = track_x + pad;
   ImGui::InvisibleButton("timeline", ImVec2(std::max(avail.x, 1.f), std::max(avail.y, 1.f)),
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle);
   ImDrawList* draw = ImGui::GetWindowDrawList();
+  const std::vector<Lane> lanes = TimelineView::lanes(notifies, clip, drag_lanes_);
+  const float lanes_y = origin.y + ruler;
   draw->PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), true);
-  draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x0 + width, origin.y + ruler), IM_COL32(40, 42, 48, 255));
+  for (size_t l = 0; l <= lanes.size(); ++l) {
+    const float y = lanes_y + static_cast<float>(l) * lane_h;
+    draw->AddRectFilled(ImVec2(origin.x, y), ImVec2(track_end, y + lane_h),
+                        l % 2 ? IM_COL32(34, 36, 40, 255) : IM_COL32(28, 30, 34, 255));
+  }
+  draw->PushClipRect(origin, ImVec2(track_x, origin.y + avail.y), true);
+  for (size_t l = 0; l < lanes.size(); ++l)
+    draw->AddText(ImVec2(origin.x + 4, lanes_y + static_cast<float>(l) * lane_h + 3),
+                  IM_COL32(210, 210, 220, 255), lanes[l].name.c_str());
+  draw->PopClipRect();
+  draw->PushClipRect(ImVec2(track_x, origin.y), ImVec2(track_end, origin.y + avail.y), true);
+  draw->AddRectFilled(ImVec2(track_x, origin.y), ImVec2(track_end, origin.y + ruler),
+                      IM_COL32(40, 42, 48, 255));
   for (const Tick& tick : timeline_.ticks()) {
     const float x = x0 + tick.x;
     draw->AddLine(ImVec2(x, origin.y + (tick.major ? 4 : 12) * ui_scale_), ImVec2(x, origin.y + ruler),
                   IM_COL32(150, 150, 160, 255));
     if (tick.major) draw->AddText(ImVec2(x + 2, origin.y), IM_COL32(200, 200, 210, 255), tick.label.c_str());
-  }
-  // Lanes
-  const std::vector<Lane> lanes = TimelineView::lanes(notifies, clip);
-  const float lanes_y = origin.y + ruler;
-  for (size_t l = 0; l <= lanes.size(); ++l) {
-    const float y = lanes_y + static_cast<float>(l) * lane_h;
-    draw->AddRectFilled(ImVec2(origin.x, y), ImVec2(x0 + width, y + lane_h),
-                        l % 2 ? IM_COL32(34, 36, 40, 255) : IM_COL32(28, 30, 34, 255));
-    if (l < lanes.size())
-      draw->AddText(ImVec2(origin.x + 4, y + 3), IM_COL32(210, 210, 220, 255), lanes[l].name.c_str());
   }
   for (size_t l = 0; l < lanes.size(); ++l) {
     const float y = lanes_y + static_cast<float>(l) * lane_h;
@@ -1923,7 +1936,7 @@ void App::draw_timeline() {
         draw->AddRectFilled(ImVec2(std::max(x1 - 4 * ui_scale_, x), y + 4),
                             ImVec2(std::max(x1, x + 2), y + lane_h - 4), IM_COL32(255, 255, 255, 160));
       } else {
-        const float h = lane_h * 0.5f - 3;
+        const float h = marker_half;
         draw->AddQuadFilled(ImVec2(x, y + 3), ImVec2(x + h, y + lane_h * 0.5f), ImVec2(x, y + lane_h - 3),
                             ImVec2(x - h, y + lane_h * 0.5f), color);
       }
@@ -1933,13 +1946,15 @@ void App::draw_timeline() {
   const float px = x0 + timeline_.time_to_x(p.time());
   draw->AddLine(ImVec2(px, origin.y), ImVec2(px, origin.y + avail.y), IM_COL32(255, 80, 80, 255), 2);
   draw->PopClipRect();
+  draw->PopClipRect();
 
   // Interaction: scrub on the ruler, select / move / resize notifies, wheel zooms, middle drag pans.
   ImGuiIO& io = ImGui::GetIO();
   const ImVec2 m = io.MousePos;
   const bool hovered = ImGui::IsItemHovered();
   const float lx = m.x - x0, ly = m.y - lanes_y;
-  const Hit hit = timeline_.hit_test(notifies, clip, lx, ly, lane_h, 5 * ui_scale_);
+  const Hit hit =
+      m.x >= track_x ? timeline_.hit_test(notifies, clip, lx, ly, lane_h, 5 * ui_scale_, drag_lanes_) : Hit{};
   if (hovered && io.MouseWheel != 0) timeline_.zoom(std::pow(1.25f, io.MouseWheel), lx);
   if (hovered && hit.part != HitPart::kNone && drag_ == Drag::kNone) {
     if (const EditableNotify* n = notifies.find(clip, hit.id)) {
@@ -1952,13 +1967,15 @@ void App::draw_timeline() {
   }
   if (ImGui::IsItemClicked(ImGuiMouseButton_Middle)) drag_ = Drag::kPan;
   if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) {
-    if (m.y < lanes_y || lx < 0) {
+    if (m.y < lanes_y || m.x < track_x) {
       drag_ = Drag::kScrub;
     } else if (hit.part != HitPart::kNone) {
       selected_notify_ = hit.id;
       const EditableNotify* n = notifies.find(clip, hit.id);
       drag_ = hit.part == HitPart::kEnd ? Drag::kResize : Drag::kMove;
       drag_offset_ = n ? n->time - timeline_.x_to_time(lx) : 0;
+      drag_lanes_.clear();
+      for (const Lane& lane : lanes) drag_lanes_.push_back(lane.name);
       notifies.begin_group();
     } else {
       selected_notify_ = 0;
@@ -1990,6 +2007,7 @@ void App::draw_timeline() {
       edited("");  // the Animator fires the moved notify from now on
     }
     drag_ = Drag::kNone;
+    drag_lanes_.clear();
   }
 }
 
