@@ -1920,7 +1920,11 @@ void App::draw_timeline() {
     const float x = x0 + tick.x;
     draw->AddLine(ImVec2(x, origin.y + (tick.major ? 4 : 12) * ui_scale_), ImVec2(x, origin.y + ruler),
                   IM_COL32(150, 150, 160, 255));
-    if (tick.major) draw->AddText(ImVec2(x + 2, origin.y), IM_COL32(200, 200, 210, 255), tick.label.c_str());
+    if (tick.major) {  // right of the tick, or left of it at the track's end (the clip's last frame)
+      const float label_w = ImGui::CalcTextSize(tick.label.c_str()).x;
+      const float label_x = x + 2 + label_w <= track_end ? x + 2 : x - 2 - label_w;
+      draw->AddText(ImVec2(label_x, origin.y), IM_COL32(200, 200, 210, 255), tick.label.c_str());
+    }
   }
   for (size_t l = 0; l < lanes.size(); ++l) {
     const float y = lanes_y + static_cast<float>(l) * lane_h;
