@@ -1336,6 +1336,21 @@ TEST(ViewerText, CodePointsOfUtf8WithMalformedBytesReplaced) {
   EXPECT_EQ(utf8_code_points("\xc0\xaf"), U"\uFFFD\uFFFD");  // overlong '/'
 }
 
+TEST(ViewerText, ErrorsLeadWithPlainWordsAndKeepTheDetails) {
+  const ShownError import = explain_error(
+      "cannot open broken.fbx:\nbroken.fbx: cannot import: FBX-Tokenize (offset 0x23) block offset is out of "
+      "range");
+  EXPECT_EQ(import.headline,
+            "cannot open broken.fbx: it is damaged, cut short, or a kind of file the importer cannot read");
+  EXPECT_EQ(import.details, "assimp: FBX-Tokenize (offset 0x23) block offset is out of range");
+  const ShownError plain = explain_error("cannot save the notifies: disk full");
+  EXPECT_EQ(plain.headline, "cannot save the notifies: disk full");
+  EXPECT_EQ(plain.details, "");
+  const std::string payload = NotifyDocument::payload_error("{a");
+  EXPECT_EQ(payload.rfind("not valid JSON: line 1, column 2: syntax error", 0), 0u) << payload;
+  EXPECT_EQ(payload.find("json.exception"), std::string::npos) << payload;
+}
+
 TEST(ViewerKeys, KeysOutsideGlfwsRangeAreDropped) {
   KeyInput keys;
   keys.push_key(-1, KeyAction::kPress);  // GLFW_KEY_UNKNOWN

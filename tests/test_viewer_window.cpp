@@ -542,6 +542,13 @@ TEST(ViewerWindow, TimelineDrawsNotifiesWholeAndKeepsTheLaneNames) {
     EXPECT_GT(left, 8 + 90) << "a marker at x " << left << " to " << right << " covers the lane names";
 }
 
+TEST(ViewerWindow, APickedJointIsRevealedInTheTree) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("joints");
+  const ViewerRun run = run_view(dir, "joints.txt");
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("bad_script");

@@ -453,7 +453,7 @@ std::string NotifyDocument::payload_error(const std::string& json_text) {
     const nlohmann::json parsed = nlohmann::json::parse(json_text);
     return {};
   } catch (const nlohmann::json::exception& e) {
-    return e.what();
+    return "not valid JSON: " + explain_error(e.what()).headline;
   }
 }
 

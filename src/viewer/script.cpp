@@ -81,6 +81,7 @@ const std::vector<ActionSpec>& action_table() {
       // `layer off` is checked apart (its one word is not a clip).
       {"layer", 2, {text("CLIP"), number("WEIGHT", 0, 1), text("JOINT")}},
       {"select-joint", 1, {text("NAME")}},
+      {"expect-joint-shown", 1, {text("NAME")}},
       {"graph", 1, {text("PATH")}},
       {"graph-set", 2, {text("NAME"), text("VALUE")}},
       {"expect-state", 2, {text("LAYER"), text("STATE")}},

@@ -18,7 +18,8 @@
 //   expect-state LAYER STATE  (an animation graph drives the character)
 //   retarget PATH [MAP]       (a second character beside, playing the clip through a bone map)
 //   map-bone TARGET SOURCE|none   save-map [PATH]   (edit the bone map; save it as JSON)
-//   select-joint NAME         add-notify NAME [DURATION] (at the playhead)
+//   select-joint NAME (as a pick in the view)   expect-joint-shown NAME (a row of the joint tree on screen)
+//   add-notify NAME [DURATION] (at the playhead)
 //   move-notify NAME SECONDS  duration-notify NAME SECONDS   rename-notify NAME NEW
 //   payload-notify NAME JSON  delete-notify NAME        (NAME: the first notify of that name in the clip)
 //   undo / redo               save [PATH]               click X Y / drag X0 Y0 X1 Y1

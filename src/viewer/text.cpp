@@ -44,6 +44,31 @@ bool is_utf8(std::string_view text) {
   return true;
 }
 
+ShownError explain_error(const std::string& message) {
+  ShownError shown;
+  std::string text = message;
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> "line 1, column 2: ..."
+  for (size_t tag; (tag = text.find("[json.exception.")) != std::string::npos;) {
+    const size_t close = text.find("] ", tag);
+    if (close == std::string::npos) break;
+    text.erase(tag, close + 2 - tag);
+    if (text.compare(tag, 15, "parse error at ") == 0) text.erase(tag, 15);
+  }
+  const std::string import_marker = ": cannot import: ";
+  const size_t import = text.find(import_marker);
+  if (import == std::string::npos) {
+    shown.headline = text;
+    return shown;
+  }
+  const size_t line_end = text.find('\n');
+  std::string first = line_end != std::string::npos && line_end < import ? text.substr(0, line_end) : "";
+  while (!first.empty() && (first.back() == ':' || first.back() == ' ')) first.pop_back();
+  shown.headline = (first.empty() ? text.substr(0, import) : first) +
+                   ": it is damaged, cut short, or a kind of file the importer cannot read";
+  shown.details = "assimp: " + text.substr(import + import_marker.size());
+  return shown;
+}
+
 std::u32string utf8_code_points(std::string_view text) {
   std::u32string points;
   uint32_t code = 0;

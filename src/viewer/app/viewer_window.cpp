@@ -248,6 +248,8 @@ class App {
   bool grid_ = true, skeleton_ = false;
   int crowd_count_ = 0;
   int selected_joint_ = -1, hovered_joint_ = -1;
+  int reveal_joint_ = -1;          // picked in the view: the Joints tab opens on it, its parents expanded
+  std::vector<int> joints_shown_;  // the joint tree's rows on screen last frame
   uint32_t selected_notify_ = 0;
   std::string new_notify_name_ = "Event";
   float new_notify_duration_ = 0;
@@ -791,9 +793,14 @@ bool App::run_action(const ScriptAction& a) {
     const std::string refusal = retarget_->session.set_source(t, j);
     return refusal.empty() || fail(a, refusal);
   }
-  if (verb == "select-joint") {
-    selected_joint_ = asset.skeleton.find_joint(w[0]);
+  if (verb == "select-joint") {  // as a pick in the view
+    selected_joint_ = reveal_joint_ = asset.skeleton.find_joint(w[0]);
     return selected_joint_ >= 0 || fail(a, "no joint '" + w[0] + "'");
+  }
+  if (verb == "expect-joint-shown") {
+    const int j = asset.skeleton.find_joint(w[0]);
+    return std::find(joints_shown_.begin(), joints_shown_.end(), j) != joints_shown_.end() ||
+           fail(a, "the joint tree does not show '" + w[0] + "'");
   }
   if (verb == "add-notify") {
     uint32_t id = 0;
@@ -1011,7 +1018,7 @@ void App::scene_input() {
     if (ImGui::IsMouseReleased(0)) {
       // A click (no drag) picks the joint under the pointer.
       const float moved = std::abs(mouse.x - scene_press_.x) + std::abs(mouse.y - scene_press_.y);
-      if (moved < 3 && hovered_joint_ >= 0) selected_joint_ = hovered_joint_;
+      if (moved < 3 && hovered_joint_ >= 0) selected_joint_ = reveal_joint_ = hovered_joint_;
     }
     if (!io.MouseDown[0] && !io.MouseDown[1] && !io.MouseDown[2]) scene_dragging_ = false;
   }
@@ -1247,7 +1254,8 @@ void App::draw_left_panel() {
   ImGui::Checkbox("grid", &grid_);
   ImGui::SameLine();
   ImGui::Checkbox("skeleton", &skeleton_);
-  ImGui::SliderInt("crowd", &crowd_count_, 0, kMaxCrowd);
+  // Logarithmic: one character at a time near 1, hundreds near the top (Ctrl+click types a number).
+  ImGui::SliderInt("crowd", &crowd_count_, 0, kMaxCrowd, "%d", ImGuiSliderFlags_Logarithmic);
   ImGui::End();
 }
 
@@ -1436,6 +1444,9 @@ void App::draw_joint_tree() {
   const int joints = skeleton.joint_count();
   const auto parents = skeleton.parents();
   ImGui::BeginChild("joints", ImVec2(0, 220 * ui_scale_), true);
+  const int reveal = reveal_joint_ >= 0 && reveal_joint_ < joints ? reveal_joint_ : -1;
+  reveal_joint_ = -1;
+  for (int p = reveal >= 0 ? parents[reveal] : -1; p >= 0; p = parents[p]) doc_->expanded[p] = 1;
   // A flat list indented by depth (no recursion: a hostile skeleton may be a chain of 65,535 joints), of the
   // joints not inside a collapsed node, drawn only where visible.
   visible_joints_.clear();
@@ -1447,6 +1458,13 @@ void App::draw_joint_tree() {
     visible_joints_.push_back(j);
     if (!doc_->expanded[j]) hidden_below = depth;
   }
+  if (reveal >= 0) {  // scrolled to the middle of the list (seen from the next frame)
+    const auto row =
+        std::find(visible_joints_.begin(), visible_joints_.end(), reveal) - visible_joints_.begin();
+    ImGui::SetScrollY(std::max(0.f, static_cast<float>(row) * ImGui::GetTextLineHeightWithSpacing() -
+                                        ImGui::GetWindowHeight() * 0.5f));
+  }
+  joints_shown_.clear();
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(visible_joints_.size()));
   while (clipper.Step()) {
@@ -1461,6 +1479,7 @@ void App::draw_joint_tree() {
         ImGui::SameLine();
       }
       if (ImGui::Selectable(skeleton.name(j).c_str(), j == selected_joint_)) selected_joint_ = j;
+      if (ImGui::IsItemVisible()) joints_shown_.push_back(j);
       ImGui::PopID();
     }
   }
@@ -1809,7 +1828,7 @@ void App::draw_right_panel() {
       draw_notify_editor();
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Joints")) {
+    if (ImGui::BeginTabItem("Joints", nullptr, reveal_joint_ >= 0 ? ImGuiTabItemFlags_SetSelected : 0)) {
       draw_joint_tree();
       ImGui::EndTabItem();
     }
@@ -2020,10 +2039,13 @@ void App::draw_event_log() {
   ImGui::Text("%zu events", events.size());
   ImGui::SameLine();
   if (ImGui::SmallButton("clear")) doc_->playback->clear_events();
-  if (ImGui::BeginTable("events", 5,
+  // In a crossfade both clips fire: each event names its clip (the part after "Armature|"; the whole name in
+  // its tooltip).
+  if (ImGui::BeginTable("events", 6,
                         ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("step");
+    ImGui::TableSetupColumn("clip");
     ImGui::TableSetupColumn("type");
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("t");
@@ -2037,6 +2059,10 @@ void App::draw_event_log() {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::Text("%lld", e.step);
+        ImGui::TableNextColumn();
+        const size_t bar = e.clip.rfind('|');
+        ImGui::TextUnformatted(bar == std::string::npos ? e.clip.c_str() : e.clip.c_str() + bar + 1);
+        if (bar != std::string::npos && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.clip.c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(to_string(e.type));
         ImGui::TableNextColumn();
@@ -2114,7 +2140,13 @@ void App::draw_error() {
   ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(90, 24, 24, 240));
   ImGui::Begin("Error", nullptr,
                ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
-  ImGui::TextWrapped("%s", error_.c_str());
+  const ShownError shown = explain_error(error_);
+  ImGui::TextWrapped("%s", shown.headline.c_str());
+  if (!shown.details.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(230, 190, 190, 255));
+    ImGui::TextWrapped("%s", shown.details.c_str());
+    ImGui::PopStyleColor();
+  }
   if (ImGui::Button("Dismiss")) error_.clear();
   ImGui::End();
   ImGui::PopStyleColor();
