@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "../src/render/baked_morph_plan.h"
+#include "../src/render/draw_plan.h"
 #include "../src/render/morph_plan.h"
 #include "backend_comparison.h"
 #include "gltf_builder.h"
@@ -290,6 +291,56 @@ TEST(Render, MorphModelsDrawAlikeOnGpuAndCpu) {
   }
   std::printf("  %d frames compared, %d of them morphed on the GPU\n", compared, morphed);
   EXPECT_GT(morphed, compared / 2);
+}
+
+// Guide lines in the scene (the viewer's ground lattice) are depth-tested: a line behind the character is
+// hidden where the body is in front of it, one in front of the character is drawn over it. The control: the
+// same line without the character is drawn at the pixel the body covers.
+TEST(Render, WorldLinesAreHiddenBehindTheCharacter) {
+  REQUIRE_GL();
+  auto m = load(test::source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(m);
+  FrameSettings frame = frame_for(*m->asset, 256, LightingMode::kUnlit);
+  frame.grid = false;
+  Animator animator(*m->asset);
+  ASSERT_TRUE(animator.play(m->asset->find_clip("Armature|Idle")));
+  animator.update(0);
+  // Across the whole view at the chest's height, 30 cm behind and in front of the chest joint (the torso is
+  // about 25 cm deep), so that both project onto the chest.
+  const Vec3 chest = animator.model()[m->asset->skeleton.find_joint("chest")].translation();
+  const float y = chest.y, behind = chest.z - 0.3f, front = chest.z + 0.3f;
+  const std::vector<Vec3> back_line = {{-3, y, behind}, {3, y, behind}};
+  const std::vector<Vec3> front_line = {{-3, y - 0.1f, front}, {3, y - 0.1f, front}};
+  const Mat4 view_proj = detail::view_projection(frame, detail::DepthRange::kMinusOneToOne);
+  auto pixel_of = [&](Vec3 at) {
+    const float* v = view_proj.m;  // column-major
+    const float x = v[0] * at.x + v[4] * at.y + v[8] * at.z + v[12];
+    const float y = v[1] * at.x + v[5] * at.y + v[9] * at.z + v[13];
+    const float w = v[3] * at.x + v[7] * at.y + v[11] * at.z + v[15];
+    return std::pair<int, int>{static_cast<int>((x / w * 0.5f + 0.5f) * frame.width),
+                               static_cast<int>((0.5f - y / w * 0.5f) * frame.height)};
+  };
+  auto color_at = [](const Image& image, std::pair<int, int> p) {
+    const uint8_t* c = &image.rgba[(static_cast<size_t>(p.second) * image.width + p.first) * 4];
+    return std::array<int, 3>{c[0], c[1], c[2]};
+  };
+  const std::pair<int, int> back_on_body = pixel_of({chest.x, y, behind}),
+                            back_beside = pixel_of({chest.x - 1.2f, y, behind}),
+                            front_on_body = pixel_of({chest.x, y - 0.1f, front});
+  m->renderer->begin_frame(frame);
+  m->renderer->draw_world_lines(back_line, {1, 0, 0});
+  const Image lines_only = m->renderer->end_frame();
+  EXPECT_EQ(color_at(lines_only, back_on_body), (std::array<int, 3>{255, 0, 0}));  // the control
+  m->renderer->begin_frame(frame);
+  m->renderer->draw_palette(Mat4{}, animator.model());
+  m->renderer->draw_world_lines(back_line, {1, 0, 0});
+  m->renderer->draw_world_lines(front_line, {0, 1, 0});
+  const Image scene = m->renderer->end_frame();
+  EXPECT_NE(color_at(scene, back_on_body), (std::array<int, 3>{255, 0, 0})) << "drawn through the body";
+  EXPECT_EQ(color_at(scene, back_beside), (std::array<int, 3>{255, 0, 0}));
+  EXPECT_EQ(color_at(scene, front_on_body), (std::array<int, 3>{0, 255, 0}));
+  auto errors = context()->take_errors();
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0]);
 }
 
 // Both evaluations of the bake against GPU palette skinning of the runtime's pose: at a frame time, halfway

@@ -144,6 +144,15 @@ std::vector<float> skeleton_lines(std::span<const int> parents, const Mat4& worl
   return lines;
 }
 
+std::vector<float> colored_lines(std::span<const Vec3> endpoints, Vec3 color) {
+  std::vector<float> lines;
+  lines.reserve(endpoints.size() / 2 * 12);
+  for (size_t i = 0; i + 1 < endpoints.size(); i += 2)
+    for (const Vec3& p : {endpoints[i], endpoints[i + 1]})
+      lines.insert(lines.end(), {p.x, p.y, p.z, color.x, color.y, color.z});
+  return lines;
+}
+
 std::vector<StaticVertex> static_vertices(const SkinnedMesh& mesh) {
   const int n = mesh.vertex_count(), k = mesh.influences();
   std::vector<StaticVertex> vertices(n);

@@ -25,6 +25,8 @@ Mat4 view_projection(const FrameSettings& frame, DepthRange range);
 std::vector<float> grid_lines(const Camera& camera);  // 20 cells around the target, a power of ten each
 std::vector<float> skeleton_lines(std::span<const int> parents, const Mat4& world,
                                   std::span<const Mat4> model);
+std::vector<float> colored_lines(std::span<const Vec3> endpoints,
+                                 Vec3 color);  // pairs; an odd last one dropped
 
 // The static vertex stream of every path: 72 bytes, interleaved.
 struct StaticVertex {

@@ -180,6 +180,9 @@ class CharacterRenderer {
   virtual Result<LodMeshInfo> make_lod_mesh(float target_error);
   // Lines from each joint to its parent, over the character.
   virtual void draw_skeleton(const Mat4& world, std::span<const Mat4> model) = 0;
+  // Line segments in world space (`endpoints` in pairs; an odd last one is ignored) in one colour, hidden
+  // where what is drawn is in front of them: guides in the scene, such as the ground the feet are planted on.
+  virtual void draw_world_lines(std::span<const Vec3> endpoints, Vec3 color) = 0;
   virtual Image end_frame() = 0;  // waits for the GPU and reads the frame back (top row first)
   virtual void finish() = 0;  // waits for the GPU to complete what was submitted (no read back: for timing)
 

@@ -227,6 +227,9 @@ class GlRenderer final : public CharacterRenderer {
   BakedDrawStats draw_baked(std::span<const BakedInstance> instances, float global_time,
                             const BakedDrawOptions& options) override;
   void draw_skeleton(const Mat4& world, std::span<const Mat4> model) override;
+  void draw_world_lines(std::span<const Vec3> endpoints, Vec3 color) override {
+    draw_lines(detail::colored_lines(endpoints, color), true);
+  }
   Image end_frame() override;
   void finish() override { glFinish(); }
   void present(int x, int y) const {

@@ -964,6 +964,26 @@ void App::render_scene() {
     for (BakedInstance& b : placed) b.world = translation_matrix({0, 0, -spacing}) * b.world;
     r.draw_baked(placed, doc_->crowd_time);
   }
+  // The ground the feet are planted on (slope and step): a lattice around the character, depth-tested (the
+  // legs in front of it hide it).
+  if (p.foot_placement() && p.ground() == Playback::Ground::kSlopeAndStep) {
+    const Vec3 c = world.translation();
+    const float extent = std::max(doc_->hi.y - doc_->lo.y, 1e-3f) * 1.2f;
+    const int lines = 13, pieces = 48;
+    std::vector<Vec3> segments;
+    segments.reserve(2 * lines * pieces * 2);
+    for (int axis = 0; axis < 2; ++axis)
+      for (int i = 0; i < lines; ++i) {
+        const float across = -extent + 2 * extent * static_cast<float>(i) / (lines - 1);
+        for (int k = 0; k < pieces; ++k)
+          for (int end = 0; end < 2; ++end) {
+            const float along = -extent + 2 * extent * static_cast<float>(k + end) / pieces;
+            const float x = c.x + (axis == 0 ? across : along), z = c.z + (axis == 0 ? along : across);
+            segments.push_back({x, p.ground_height(x, z), z});
+          }
+      }
+    r.draw_world_lines(segments, {0.43f, 0.67f, 0.43f});
+  }
   // Cannot fail: the renderer is the OpenGL one made in open().
   (void)present_gl_frame(r, static_cast<int>(layout_.scene_x * scale),
                          fb_h - static_cast<int>((layout_.scene_y + layout_.scene_h) * scale));
@@ -1041,27 +1061,6 @@ void App::draw_scene_overlay() {
       previous = s;
       have_previous = visible;
     }
-  }
-  // The ground the feet are planted on (slope and step): a lattice around the character.
-  if (p.foot_placement() && p.ground() == Playback::Ground::kSlopeAndStep) {
-    const Vec3 c = p.world().translation();
-    const float extent = std::max(doc_->hi.y - doc_->lo.y, 1e-3f) * 1.2f;
-    const int lines = 13, pieces = 48;
-    for (int axis = 0; axis < 2; ++axis)
-      for (int i = 0; i < lines; ++i) {
-        const float across = -extent + 2 * extent * static_cast<float>(i) / (lines - 1);
-        ImVec2 previous;
-        bool have_previous = false;
-        for (int k = 0; k <= pieces; ++k) {
-          const float along = -extent + 2 * extent * static_cast<float>(k) / pieces;
-          const float x = c.x + (axis == 0 ? across : along), z = c.z + (axis == 0 ? along : across);
-          ImVec2 s;
-          const bool visible = project({x, p.ground_height(x, z), z}, s);
-          if (visible && have_previous) draw->AddLine(previous, s, IM_COL32(110, 170, 110, 160), ui_scale_);
-          previous = s;
-          have_previous = visible;
-        }
-      }
   }
   if (skeleton_) {
     const auto model = shown_model();
