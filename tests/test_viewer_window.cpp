@@ -65,6 +65,12 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
+// A window script whose expect-* actions are the checks: it must run to its end.
+void expect_script_passes(const std::string& name, const std::string& script) {
+  const ViewerRun run = run_view(fresh_dir(name), script);
+  EXPECT_EQ(run.status, 0) << script << ": " << run.err;
+}
+
 #define REQUIRE_DISPLAY()                                          \
   if (!std::getenv("DISPLAY"))                                     \
   GTEST_SKIP() << "no X display: ctest runs these under xvfb-run " \
@@ -457,16 +463,12 @@ TEST(ViewerWindow, AClickDoesNotSwingTheCamera) {
 // key acts once, a text field gets every Backspace and Enter (tests/viewer/keys.txt says what is checked).
 TEST(ViewerWindow, KeysActOncePerPressAtALowFrameRate) {
   REQUIRE_DISPLAY();
-  const fs::path dir = fresh_dir("keys");
-  const ViewerRun run = run_view(dir, "keys.txt");
-  EXPECT_EQ(run.status, 0) << run.err;
+  expect_script_passes("keys", "keys.txt");
 }
 
 TEST(ViewerWindow, NotifyFieldsFollowTheDocument) {
   REQUIRE_DISPLAY();
-  const fs::path dir = fresh_dir("fields");
-  const ViewerRun run = run_view(dir, "fields.txt");
-  EXPECT_EQ(run.status, 0) << run.err;
+  expect_script_passes("fields", "fields.txt");
 }
 
 // Unsaved edits: prompts on close and open, a recovery copy beside the settings (never beside the model)
@@ -544,9 +546,7 @@ TEST(ViewerWindow, TimelineDrawsNotifiesWholeAndKeepsTheLaneNames) {
 
 TEST(ViewerWindow, APickedJointIsRevealedInTheTree) {
   REQUIRE_DISPLAY();
-  const fs::path dir = fresh_dir("joints");
-  const ViewerRun run = run_view(dir, "joints.txt");
-  EXPECT_EQ(run.status, 0) << run.err;
+  expect_script_passes("joints", "joints.txt");
 }
 
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
