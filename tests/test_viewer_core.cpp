@@ -23,6 +23,7 @@
 #include "ossa/serialize/load.h"
 #include "synthetic_character.h"
 #include "test_paths.h"
+#include "viewer/file_browser.h"
 #include "viewer/key_input.h"
 #include "viewer/notify_document.h"
 #include "viewer/recovery.h"
@@ -687,6 +688,38 @@ TEST(ViewerTimeline, SnappedTimeIsTheNearestFrameInsideTheClip) {
 #ifdef OSSA_VIEWER_HAS_CAMERA
 // F frames the character from where the camera looks: target and distance as a fresh frame gives them, the
 // orbit angles kept (it used to swing back to the front view).
+TEST(ViewerCamera, StandardViewsLookFromTheirSide) {
+  OrbitCamera camera;
+  camera.frame({-0.5f, 0, -0.2f}, {0.5f, 1.8f, 0.2f}, 1.5f);
+  const Vec3 target = camera.target;
+  const float distance = camera.distance;
+  const std::pair<OrbitCamera::View, Vec3> views[] = {{OrbitCamera::View::kFront, {0, 0, 1}},
+                                                      {OrbitCamera::View::kSide, {1, 0, 0}},
+                                                      {OrbitCamera::View::kTop, {0, 1, 0}}};
+  for (const auto& [view, from] : views) {
+    camera.look_from(view);
+    const Camera c = camera.camera();
+    const Vec3 d = normalize(c.eye - c.target);
+    EXPECT_GT(d.x * from.x + d.y * from.y + d.z * from.z, 0.999f) << d.x << " " << d.y << " " << d.z;
+    EXPECT_NEAR(length(c.eye - c.target), distance, 1e-4f);
+    EXPECT_NEAR(length(c.target - target), 0, 1e-6f);
+  }
+  camera.look_from(OrbitCamera::View::kTop);  // from above, the front (+z) at the bottom of the view
+  EXPECT_GT(camera.camera().eye.z, camera.target.z);
+}
+
+TEST(ViewerCamera, FollowingKeepsTheViewOfATravellingCharacter) {
+  OrbitCamera camera;
+  camera.frame({-0.5f, 0, -0.2f}, {0.5f, 1.8f, 0.2f}, 1.5f);
+  const Camera before = camera.camera();
+  camera.follow({0, 0, 0}, {1.5f, 0.3f, -2});  // walked 1.5 m right and 2 m away, up a 0.3 m step
+  const Camera after = camera.camera();
+  EXPECT_NEAR(length((after.eye - before.eye) - Vec3{1.5f, 0, -2}), 0, 1e-6f);
+  EXPECT_NEAR(length((after.target - before.target) - Vec3{1.5f, 0, -2}), 0, 1e-6f);
+  camera.follow({0, 0, 0}, {std::nanf(""), 0, 0});  // nothing finite to follow
+  EXPECT_NEAR(length(camera.camera().target - after.target), 0, 1e-6f);
+}
+
 TEST(ViewerCamera, RefitKeepsTheOrbitAngles) {
   const Vec3 lo{-0.5f, 0, -0.3f}, hi{0.5f, 1.8f, 0.3f};
   OrbitCamera fresh, camera;
@@ -1037,9 +1070,15 @@ TEST(ViewerSettings, RoundTripThroughJson) {
   settings.skeleton = true;
   settings.add_recent("/models/a.fbx");
   settings.add_recent("/models/ü b.ossa");
+  settings.left_panel = 410, settings.right_panel = 260, settings.bottom_panel = 330;
+  settings.font_scale = 1.25;
   std::string warning = "stale";
   const ViewerSettings back = settings_from_json(settings_to_json(settings), &warning);
   EXPECT_EQ(warning, "");
+  EXPECT_EQ(back.left_panel, 410);
+  EXPECT_EQ(back.right_panel, 260);
+  EXPECT_EQ(back.bottom_panel, 330);
+  EXPECT_EQ(back.font_scale, 1.25);
   EXPECT_EQ(back.window_width, 1920);
   EXPECT_EQ(back.window_height, 1080);
   EXPECT_EQ(back.lighting, "unlit");
@@ -1051,6 +1090,18 @@ TEST(ViewerSettings, RoundTripThroughJson) {
     settings.lighting = mode;
     EXPECT_EQ(settings_from_json(settings_to_json(settings)).lighting, mode);
   }
+}
+
+TEST(ViewerSettings, PanelSizesAndFontScaleAreClamped) {
+  std::string warning;
+  const ViewerSettings s = settings_from_json(
+      R"({"left_panel": 5, "right_panel": 1e9, "bottom_panel": "wide", "font_scale": 40})", &warning);
+  EXPECT_EQ(s.left_panel, ViewerSettings::kMinPanel);
+  EXPECT_EQ(s.right_panel, ViewerSettings::kMaxPanel);
+  EXPECT_EQ(s.bottom_panel, ViewerSettings{}.bottom_panel);  // not a number: the default
+  EXPECT_EQ(s.font_scale, ViewerSettings::kMaxFontScale);
+  for (const char* key : {"left_panel", "right_panel", "bottom_panel", "font_scale"})
+    EXPECT_NE(warning.find(key), std::string::npos) << warning;
 }
 
 TEST(ViewerSettings, RecentFilesAreNewestFirstWithoutDuplicates) {
@@ -1214,6 +1265,46 @@ TEST(ViewerSettings, DefaultPathIsInTheUsersConfigFolder) {
 
 // The keyboard at a low frame rate (GLFW's key numbers: N 78, Space 32, Backspace 259).
 constexpr int kKeyN = 78, kKeySpace = 32, kKeyBackspace = 259;
+
+// ---------------------------------------------------------------------------------------------- browser
+
+TEST(ViewerFileBrowser, ListsFoldersThenTheFilesOssaOpens) {
+  const std::string dir = fresh_dir("browser");
+  for (const char* name : {"b.FBX", "a.glb", "notes.txt", ".hidden.fbx", "z.ossa", "model.dae", "x.gltf"})
+    write_all(dir + "/" + name, "x");
+  fs::create_directories(dir + "/Sub");
+  fs::create_directories(dir + "/sub2");
+  fs::create_directories(dir + "/.git");
+  FileBrowser browser(dir);
+  EXPECT_EQ(browser.folder(), utf8_from_path(fs::path(dir).lexically_normal()));
+  std::vector<std::string> names;
+  for (const BrowserEntry& e : browser.entries()) names.push_back(e.name + (e.folder ? "/" : ""));
+  EXPECT_EQ(names, (std::vector<std::string>{"../", "Sub/", "sub2/", "a.glb", "b.FBX", "model.dae", "x.gltf",
+                                             "z.ossa"}));
+  EXPECT_EQ(browser.entries()[3].bytes, 1u);
+  browser.set_show_all(true);
+  EXPECT_EQ(browser.entries().size(), 9u);   // notes.txt too, never the hidden ones
+  EXPECT_FALSE(browser.enter("notes.txt"));  // not a folder
+  EXPECT_FALSE(browser.enter("missing"));
+  ASSERT_TRUE(browser.enter("Sub"));
+  EXPECT_EQ(fs::path(browser.folder()).filename(), "Sub");
+  ASSERT_EQ(browser.entries().size(), 1u);  // only ".."
+  ASSERT_TRUE(browser.enter(".."));
+  EXPECT_EQ(browser.folder(), utf8_from_path(fs::path(dir).lexically_normal()));
+  EXPECT_EQ(browser.path_of("a.glb"), utf8_from_path(fs::path(dir).lexically_normal() / "a.glb"));
+  EXPECT_FALSE(browser.go_to(dir + "/a.glb"));  // a file: nothing changes, error says why
+  EXPECT_FALSE(browser.error().empty());
+  EXPECT_EQ(browser.folder(), utf8_from_path(fs::path(dir).lexically_normal()));
+  ASSERT_TRUE(browser.go_to("/"));
+  EXPECT_TRUE(browser.entries().empty() || browser.entries()[0].name != "..");  // a root has no parent
+}
+
+TEST(ViewerFileBrowser, OpenableExtensionsInAnyCase) {
+  for (const char* name : {"a.fbx", "A.FBX", "b.gltf", "c.GLB", "d.dae", "e.ossa", "f.Ossa"})
+    EXPECT_TRUE(is_openable(name)) << name;
+  for (const char* name : {"a.obj", "fbx", ".fbx", "a.fbx.txt", "a.", "a.notifies.json", ""})
+    EXPECT_FALSE(is_openable(name)) << name;
+}
 
 // ---------------------------------------------------------------------------------------------- recovery
 

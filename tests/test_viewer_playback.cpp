@@ -92,6 +92,74 @@ TEST(ViewerPlayback, StepsForwardFireEventsAndBackwardSeeks) {
   }
 }
 
+// A loop range plays only its part of the clip: over 2 s of 60 Hz updates at speed 1, Walk's [0.2, 0.6) is
+// played 5 times (0.4 s a pass): FootR (0.5) fires once a pass, FootL (0) never, the playhead never leaves
+// the range; backwards the same range fires FootR as often. Clearing it plays the whole clip again.
+TEST(ViewerPlayback, ALoopRangePlaysOnlyItsPart) {
+  Playback p(sample());
+  const int walk = p.asset().find_clip("Walk");
+  ASSERT_TRUE(p.play(walk));
+  EXPECT_FALSE(p.set_loop_range(0.6f, 0.2f));
+  EXPECT_FALSE(p.set_loop_range(0.2f, 5.f));
+  EXPECT_FALSE(p.set_loop_range(-0.1f, 0.5f));
+  EXPECT_FALSE(p.has_loop_range());
+  ASSERT_TRUE(p.set_loop_range(0.2f, 0.6f));
+  EXPECT_FLOAT_EQ(p.time(), 0.2f);  // the playhead was outside it
+  p.clear_events();
+  auto count = [&](const std::string& name) {
+    int n = 0;
+    for (const auto& e : p.events()) n += e.name == name && e.type == EventType::kInstant;
+    return n;
+  };
+  for (int i = 0; i < 120; ++i) {
+    p.update(1.f / 60);
+    EXPECT_GE(p.time(), 0.2f - 1e-6f);
+    EXPECT_LT(p.time(), 0.6f);
+  }
+  EXPECT_EQ(count("FootR"), 5);
+  EXPECT_EQ(count("FootL"), 0);
+  p.clear_events();
+  p.set_speed(-1);
+  for (int i = 0; i < 120; ++i) {
+    p.update(1.f / 60);
+    EXPECT_GT(p.time(), 0.2f);
+    EXPECT_LE(p.time(), 0.6f + 1e-6f);
+  }
+  EXPECT_EQ(count("FootR"), 5);
+  EXPECT_EQ(count("FootL"), 0);
+  p.set_speed(1);
+  p.clear_loop_range();
+  p.clear_events();
+  for (int i = 0; i < 120; ++i) p.update(1.f / 60);
+  EXPECT_EQ(count("FootL"), 2);  // the whole clip again: 2 passes of 1 s
+  ASSERT_TRUE(p.set_loop_range(0.2f, 0.6f));
+  ASSERT_TRUE(p.play(walk));
+  EXPECT_FALSE(p.has_loop_range());  // playing a clip clears it
+}
+
+// Onion skin and motion trails sample poses away from the playhead: each is what an Animator seeked there
+// gives, and the Playback's own playhead does not move.
+TEST(ViewerPlayback, PosesAtOtherTimesAreTheAnimatorsThere) {
+  Playback p(sample());
+  const int walk = p.asset().find_clip("Walk");
+  ASSERT_TRUE(p.play(walk));
+  p.seek(0.3f);
+  SamplingCache cache;
+  std::vector<JointPose> locals;
+  std::vector<Mat4> model;
+  for (float t : {0.f, 0.2f, 0.5f, 0.9999f, 1.f, 0.1f}) {
+    ASSERT_TRUE(Playback::pose_at(p.asset(), walk, t, cache, locals, model));
+    Animator reference(p.asset());
+    EXPECT_TRUE(reference.play(walk, LoopMode::kOnce, 0, t));
+    reference.update(0);
+    for (int j = 0; j < p.asset().skeleton.joint_count(); ++j)
+      EXPECT_NEAR(length(model[j].translation() - reference.model()[j].translation()), 0, 1e-6f) << t;
+  }
+  EXPECT_FLOAT_EQ(p.time(), 0.3f);
+  EXPECT_FALSE(Playback::pose_at(p.asset(), -1, 0, cache, locals, model));
+  EXPECT_FALSE(Playback::pose_at(p.asset(), walk, std::nanf(""), cache, locals, model));
+}
+
 // The sample with a clip added that walks an arc: its Walk, with the root (and so the whole character) moved
 // along x and z and turned about +y by amounts growing with time, so that root motion has both a translation
 // and a turn to take out (composed in the wrong order, the two would not give the clip back).

@@ -549,6 +549,85 @@ TEST(ViewerWindow, APickedJointIsRevealedInTheTree) {
   expect_script_passes("joints", "joints.txt");
 }
 
+// The dope sheet (keys per joint and per morph target) and the curve view (a channel as Euler degrees and as
+// its quaternion), each against its golden; the rows' keys themselves are checked in
+// test_viewer_dope_sheet.cpp.
+TEST(ViewerWindow, DopeSheetAndCurvesMatchTheirGoldens) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("dope_sheet");
+  const ViewerRun run = run_view(dir, "dope_sheet.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  for (const char* name : {"dope_sheet.png", "curves_euler.png", "curves_quat.png"}) {
+    auto image = read_png((dir / name).string());
+    ASSERT_TRUE(image) << image.error();
+    expect_matches_golden(*image, name);
+  }
+}
+
+TEST(ViewerWindow, FramesAreTypedAndLoopRangesPlayed) {
+  REQUIRE_DISPLAY();
+  expect_script_passes("frames", "frames.txt");
+}
+
+TEST(ViewerWindow, CameraViewsBindPoseAndOnionSkin) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("camera");
+  const ViewerRun run = run_view(dir, "camera.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  for (const char* name : {"bind_side.png", "onion_trail.png"}) {
+    auto image = read_png((dir / name).string());
+    ASSERT_TRUE(image) << image.error();
+    expect_matches_golden(*image, name);
+  }
+}
+
+TEST(ViewerWindow, TheFileBrowserOpensModels) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("browser");
+  fs::create_directories(dir / "clips");
+  fs::create_symlink(sample_fbx(), dir / "hero.fbx");
+  fs::create_symlink(test::source_dir() + "/assets/sample/ossa_sample.glb", dir / "clips" / "other.glb");
+  std::ofstream(dir / "notes.txt") << "not a model";
+  const ViewerRun run = run_view(dir, "browser.txt", "", (dir / "hero.fbx").string());
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
+// The exported view: one PNG a frame for the whole clip (Walk: 1 s at 30 fps, 31 frames), the first equal to
+// the window's own 3D view at 0 s (the same renderer and camera), and a GIF.
+TEST(ViewerWindow, TheViewExportsAsPngsAndGif) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("export_view");
+  const ViewerRun run = run_view(dir, "export_view.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  int pngs = 0;
+  for (const auto& entry : fs::directory_iterator(dir))
+    pngs += entry.path().filename().string().rfind("frames_", 0) == 0;
+  EXPECT_EQ(pngs, 31);
+  auto first = read_png((dir / "frames_0000.png").string());
+  auto window = read_png((dir / "scene0.png").string());
+  ASSERT_TRUE(first && window);
+  ASSERT_EQ(first->width, kSceneW);
+  ASSERT_EQ(first->height, kSceneH);
+  const ImageDifference d = compare_images(*first, crop(*window, kSceneX, kSceneY, kSceneW, kSceneH), 2);
+  EXPECT_LE(d.fraction_over, 0.0005) << "max difference " << d.max_difference;
+  EXPECT_EQ(read_text(dir / "walk.gif").substr(0, 6), "GIF89a");
+}
+
+TEST(ViewerWindow, PanelsResizeAndTheSizesAreKept) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("layout");
+  const ViewerRun run = run_view(dir, "layout.txt");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const nlohmann::json settings = nlohmann::json::parse(read_text(dir / "settings.json"));
+  EXPECT_EQ(settings["left_panel"], 402);
+  EXPECT_EQ(settings["right_panel"], 392);
+  EXPECT_EQ(settings["bottom_panel"], 302);
+  EXPECT_EQ(settings["font_scale"], 1.5);
+  auto image = read_png((dir / "layout.png").string());
+  ASSERT_TRUE(image) << image.error();
+  expect_matches_golden(*image, "layout.png");
+}
+
 TEST(ViewerWindow, ABadScriptIsRefusedWithItsLine) {
   REQUIRE_DISPLAY();
   const fs::path dir = fresh_dir("bad_script");

@@ -50,6 +50,16 @@ void OrbitCamera::pan(float dx_pixels, float dy_pixels, float view_height_pixels
   target = target - right * (dx_pixels * per_pixel) + up * (dy_pixels * per_pixel);
 }
 
+void OrbitCamera::look_from(View view) {
+  yaw = view == View::kSide ? kPi / 2 : 0;
+  pitch = view == View::kTop ? kMaxPitch : 0;
+}
+
+void OrbitCamera::follow(Vec3 from, Vec3 to) {
+  if (!std::isfinite(to.x - from.x) || !std::isfinite(to.z - from.z)) return;
+  target = target + Vec3{to.x - from.x, 0, to.z - from.z};
+}
+
 void OrbitCamera::zoom(float wheel_steps) {
   distance = std::clamp(distance * std::pow(0.85f, wheel_steps), radius_ * 0.05f, radius_ * 200);
 }

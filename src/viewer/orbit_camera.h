@@ -16,6 +16,13 @@ class OrbitCamera {
   void orbit(float dx_pixels, float dy_pixels);  // 0.4 degrees per pixel; pitch within +-89
   void pan(float dx_pixels, float dy_pixels, float view_height_pixels);  // the target follows the cursor
   void zoom(float wheel_steps);  // each step 15 % closer (negative: away)
+  // The standard views, keeping target and distance: front (from +z), side (from +x), top (from above, the
+  // front at the bottom of the view).
+  enum class View { kFront, kSide, kTop };
+  void look_from(View view);
+  // The character moved from `from` to `to` (world): the target moves with it across the ground (x, z), so
+  // the camera keeps its view of a character travelling by root motion (height changes are not followed).
+  void follow(Vec3 from, Vec3 to);
   Camera camera() const;
 
   Vec3 target{0, 1, 0};

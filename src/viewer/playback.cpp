@@ -7,6 +7,7 @@
 
 #include "ossa/asset/root_motion.h"
 #include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/sample_job.h"
 
 namespace ossa::viewer {
 
@@ -45,10 +46,12 @@ void Playback::set_notifies(NotifySet notifies) {
 bool Playback::play(int clip, float start_time) {
   if (!animator_->play(clip, loop_mode_, 0, start_time)) return false;
   step_ = 0;
+  clear_loop_range();
   return true;
 }
 
 bool Playback::crossfade(int clip, float duration, bool sync) {
+  clear_loop_range();
   return animator_->crossfade(clip, duration, sync ? FadeSync::kPhase : FadeSync::kNone, loop_mode_);
 }
 
@@ -149,14 +152,51 @@ bool Playback::set_layer(int clip, float weight, int mask_joint) {
 
 void Playback::update(float dt) {
   const auto start = std::chrono::steady_clock::now();
-  const float step = paused_ ? 0 : dt;
+  if (paused_ || !has_loop_range() || blend_ || speed_ == 0 || !std::isfinite(dt) || dt <= 0) {
+    advance(paused_ ? 0 : dt);
+  } else {
+    // Within the loop range: up to its end, then on from its other end (a few passes at most per update).
+    const bool forward = speed_ > 0;
+    const float from = forward ? range_in_ : range_out_, to = forward ? range_out_ : range_in_;
+    if (time() < range_in_ || time() > range_out_ || (forward ? time() >= to : time() <= to)) seek(from);
+    float left = dt;
+    for (int pass = 0; pass < 64 && left > 0; ++pass) {
+      const float step = std::min(left, std::max((to - time()) / speed_, 0.f));
+      advance(step);
+      left -= step;
+      if (forward ? time() >= to : time() <= to) seek(from);
+      if (step <= 0) break;
+    }
+  }
+  last_update_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool Playback::pose_at(const CharacterAsset& asset, int clip, float time, SamplingCache& cache,
+                       std::vector<JointPose>& locals, std::vector<Mat4>& model) {
+  if (clip < 0 || clip >= static_cast<int>(asset.clips.size()) || !std::isfinite(time)) return false;
+  const int joints = asset.skeleton.joint_count();
+  locals.resize(joints);
+  model.resize(joints);
+  return SampleJob{.clip = &asset.clips[clip], .time = time, .cache = &cache, .output = locals}.run() &&
+         LocalToModelJob{.skeleton = &asset.skeleton, .input = locals, .output = model}.run();
+}
+
+bool Playback::set_loop_range(float in, float out) {
+  const Clip* clip = current_clip();
+  if (!clip || !std::isfinite(in) || !std::isfinite(out) || in < 0 || out <= in || out > clip->duration())
+    return false;
+  range_in_ = in, range_out_ = out;
+  if (time() < in || time() >= out) seek(in);
+  return true;
+}
+
+void Playback::advance(float step) {
   if (blend_)
     blend_->player->update(step);
   else
     animator_->update(step);
   finish_pose();
-  last_update_ms_ =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (paused_) return;
   log_events(blend_ ? blend_->player->events() : animator_->events());
   ++step_;

@@ -67,6 +67,16 @@ class Playback {
   LoopMode loop_mode() const { return loop_mode_; }
 
   void seek(float time);  // moves the playhead without firing events (scrubbing)
+  // Plays only [in, out) of the base clip, over and over: an update that reaches `out` (or `in` playing
+  // backwards) goes on from the other end, firing the notifies inside the range each pass and none outside.
+  // A playhead outside the range goes to its start. False (nothing changes) unless 0 <= in < out <= the
+  // clip's duration; clear_loop_range() plays the whole clip again. Playing or crossfading to a clip clears
+  // it; the range repeats whatever the loop mode, in the direction of the speed.
+  bool set_loop_range(float in, float out);
+  void clear_loop_range() { range_in_ = range_out_ = 0; }
+  bool has_loop_range() const { return range_out_ > range_in_; }
+  float loop_in() const { return range_in_; }
+  float loop_out() const { return range_out_; }
   // Frames of the base clip: forward runs updates (events fire as in play); backward seeks.
   void step_frames(int frames);
 
@@ -132,12 +142,19 @@ class Playback {
   void clear_events() { events_.clear(); }
   double last_update_ms() const { return last_update_ms_; }
 
+  // The model-space pose of `clip` of `asset` at `time` (clamped into the clip), as sampling and
+  // LocalToModelJob give it: onion-skin ghosts and motion trails, without moving the playhead. False for a
+  // clip that is not one. `cache` keeps a keyed clip's search positions between calls.
+  static bool pose_at(const CharacterAsset& asset, int clip, float time, SamplingCache& cache,
+                      std::vector<JointPose>& locals, std::vector<Mat4>& model);
+
   // 1 for `joint` and every joint below it, 0 elsewhere (skeletons are ordered parents first).
   static std::vector<float> subtree_mask(const Skeleton& skeleton, int joint);
 
  private:
   void rebuild_animator();  // a new Animator with the current settings, at the current clip and time
   void rebuild_blend();     // the same for the blend space player
+  void advance(float dt);   // one update of the animator or blend space, its events logged
   void log_events(std::span<const AnimEvent> events);
   void finish_pose();  // model()/locals() of the current source, feet placed
   static float ground_for_job(const void* playback, float x, float z);
@@ -154,6 +171,7 @@ class Playback {
   std::unique_ptr<Animator> animator_;
   bool root_motion_ = false, paused_ = false;
   float speed_ = 1;
+  float range_in_ = 0, range_out_ = 0;  // the loop range (none when out <= in)
   LoopMode loop_mode_ = LoopMode::kRepeat;
   int layer_clip_ = -1, layer_joint_ = -1, layer_slot_ = -1;
   float layer_weight_ = 1;

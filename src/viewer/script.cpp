@@ -98,6 +98,7 @@ const std::vector<ActionSpec>& action_table() {
       {"redo", 0, {}},
       {"save", 0, {text("PATH")}},
       {"export", 1, {text("PATH")}},
+      {"export-view", 1, {text("PATH")}},
       {"click", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
       {"tap", 2, {number("X", 0, kMaxPixels), number("Y", 0, kMaxPixels)}},
       {"key", 1, {keys("KEYS")}},
@@ -109,6 +110,27 @@ const std::vector<ActionSpec>& action_table() {
       {"expect-paused", 1, {choice("state", {"yes", "no"})}},
       {"expect-notify", 1, {text("NAME")}},
       {"close", 0, {}},
+      {"browse", 1, {text("FOLDER")}},
+      {"browse-pick", 1, {text("NAME")}},
+      {"expect-browser-entry", 1, {text("NAME")}},
+      {"expect-layout",
+       3,
+       {number("LEFT", 0, kMaxPixels), number("RIGHT", 0, kMaxPixels), number("BOTTOM", 0, kMaxPixels)}},
+      {"font-scale", 1, {number("SCALE", 0.75, 2.5)}},
+      {"view", 1, {choice("view", {"front", "side", "top"})}},
+      {"follow", 1, {choice("switch", {"on", "off"})}},
+      {"onion", 1, {choice("switch", {"on", "off"})}},
+      {"trail", 1, {choice("switch", {"on", "off"})}},
+      {"joint-names", 1, {choice("switch", {"on", "off"})}},
+      {"joint-axes", 1, {choice("switch", {"on", "off"})}},
+      {"bind-pose", 1, {choice("switch", {"on", "off"})}},
+      {"frame", 1, {integer("FRAME", 0, kMaxFrames)}},
+      {"loop-range", 1, {number("IN", 0, kMaxSeconds), number("OUT", 0, kMaxSeconds)}},
+      {"expect-time", 1, {number("SECONDS", 0, kMaxSeconds)}},
+      {"bottom-tab", 1, {choice("tab", {"notifies", "dope", "curves"})}},
+      {"dope-row", 1, {text("NAME")}},
+      {"expect-dope-rows", 1, {integer("N", 0, 1e9)}},
+      {"curve", 1, {choice("channel", {"t", "r", "s"}), choice("form", {"euler", "quat"})}},
       {"zoom", 1, {number("FACTOR", 1e-3, 1e3)}},
       {"answer", 1, {choice("answer", {"save", "discard", "cancel", "recover"})}},
       {"expect-title", 1, {text("TEXT")}},
@@ -194,6 +216,10 @@ std::string check_action(ScriptAction& action) {
   if (action.action == "layer" && count == 1) {
     if (action.words[0] == "off") return {};
     return "expected 'layer CLIP WEIGHT [JOINT]' or 'layer off'";
+  }
+  if (action.action == "loop-range" && count == 1) {
+    if (action.words[0] == "off") return {};
+    return "expected 'loop-range IN OUT' or 'loop-range off'";
   }
   if (count < spec->min_words || count > static_cast<int>(args.size())) {
     std::string usage = spec->name;

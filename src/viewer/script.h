@@ -24,13 +24,21 @@
 //   payload-notify NAME JSON  delete-notify NAME        (NAME: the first notify of that name in the clip)
 //   undo / redo               save [PATH]               click X Y / drag X0 Y0 X1 Y1
 //   export PATH               (the character as glTF: .glb or .gltf, with the notifies as edited)
+//   export-view OUT.gif|OUT.png (the clip as the view shows it: a GIF, or OUT_0000.png ...)
 //   tap X Y                   (a click whose pointer arrives and presses in one poll, as at a low frame rate)
 //   key KEYS                  (pressed and released in one poll: "n", "space", "ctrl+s"; see key_input.h)
 //   hold KEYS FRAMES          (pressed, auto-repeating for FRAMES frames, released)
 //   type TEXT                 (its characters in one poll)   click-field name|rename|payload
 //   expect-text name|rename|payload TEXT   expect-notifies N   expect-notify NAME   expect-paused yes|no
 //   zoom FACTOR               (the timeline, about the playhead; > 1 in)
-//   close                     (the window's close button; asks first when notify edits are unsaved)
+//   bottom-tab notifies|dope|curves   dope-row NAME (select a dope sheet row)   expect-dope-rows N
+//   curve t|r|s [euler|quat]  (the curve view's channel of the selected row)
+//   expect-layout LEFT RIGHT BOTTOM (panel sizes in points)   font-scale SCALE (0.75 to 2.5)
+//   view front|side|top       follow on|off (the camera keeps up with root motion)
+//   joint-names on|off        joint-axes on|off         bind-pose on|off
+//   onion on|off (ghost poses around the playhead)      trail on|off (the selected joint's path)
+//   frame N (go to the base clip's frame N, paused)   loop-range IN OUT / loop-range off   expect-time
+//   SECONDS close                     (the window's close button; asks first when notify edits are unsaved)
 //   answer save|discard|cancel|recover    expect-prompt none|unsaved|recovery    expect-recovery yes|no
 //   expect-title TEXT         (the window's title: "FILE - Ossa viewer", "FILE* - ..." while edits are
 //   unsaved) screenshot PATH.png       wait FRAMES               expect-clip NAME / expect-events N

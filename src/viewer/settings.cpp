@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <span>
 #include <system_error>
+#include <type_traits>
+#include <utility>
 
 #include "ossa/asset/notifies.h"
 #include "ossa/core/file_io.h"
@@ -81,6 +83,15 @@ std::string settings_to_json(const ViewerSettings& settings) {
   json["lighting"] = lighting.empty() ? defaults.lighting : lighting;
   json["grid"] = settings.grid;
   json["skeleton"] = settings.skeleton;
+  json["left_panel"] = std::clamp(settings.left_panel, ViewerSettings::kMinPanel, ViewerSettings::kMaxPanel);
+  json["right_panel"] =
+      std::clamp(settings.right_panel, ViewerSettings::kMinPanel, ViewerSettings::kMaxPanel);
+  json["bottom_panel"] =
+      std::clamp(settings.bottom_panel, ViewerSettings::kMinPanel, ViewerSettings::kMaxPanel);
+  json["font_scale"] =
+      std::isfinite(settings.font_scale)
+          ? std::clamp(settings.font_scale, ViewerSettings::kMinFontScale, ViewerSettings::kMaxFontScale)
+          : 1.0;
   return json.dump(2) + "\n";
 }
 
@@ -102,18 +113,25 @@ ViewerSettings settings_from_json(const std::string& text, std::string* warning)
     return settings;
   }
   // Each value on its own: one bad value does not lose the others.
-  auto side = [&](const char* key, int& out) {
+  auto number_in = [&](const char* key, double lo, double hi, bool whole, auto& out) {
     if (!json.contains(key)) return;
     const nlohmann::json& value = json[key];
     if (!value.is_number()) return add_warning(warning, std::string(key) + " is not a number");
     const double number = value.get<double>();
     if (!std::isfinite(number)) return add_warning(warning, std::string(key) + " is not finite");
-    const double clamped = std::clamp(std::round(number), double{kMinWindowSide}, double{kMaxWindowSide});
+    const double clamped = std::clamp(whole ? std::round(number) : number, lo, hi);
     if (clamped != number) add_warning(warning, std::string(key) + " " + value.dump() + " clamped");
-    out = static_cast<int>(clamped);
+    out = static_cast<std::remove_reference_t<decltype(out)>>(clamped);
   };
+  auto side = [&](const char* key, int& out) { number_in(key, kMinWindowSide, kMaxWindowSide, true, out); };
   side("window_width", settings.window_width);
   side("window_height", settings.window_height);
+  for (auto [key, out] : {std::pair<const char*, int*>{"left_panel", &settings.left_panel},
+                          {"right_panel", &settings.right_panel},
+                          {"bottom_panel", &settings.bottom_panel}})
+    number_in(key, ViewerSettings::kMinPanel, ViewerSettings::kMaxPanel, true, *out);
+  number_in("font_scale", ViewerSettings::kMinFontScale, ViewerSettings::kMaxFontScale, false,
+            settings.font_scale);
   if (json.contains("recent_files")) {
     const nlohmann::json& list = json["recent_files"];
     if (!list.is_array()) {

@@ -2,7 +2,8 @@
 // the user's config folder ($XDG_CONFIG_HOME/ossa/viewer.json, else ~/.config/ossa/viewer.json; on Windows
 // %APPDATA%\ossa\viewer.json), never next to a model. A damaged or hostile file gives the defaults, never an
 // error that stops the viewer; values are clamped to sane ranges.
-// The file: {"window_width", "window_height", "recent_files", "lighting", "grid", "skeleton"}, unknown keys
+// The file: {"window_width", "window_height", "recent_files", "lighting", "grid", "skeleton", "left_panel",
+// "right_panel", "bottom_panel", "font_scale"}, unknown keys
 // ignored. A missing file (the first run) gives the defaults without a warning; a bad value loses only itself
 // (the others are kept, the warning names it); files over 1 MiB or nested deeper than 64 are refused whole.
 // parse_lighting_mode's aliases ("blinn", "texture") read as the canonical names; recent paths that JSON
@@ -25,6 +26,13 @@ struct ViewerSettings {
   std::string lighting = "blinn-phong";   // a name parse_lighting_mode accepts
   bool grid = true, skeleton = false;
   static constexpr int kMaxRecentFiles = 10;
+  // Panel sizes in points (scaled with the monitor's content scale), dragged at their edges; the window keeps
+  // the 3D view at least kMinScene points each way by shrinking them.
+  static constexpr int kMinPanel = 120, kMaxPanel = 2000, kMinScene = 160;
+  int left_panel = 300, right_panel = 340, bottom_panel = 250;
+  // Text size, over the monitor's content scale.
+  static constexpr double kMinFontScale = 0.75, kMaxFontScale = 2.5;
+  double font_scale = 1;
 
   void add_recent(const std::string& path);  // moves it to the front
 };

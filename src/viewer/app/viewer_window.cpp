@@ -24,6 +24,7 @@
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "ossa/core/file_io.h"
@@ -35,6 +36,8 @@
 #include "ossa/serialize/gltf_export.h"
 #include "ossa/serialize/load.h"
 #include "render/draw_plan.h"
+#include "viewer/dope_sheet.h"
+#include "viewer/file_browser.h"
 #include "viewer/graph_document.h"
 #include "viewer/key_input.h"
 #include "viewer/notify_document.h"
@@ -58,6 +61,17 @@ constexpr int kMaxCrowd = 1000;
 struct Layout {
   float left = 300, right = 330, bottom = 250, menu = 0;
   float scene_x = 0, scene_y = 0, scene_w = 1, scene_h = 1;
+};
+
+// The time axis the timeline, the dope sheet and the curve view share (one TimelineView: zooming one zooms
+// all): names on the left, then the track, which keeps a margin of half a marker each side so that a key or
+// notify at the clip's start or end is drawn whole; what lies outside it (zoomed in) is clipped, never over
+// the names.
+struct Track {
+  ImVec2 origin, avail;
+  float name_w = 0, ruler = 0, pad = 0;
+  float track_x = 0, track_end = 0, x0 = 0, width = 0;
+  float x_of(const TimelineView& view, float time) const { return x0 + view.time_to_x(time); }
 };
 
 using Clock = std::chrono::steady_clock;
@@ -192,11 +206,36 @@ class App {
 
   // Drawing
   void compute_layout();
+  // The panels' inner edges dragged (a few pixels on the 3D view's side of each): sizes kept in the settings.
+  enum class Edge { kNone, kLeft, kRight, kBottom } resizing_ = Edge::kNone;
+  void resize_panels();
   void draw_menu();
   void draw_left_panel();
   void draw_right_panel();
   void draw_bottom_panel();
   void draw_timeline();
+  void go_to_frame(int frame);                // the base clip's frame, clamped into the clip; pauses
+  void set_loop_in_out(float in, float out);  // out < 0: the clip's end
+  void draw_dope_sheet();
+  void draw_curves();
+  Track begin_track(float name_w, float marker_half);  // lays out the region left in the window
+  void draw_ruler(ImDrawList* draw, const Track& track);
+  // Scrub on the ruler (left drag), zoom (wheel) and pan (middle drag) over the track's region; true while
+  // the ruler is being dragged.
+  void track_input(const Track& track, bool hovered);
+  enum class BottomTab { kNotifies, kDopeSheet, kCurves } bottom_tab_ = BottomTab::kNotifies;
+  bool select_bottom_tab_ = false;  // a script (or a pick) chose the tab
+  // Dope sheet and curves, made when the clip (or the asset: root motion makes its own) changes.
+  DopeSheet dope_;
+  const CharacterAsset* dope_asset_ = nullptr;
+  int dope_clip_ = -2;
+  int dope_row_ = -1;  // the selected row
+  ChannelKind curve_kind_ = ChannelKind::kRotation;
+  bool curve_euler_ = true;
+  std::vector<CurveSample> curve_;
+  std::tuple<const CharacterAsset*, int, int, int> curve_for_{nullptr, -2, -1, -1};  // asset, clip, row, kind
+  bool scrubbing_track_ = false;
+  void refresh_dope_sheet();
   void draw_event_log();
   void draw_notify_editor();
   void draw_joint_tree();
@@ -246,6 +285,17 @@ class App {
   LightingMode lighting_ = LightingMode::kBlinnPhong;
   int skinning_ = 0;  // kSkinningNames
   bool grid_ = true, skeleton_ = false;
+  bool joint_names_ = false;  // names beside the joints
+  bool joint_axes_ = false;   // each joint's x, y and z axes
+  bool bind_pose_ = false;    // the character in the pose its meshes were bound in, not animated
+  std::vector<Mat4> bind_model_;
+  bool onion_ = false;  // ghost skeletons 3 and 6 frames before (blue) and after (green) the playhead
+  bool trail_ = false;  // the selected joint's path over the whole clip
+  SamplingCache ghost_cache_;
+  std::vector<JointPose> ghost_locals_;
+  std::vector<Mat4> ghost_model_;
+  bool follow_ = false;  // the camera's target moves with the character (root motion)
+  Vec3 followed_{};      // where the character was at the last frame followed
   int crowd_count_ = 0;
   int selected_joint_ = -1, hovered_joint_ = -1;
   int reveal_joint_ = -1;          // picked in the view: the Joints tab opens on it, its parents expanded
@@ -270,11 +320,20 @@ class App {
   float layer_weight_ = 1;
   bool layer_on_ = false;
   int ground_ = 1;  // kGroundNames
-  std::string open_path_;
   bool show_export_ = false;
+  bool show_export_view_ = false;
+  std::string export_view_path_;
+  // The clip as the 3D view shows it (camera, lighting, grid, size), from its start to its end at up to 30
+  // frames per second: OUT.gif, or OUT.png as OUT_0000.png, OUT_0001.png, ...
+  void export_view(const std::string& path);
   std::string export_path_;
   void export_gltf(const std::string& path);
   bool show_open_ = false;
+  // File > Open: a browser over the folders (made when first shown, at the open model's folder).
+  std::optional<FileBrowser> browser_;
+  std::string browser_field_, browser_selected_;
+  bool close_browser_ = false;
+  void browse_pick(const std::string& name);  // a double-click: into a folder, or open a file
   // Unsaved edits are never thrown away: opening another file or quitting asks first (save, discard,
   // cancel), and a recovery copy is kept beside the settings while they are unsaved (viewer/recovery.h).
   enum class Pending { kNone, kOpen, kQuit } pending_ = Pending::kNone;
@@ -450,6 +509,9 @@ void App::open(const std::string& path) {
   doc->blend_rows.resize(c.asset.clips.size());
   for (size_t i = 0; i < doc->blend_rows.size(); ++i) doc->blend_rows[i].x = static_cast<float>(i);
   doc_ = std::move(doc);
+  bind_model_.clear();  // the pose the meshes were bound in: each joint's inverse bind, inverted
+  for (const Mat4& inverse_bind : doc_->character->asset.skeleton.inverse_binds())
+    bind_model_.push_back(inverse(inverse_bind));
   retarget_.reset();  // its source was the previous document
   graph_.reset();
   error_.clear();
@@ -572,6 +634,21 @@ bool App::run_action(const ScriptAction& a) {
   auto on = [&](size_t i) { return i < w.size() && w[i] == "on"; };
   if (verb == "open") {  // as File > Open: asks first when edits are unsaved
     request_open(w[0]);
+    return true;
+  }
+  if (verb == "browse") {  // File > Open at FOLDER
+    browser_.emplace(w[0]);
+    if (!browser_->error().empty()) return fail(a, browser_->error());
+    show_open_ = true;
+    return true;
+  }
+  if (verb == "browse-pick" || verb == "expect-browser-entry") {
+    if (!browser_) return fail(a, "no file browser is open");
+    const auto& entries = browser_->entries();
+    const bool listed =
+        std::any_of(entries.begin(), entries.end(), [&](const BrowserEntry& e) { return e.name == w[0]; });
+    if (!listed) return fail(a, "the browser does not list '" + w[0] + "' in " + browser_->folder());
+    if (verb == "browse-pick") browse_pick(w[0]);
     return true;
   }
   if (verb == "close") {  // the window's close button (or Ctrl+Q)
@@ -815,6 +892,10 @@ bool App::run_action(const ScriptAction& a) {
     save_notifies(w.empty() ? "" : w[0]);
     return error_.empty() || fail(a, error_);
   }
+  if (verb == "export-view") {
+    export_view(w[0]);
+    return error_.empty() || fail(a, error_);
+  }
   if (verb == "export") {
     export_gltf(w[0]);
     return error_.empty() || fail(a, error_);
@@ -824,6 +905,65 @@ bool App::run_action(const ScriptAction& a) {
     return (c >= 0 && c == clip) ||
            fail(a,
                 "the clip playing is '" + (clip >= 0 ? asset.clips[clip].name() : std::string("none")) + "'");
+  }
+  if (verb == "frame") return go_to_frame(static_cast<int>(number(0))), true;
+  if (verb == "loop-range") {
+    if (w[0] == "off") return p.clear_loop_range(), true;
+    return p.set_loop_range(static_cast<float>(number(0)), static_cast<float>(number(1))) ||
+           fail(a, "not a range inside the clip");
+  }
+  if (verb == "expect-time") {
+    return std::abs(p.time() - number(0)) <= 1e-4 ||
+           fail(a, "the playhead is at " + std::to_string(p.time()) + " s");
+  }
+  if (verb == "expect-layout") {
+    const bool same = std::lround(layout_.left / ui_scale_) == std::lround(number(0)) &&
+                      std::lround(layout_.right / ui_scale_) == std::lround(number(1)) &&
+                      std::lround(layout_.bottom / ui_scale_) == std::lround(number(2));
+    return same || fail(a, "the panels are " + std::to_string(std::lround(layout_.left / ui_scale_)) + " " +
+                               std::to_string(std::lround(layout_.right / ui_scale_)) + " " +
+                               std::to_string(std::lround(layout_.bottom / ui_scale_)));
+  }
+  if (verb == "font-scale") return settings_.font_scale = number(0), true;
+  if (verb == "view") {
+    camera_.look_from(w[0] == "side"  ? OrbitCamera::View::kSide
+                      : w[0] == "top" ? OrbitCamera::View::kTop
+                                      : OrbitCamera::View::kFront);
+    return true;
+  }
+  if (verb == "follow") return follow_ = on(0), true;
+  if (verb == "onion") return onion_ = on(0), true;
+  if (verb == "trail") return trail_ = on(0), true;
+  if (verb == "joint-names") return joint_names_ = on(0), true;
+  if (verb == "joint-axes") return joint_axes_ = on(0), true;
+  if (verb == "bind-pose") return bind_pose_ = on(0), true;
+  if (verb == "bottom-tab") {
+    bottom_tab_ = w[0] == "dope"     ? BottomTab::kDopeSheet
+                  : w[0] == "curves" ? BottomTab::kCurves
+                                     : BottomTab::kNotifies;
+    select_bottom_tab_ = true;
+    return true;
+  }
+  if (verb == "dope-row" || verb == "expect-dope-rows") {
+    refresh_dope_sheet();
+    if (verb == "expect-dope-rows")
+      return dope_.rows.size() == static_cast<size_t>(number(0)) ||
+             fail(a, "the dope sheet has " + std::to_string(dope_.rows.size()) + " rows");
+    for (size_t r = 0; r < dope_.rows.size(); ++r)
+      if (dope_.rows[r].name == w[0]) {
+        dope_row_ = static_cast<int>(r);
+        if (dope_.rows[r].joint >= 0) selected_joint_ = dope_.rows[r].joint;
+        curve_kind_ = dope_.rows[r].joint >= 0 ? ChannelKind::kRotation : ChannelKind::kMorphWeight;
+        return true;
+      }
+    return fail(a, "the dope sheet has no row '" + w[0] + "'");
+  }
+  if (verb == "curve") {
+    curve_kind_ = w[0] == "t"   ? ChannelKind::kTranslation
+                  : w[0] == "s" ? ChannelKind::kScale
+                                : ChannelKind::kRotation;
+    if (w.size() > 1) curve_euler_ = w[1] == "euler";
+    return true;
   }
   if (verb == "zoom") {  // the timeline, about the playhead (as the wheel does about the pointer)
     timeline_.zoom(static_cast<float>(number(0)), timeline_.time_to_x(p.time()));
@@ -897,13 +1037,56 @@ bool App::screenshot(const std::string& path) {
 
 // ------------------------------------------------------------------------------------------------ frame
 
+void App::resize_panels() {
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 m = io.MousePos;
+  int w = 0, h = 0;
+  glfwGetWindowSize(window_, &w, &h);
+  const float grab = 5 * ui_scale_, right_edge = static_cast<float>(w) - layout_.right,
+              bottom_edge = static_cast<float>(h) - layout_.bottom;
+  const bool beside_scene = m.y > layout_.menu && m.y < bottom_edge - grab;
+  Edge near = Edge::kNone;
+  if (beside_scene && m.x >= layout_.left && m.x <= layout_.left + grab)
+    near = Edge::kLeft;
+  else if (beside_scene && m.x <= right_edge && m.x >= right_edge - grab)
+    near = Edge::kRight;
+  else if (m.x > layout_.left && m.x < right_edge && m.y <= bottom_edge && m.y >= bottom_edge - grab)
+    near = Edge::kBottom;
+  if (resizing_ == Edge::kNone && near != Edge::kNone && ImGui::IsMouseClicked(0) &&
+      !ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId))
+    resizing_ = near;
+  const Edge shown = resizing_ != Edge::kNone ? resizing_ : near;
+  if (shown != Edge::kNone)
+    ImGui::SetMouseCursor(shown == Edge::kBottom ? ImGuiMouseCursor_ResizeNS : ImGuiMouseCursor_ResizeEW);
+  if (resizing_ == Edge::kNone) return;
+  if (!io.MouseDown[0]) {
+    resizing_ = Edge::kNone;
+    return;
+  }
+  auto points = [&](float pixels) {
+    return std::clamp(static_cast<int>(std::lround(pixels / ui_scale_)), ViewerSettings::kMinPanel,
+                      ViewerSettings::kMaxPanel);
+  };
+  if (resizing_ == Edge::kLeft) settings_.left_panel = points(m.x);
+  if (resizing_ == Edge::kRight) settings_.right_panel = points(static_cast<float>(w) - m.x);
+  if (resizing_ == Edge::kBottom) settings_.bottom_panel = points(static_cast<float>(h) - m.y);
+  compute_layout();
+}
+
 void App::compute_layout() {
   int w = 0, h = 0;
   glfwGetWindowSize(window_, &w, &h);
-  layout_.left = 300 * ui_scale_;
-  layout_.right = 340 * ui_scale_;
-  layout_.bottom = 250 * ui_scale_;
+  // The panels as the user sized them, shrunk where the window is too small to leave the 3D view its minimum.
+  layout_.left = static_cast<float>(settings_.left_panel) * ui_scale_;
+  layout_.right = static_cast<float>(settings_.right_panel) * ui_scale_;
+  layout_.bottom = static_cast<float>(settings_.bottom_panel) * ui_scale_;
   layout_.menu = ImGui::GetFrameHeight();
+  const float min_scene = ViewerSettings::kMinScene * ui_scale_;
+  if (layout_.left + layout_.right + min_scene > static_cast<float>(w)) {
+    const float k = std::max(0.f, static_cast<float>(w) - min_scene) / (layout_.left + layout_.right);
+    layout_.left *= k, layout_.right *= k;
+  }
+  layout_.bottom = std::min(layout_.bottom, std::max(0.f, static_cast<float>(h) - layout_.menu - min_scene));
   layout_.scene_x = layout_.left;
   layout_.scene_y = layout_.menu;
   layout_.scene_w = std::max(16.f, static_cast<float>(w) - layout_.left - layout_.right);
@@ -1001,6 +1184,7 @@ void App::render_scene() {
 }
 
 void App::scene_input() {
+  if (resizing_ != Edge::kNone) return;  // a panel's edge is being dragged
   if (!doc_) return;
   ImGuiIO& io = ImGui::GetIO();
   const ImVec2 mouse = io.MousePos;
@@ -1080,6 +1264,70 @@ void App::draw_scene_overlay() {
     if (hovered_joint_ >= 0)
       ImGui::SetTooltip("%s", p.animated_asset().skeleton.name(hovered_joint_).c_str());
   }
+  // Onion skin and motion trail: poses of the clip sampled at other times (the playhead does not move).
+  const CharacterAsset& animated = p.animated_asset();
+  const Clip* clip = p.current_clip();
+  if ((onion_ || (trail_ && selected_joint_ >= 0)) && clip && !graph_ && !p.blend_space_on()) {
+    const float frame = 1 / (clip->frame_rate() > 0 ? clip->frame_rate() : 30.f);
+    const auto parents = animated.skeleton.parents();
+    auto draw_pose = [&](ImU32 color) {
+      for (int j = 0; j < static_cast<int>(ghost_model_.size()); ++j) {
+        ImVec2 a, b;
+        if (parents[j] >= 0 && project(transform_point(p.world(), ghost_model_[j].translation()), a) &&
+            project(transform_point(p.world(), ghost_model_[parents[j]].translation()), b))
+          draw->AddLine(a, b, color, 1.5f * ui_scale_);
+      }
+    };
+    if (onion_)
+      for (int k : {-6, -3, 3, 6}) {
+        const float t = p.time() + static_cast<float>(k) * frame;
+        if (t < 0 || t > clip->duration()) continue;
+        if (!Playback::pose_at(animated, p.clip(), t, ghost_cache_, ghost_locals_, ghost_model_)) break;
+        const int alpha = std::abs(k) == 3 ? 170 : 90;
+        draw_pose(k < 0 ? IM_COL32(110, 160, 255, alpha) : IM_COL32(110, 230, 140, alpha));
+      }
+    if (trail_ && selected_joint_ >= 0 && selected_joint_ < animated.skeleton.joint_count()) {
+      ImVec2 previous;
+      bool have_previous = false;
+      const int steps = std::min(static_cast<int>(clip->duration() / frame) + 1, 2000);
+      for (int i = 0; i <= steps; ++i) {
+        const float t = std::min(static_cast<float>(i) * frame, clip->duration());
+        if (!Playback::pose_at(animated, p.clip(), t, ghost_cache_, ghost_locals_, ghost_model_)) break;
+        ImVec2 at;
+        const bool visible =
+            project(transform_point(p.world(), ghost_model_[selected_joint_].translation()), at);
+        if (visible && have_previous)
+          draw->AddLine(previous, at, IM_COL32(255, 150, 60, 220), 1.5f * ui_scale_);
+        if (visible) draw->AddCircleFilled(at, 1.5f * ui_scale_, IM_COL32(255, 150, 60, 220));
+        previous = at;
+        have_previous = visible;
+      }
+    }
+  }
+  if (joint_axes_ || joint_names_) {
+    const auto model = shown_model();
+    const Skeleton& skeleton = p.animated_asset().skeleton;
+    const float axis = std::max(doc_->hi.y - doc_->lo.y, 1e-3f) * 0.04f;
+    for (int j = 0; j < static_cast<int>(model.size()); ++j) {
+      const Mat4 joint = p.world() * model[j];
+      ImVec2 at;
+      if (!project(joint.translation(), at)) continue;
+      if (joint_axes_) {  // x red, y green, z blue, each 4 % of the character's height
+        const ImU32 colors[3] = {IM_COL32(255, 80, 70, 255), IM_COL32(80, 230, 80, 255),
+                                 IM_COL32(90, 140, 255, 255)};
+        for (int k = 0; k < 3; ++k) {
+          const Vec3 direction = normalize(Vec3{joint.at(0, k), joint.at(1, k), joint.at(2, k)});
+          ImVec2 tip;
+          if (project(joint.translation() + direction * axis, tip))
+            draw->AddLine(at, tip, colors[k], 1.5f * ui_scale_);
+        }
+      }
+      if (joint_names_)
+        draw->AddText(ImVec2(at.x + 4 * ui_scale_, at.y - 6 * ui_scale_),
+                      j == selected_joint_ ? IM_COL32(255, 170, 60, 255) : IM_COL32(230, 230, 230, 220),
+                      skeleton.name(j).c_str());
+    }
+  }
   draw->PopClipRect();
   if (!doc_->baked_error.empty() && (skinning_ == 2 || crowd_count_ > 0))
     draw->AddText(ImVec2(layout_.scene_x + 8, layout_.scene_y + 8), IM_COL32(255, 120, 100, 255),
@@ -1107,6 +1355,10 @@ void App::draw_menu() {
       export_path_ = out.string();
       show_export_ = true;
     }
+    if (ImGui::MenuItem("Export view as GIF or PNGs...", nullptr, false, doc_ != nullptr)) {
+      export_view_path_ = utf8_from_path(path_from_utf8(doc_->path).replace_extension(".gif"));
+      show_export_view_ = true;
+    }
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) request_quit();
     ImGui::EndMenu();
   }
@@ -1124,8 +1376,29 @@ void App::draw_menu() {
   if (ImGui::BeginMenu("View")) {
     ImGui::MenuItem("Grid", "G", &grid_);
     ImGui::MenuItem("Skeleton", "K", &skeleton_);
+    ImGui::MenuItem("Joint names", nullptr, &joint_names_);
+    ImGui::MenuItem("Joint axes", nullptr, &joint_axes_);
+    ImGui::MenuItem("Bind pose", nullptr, &bind_pose_);
+    ImGui::MenuItem("Onion skin", nullptr, &onion_);
+    ImGui::MenuItem("Motion trail (selected joint)", nullptr, &trail_);
     if (ImGui::MenuItem("Frame character", "F") && doc_)
       camera_.refit(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Front")) camera_.look_from(OrbitCamera::View::kFront);
+    if (ImGui::MenuItem("Side")) camera_.look_from(OrbitCamera::View::kSide);
+    if (ImGui::MenuItem("Top")) camera_.look_from(OrbitCamera::View::kTop);
+    ImGui::MenuItem("Follow the character", nullptr, &follow_);
+    ImGui::Separator();
+    float font = static_cast<float>(settings_.font_scale);
+    ImGui::SetNextItemWidth(120 * ui_scale_);
+    if (ImGui::SliderFloat("text size", &font, static_cast<float>(ViewerSettings::kMinFontScale),
+                           static_cast<float>(ViewerSettings::kMaxFontScale), "%.2fx"))
+      settings_.font_scale = font;
+    if (ImGui::MenuItem("Reset panel sizes")) {
+      const ViewerSettings defaults;
+      settings_.left_panel = defaults.left_panel, settings_.right_panel = defaults.right_panel;
+      settings_.bottom_panel = defaults.bottom_panel, settings_.font_scale = defaults.font_scale;
+    }
     ImGui::EndMenu();
   }
   if (doc_) {
@@ -1185,8 +1458,12 @@ void App::draw_left_panel() {
   const Clip* clip = p.current_clip();
   if (clip) {
     const float rate = clip->frame_rate() > 0 ? clip->frame_rate() : 30;
-    ImGui::Text("t %.3f / %.3f s   frame %d", p.time(), clip->duration(),
-                static_cast<int>(std::floor(p.time() * rate + 0.5f)));
+    ImGui::Text("t %.3f / %.3f s", p.time(), clip->duration());
+    ImGui::SameLine();
+    // Type a frame to go there (Enter); the field shows the playhead's frame otherwise.
+    int frame = static_cast<int>(std::floor(p.time() * rate + 0.5f));
+    ImGui::SetNextItemWidth(90 * ui_scale_);
+    if (ImGui::InputInt("frame", &frame, 1, 10, ImGuiInputTextFlags_EnterReturnsTrue)) go_to_frame(frame);
   }
   if (ImGui::Button(p.paused() ? "Play" : "Pause", ImVec2(70 * ui_scale_, 0))) p.set_paused(!p.paused());
   ImGui::SameLine();
@@ -1197,6 +1474,25 @@ void App::draw_left_panel() {
   if (ImGui::Button("|<<")) p.seek(0);
   float speed = p.speed();
   if (ImGui::SliderFloat("speed", &speed, -2, 2, "%.2fx")) p.set_speed(speed);
+  for (float preset : {0.25f, 0.5f, 1.f, 2.f}) {  // 1x is also the reset
+    char label[16];
+    std::snprintf(label, sizeof label, "%gx", preset);
+    if (ImGui::SmallButton(label)) p.set_speed(preset);
+    ImGui::SameLine();
+  }
+  if (ImGui::SmallButton("-1x")) p.set_speed(-1);
+  // The loop range: in and out at the playhead (snapped to frames), played over and over.
+  if (ImGui::SmallButton("in")) set_loop_in_out(on_frame(p.time()), p.has_loop_range() ? p.loop_out() : -1);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("out")) set_loop_in_out(p.has_loop_range() ? p.loop_in() : 0, on_frame(p.time()));
+  ImGui::SameLine();
+  if (p.has_loop_range()) {
+    ImGui::Text("loop %.3f-%.3f s", p.loop_in(), p.loop_out());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("x")) p.clear_loop_range();
+  } else {
+    ImGui::TextDisabled("loop range: none");
+  }
   int loop = static_cast<int>(p.loop_mode());
   if (ImGui::Combo("loop", &loop, kLoopNames, 3)) p.set_loop_mode(static_cast<LoopMode>(loop));
 
@@ -1573,6 +1869,7 @@ float App::on_frame(float time) const {
 }
 
 std::span<const Mat4> App::shown_model() const {
+  if (bind_pose_ && !bind_model_.empty()) return bind_model_;
   return graph_ ? graph_->instance().animator().model() : doc_->playback->model();
 }
 
@@ -1891,10 +2188,6 @@ void App::draw_timeline() {
   const int clip = p.clip();
   const Clip* c = p.current_clip();
   if (!c) return;
-  if (timeline_clip_ != clip) {
-    timeline_.set_clip(c->duration(), c->frame_rate() > 0 ? c->frame_rate() : 30);
-    timeline_clip_ = clip;
-  }
   if (ImGui::Button("Undo") && notifies.undo()) edited("");
   ImGui::SameLine();
   if (ImGui::Button("Redo") && notifies.redo()) edited("");
@@ -1905,16 +2198,10 @@ void App::draw_timeline() {
   ImGui::SameLine();
   ImGui::TextDisabled("%s", status_message_.c_str());
 
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float ruler = 22 * ui_scale_, lane_h = 22 * ui_scale_, name_w = 90 * ui_scale_;
-  // The track (right of the lane names) keeps a margin of half a marker each side, so that a notify at the
-  // clip's start or end is drawn whole; what lies outside it (zoomed in) is clipped, never over the names.
-  const float marker_half = lane_h * 0.5f - 3, pad = marker_half + 2;
-  const float track_x = origin.x + name_w, track_end = origin.x + std::max(avail.x, name_w + 1);
-  const float width = std::max(avail.x - name_w - 2 * pad, 32.f);
-  timeline_.set_width(width);
-  const float x0 = track_x + pad;
+  const float lane_h = 22 * ui_scale_, marker_half = lane_h * 0.5f - 3;
+  const Track track = begin_track(90 * ui_scale_, marker_half);
+  const ImVec2 origin = track.origin, avail = track.avail;
+  const float ruler = track.ruler, track_x = track.track_x, track_end = track.track_end, x0 = track.x0;
   ImGui::InvisibleButton("timeline", ImVec2(std::max(avail.x, 1.f), std::max(avail.y, 1.f)),
                          ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle);
   ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -1932,18 +2219,7 @@ void App::draw_timeline() {
                   IM_COL32(210, 210, 220, 255), lanes[l].name.c_str());
   draw->PopClipRect();
   draw->PushClipRect(ImVec2(track_x, origin.y), ImVec2(track_end, origin.y + avail.y), true);
-  draw->AddRectFilled(ImVec2(track_x, origin.y), ImVec2(track_end, origin.y + ruler),
-                      IM_COL32(40, 42, 48, 255));
-  for (const Tick& tick : timeline_.ticks()) {
-    const float x = x0 + tick.x;
-    draw->AddLine(ImVec2(x, origin.y + (tick.major ? 4 : 12) * ui_scale_), ImVec2(x, origin.y + ruler),
-                  IM_COL32(150, 150, 160, 255));
-    if (tick.major) {  // right of the tick, or left of it at the track's end (the clip's last frame)
-      const float label_w = ImGui::CalcTextSize(tick.label.c_str()).x;
-      const float label_x = x + 2 + label_w <= track_end ? x + 2 : x - 2 - label_w;
-      draw->AddText(ImVec2(label_x, origin.y), IM_COL32(200, 200, 210, 255), tick.label.c_str());
-    }
-  }
+  draw_ruler(draw, track);
   for (size_t l = 0; l < lanes.size(); ++l) {
     const float y = lanes_y + static_cast<float>(l) * lane_h;
     for (uint32_t id : lanes[l].ids) {
@@ -2033,6 +2309,321 @@ void App::draw_timeline() {
   }
 }
 
+void App::export_view(const std::string& path) {
+  Playback& p = *doc_->playback;
+  const Clip* clip = p.current_clip();
+  const std::filesystem::path out = path_from_utf8(path);
+  std::string ext = utf8_from_path(out.extension());
+  for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (!clip || (ext != ".gif" && ext != ".png")) {
+    error_ = "cannot export the view to " + path + ": name a .gif or a .png";
+    return;
+  }
+  const float fps = std::min(clip->frame_rate() > 0 ? clip->frame_rate() : 30.f, 30.f);
+  const int frames = std::clamp(static_cast<int>(std::floor(clip->duration() * fps + 1e-3f)) + 1, 1, 900);
+  auto frame_path = [&](int i) {
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "_%04d.png", i);
+    return utf8_from_path(out.parent_path() / path_from_utf8(utf8_from_path(out.stem()) + suffix));
+  };
+  for (const std::string& input : doc_->character->source_files)
+    for (int i = 0; i < (ext == ".gif" ? 1 : frames); ++i)
+      if (same_file(ext == ".gif" ? path : frame_path(i), input)) {
+        error_ = "cannot export the view over " + input + ": it is an input of this character";
+        return;
+      }
+  const CharacterAsset& animated = p.animated_asset();
+  CharacterRenderer& r = *doc_->renderer;
+  std::vector<Image> images;
+  for (int i = 0; i < frames; ++i) {
+    const float t = std::min(static_cast<float>(i) / fps, clip->duration());
+    if (!Playback::pose_at(animated, p.clip(), t, ghost_cache_, ghost_locals_, ghost_model_)) break;
+    r.begin_frame(frame_);
+    r.draw_palette(p.world(), ghost_model_);
+    images.push_back(r.end_frame());
+  }
+  if (ext == ".gif") {
+    if (auto written = write_gif(images, std::max(1, static_cast<int>(std::lround(100 / fps))), path);
+        !written) {
+      error_ = "cannot export the view: " + written.error();
+      return;
+    }
+  } else {
+    for (size_t i = 0; i < images.size(); ++i)
+      if (auto written = write_png(images[i], frame_path(static_cast<int>(i))); !written) {
+        error_ = "cannot export the view: " + written.error();
+        return;
+      }
+  }
+  status_message_ = "exported " + std::to_string(images.size()) + " frames of " + display_name(path);
+}
+
+void App::browse_pick(const std::string& name) {
+  const auto& entries = browser_->entries();
+  const auto entry =
+      std::find_if(entries.begin(), entries.end(), [&](const BrowserEntry& e) { return e.name == name; });
+  if (entry == entries.end()) return;
+  if (entry->folder) {
+    browser_->enter(name);
+    browser_field_ = browser_->folder();
+    browser_selected_.clear();
+    return;
+  }
+  request_open(browser_->path_of(name));
+  close_browser_ = true;
+}
+
+void App::go_to_frame(int frame) {
+  Playback& p = *doc_->playback;
+  const Clip* clip = p.current_clip();
+  if (!clip) return;
+  const float rate = clip->frame_rate() > 0 ? clip->frame_rate() : 30;
+  p.set_paused(true);
+  p.seek(std::clamp(static_cast<float>(frame) / rate, 0.f, clip->duration()));
+}
+
+void App::set_loop_in_out(float in, float out) {
+  Playback& p = *doc_->playback;
+  const Clip* clip = p.current_clip();
+  if (!clip) return;
+  if (out < 0) out = clip->duration();
+  if (!p.set_loop_range(in, out)) status_message_ = "the loop range needs its in before its out";
+}
+
+Track App::begin_track(float name_w, float marker_half) {
+  const Playback& p = *doc_->playback;
+  if (const Clip* c = p.current_clip(); c && timeline_clip_ != p.clip()) {
+    timeline_.set_clip(c->duration(), c->frame_rate() > 0 ? c->frame_rate() : 30);
+    timeline_clip_ = p.clip();
+  }
+  Track t;
+  t.origin = ImGui::GetCursorScreenPos();
+  t.avail = ImGui::GetContentRegionAvail();
+  t.name_w = name_w;
+  t.ruler = 22 * ui_scale_;
+  t.pad = marker_half + 2;
+  t.track_x = t.origin.x + name_w;
+  t.track_end = t.origin.x + std::max(t.avail.x, name_w + 1);
+  t.width = std::max(t.avail.x - name_w - 2 * t.pad, 32.f);
+  t.x0 = t.track_x + t.pad;
+  timeline_.set_width(t.width);
+  return t;
+}
+
+void App::draw_ruler(ImDrawList* draw, const Track& t) {
+  draw->AddRectFilled(ImVec2(t.track_x, t.origin.y), ImVec2(t.track_end, t.origin.y + t.ruler),
+                      IM_COL32(40, 42, 48, 255));
+  for (const Tick& tick : timeline_.ticks()) {
+    const float x = t.x0 + tick.x;
+    draw->AddLine(ImVec2(x, t.origin.y + (tick.major ? 4 : 12) * ui_scale_), ImVec2(x, t.origin.y + t.ruler),
+                  IM_COL32(150, 150, 160, 255));
+    if (tick.major) {  // right of the tick, or left of it at the track's end (the clip's last frame)
+      const float label_w = ImGui::CalcTextSize(tick.label.c_str()).x;
+      const float label_x = x + 2 + label_w <= t.track_end ? x + 2 : x - 2 - label_w;
+      draw->AddText(ImVec2(label_x, t.origin.y), IM_COL32(200, 200, 210, 255), tick.label.c_str());
+    }
+  }
+}
+
+void App::track_input(const Track& t, bool hovered) {
+  ImGuiIO& io = ImGui::GetIO();
+  const float lx = io.MousePos.x - t.x0;
+  if (hovered && io.MouseWheel != 0) timeline_.zoom(std::pow(1.25f, io.MouseWheel), lx);
+  if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Middle)) drag_ = Drag::kPan;
+  if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Left) && io.MousePos.y < t.origin.y + t.ruler &&
+      io.MousePos.x >= t.track_x)
+    drag_ = Drag::kScrub;
+  Playback& p = *doc_->playback;
+  if (drag_ == Drag::kScrub && p.current_clip()) {
+    p.set_paused(true);
+    p.seek(std::clamp(timeline_.x_to_time(lx), 0.f, p.current_clip()->duration()));
+  }
+  if (drag_ == Drag::kPan) timeline_.pan(io.MouseDelta.x);
+  if ((drag_ == Drag::kScrub || drag_ == Drag::kPan) && !io.MouseDown[0] && !io.MouseDown[2])
+    drag_ = Drag::kNone;
+}
+
+void App::refresh_dope_sheet() {
+  const Playback& p = *doc_->playback;
+  const CharacterAsset* asset = &p.animated_asset();
+  if (asset == dope_asset_ && p.clip() == dope_clip_) return;
+  dope_ = make_dope_sheet(*asset, p.clip());
+  dope_asset_ = asset;
+  dope_clip_ = p.clip();
+  dope_row_ = -1;
+  for (size_t r = 0; r < dope_.rows.size() && selected_joint_ >= 0; ++r)
+    if (dope_.rows[r].joint == selected_joint_) dope_row_ = static_cast<int>(r);
+}
+
+// The clip's keys, one row per animated joint (translation, rotation and scale keys in three rows of
+// diamonds) and per animated morph target; a click selects a row (and its joint) for the curve view.
+void App::draw_dope_sheet() {
+  refresh_dope_sheet();
+  const Playback& p = *doc_->playback;
+  ImGui::TextDisabled("%zu rows, %zu keys", dope_.rows.size(), dope_.key_count());
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "translation");
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(0.45f, 0.9f, 0.45f, 1), "rotation");
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(0.45f, 0.65f, 1, 1), "scale");
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(0.85f, 0.55f, 1, 1), "morph weight");
+  const float row_h = 18 * ui_scale_, marker_half = 3.5f * ui_scale_;
+  const Track t = begin_track(120 * ui_scale_, marker_half);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->PushClipRect(t.origin, ImVec2(t.track_end, t.origin.y + t.avail.y), true);
+  draw->PushClipRect(ImVec2(t.track_x, t.origin.y), ImVec2(t.track_end, t.origin.y + t.avail.y), true);
+  draw_ruler(draw, t);
+  draw->PopClipRect();
+  draw->PopClipRect();
+  ImGui::Dummy(ImVec2(1, t.ruler));
+  const bool ruler_hovered = ImGui::IsItemHovered() ||
+                             ImGui::IsMouseHoveringRect(t.origin, ImVec2(t.track_end, t.origin.y + t.ruler));
+  ImGui::BeginChild("dope rows", ImVec2(0, 0), false);
+  ImDrawList* rows = ImGui::GetWindowDrawList();
+  const ImU32 colors[4] = {IM_COL32(255, 115, 100, 255), IM_COL32(115, 230, 115, 255),
+                           IM_COL32(115, 165, 255, 255), IM_COL32(215, 140, 255, 255)};
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(dope_.rows.size()), row_h);
+  while (clipper.Step()) {
+    for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+      const DopeRow& row = dope_.rows[r];
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImGui::PushID(r);
+      if (ImGui::InvisibleButton("row", ImVec2(std::max(t.avail.x, 1.f), row_h))) {
+        dope_row_ = r;
+        if (row.joint >= 0) selected_joint_ = row.joint;
+        curve_kind_ = row.joint >= 0
+                          ? (row.keys[1].empty()
+                                 ? (row.keys[0].empty() ? ChannelKind::kScale : ChannelKind::kTranslation)
+                                 : ChannelKind::kRotation)
+                          : ChannelKind::kMorphWeight;
+      }
+      ImGui::PopID();
+      const bool selected = r == dope_row_;
+      rows->AddRectFilled(at, ImVec2(t.track_end, at.y + row_h),
+                          selected ? IM_COL32(60, 62, 80, 255)
+                          : r % 2  ? IM_COL32(34, 36, 40, 255)
+                                   : IM_COL32(28, 30, 34, 255));
+      rows->PushClipRect(at, ImVec2(t.track_x, at.y + row_h), true);
+      rows->AddText(ImVec2(at.x + 4, at.y + 2), IM_COL32(210, 210, 220, 255), row.name.c_str());
+      rows->PopClipRect();
+      rows->PushClipRect(ImVec2(t.track_x, at.y), ImVec2(t.track_end, at.y + row_h), true);
+      const int channels = row.joint >= 0 ? 3 : 1;
+      for (int c = 0; c < channels; ++c) {
+        const float y = at.y + row_h * (channels == 1 ? 0.5f : (static_cast<float>(c) + 0.5f) / 3);
+        const float h = channels == 1 ? marker_half : std::min(marker_half, row_h / 6);
+        for (float time : row.keys[c]) {
+          const float x = t.x_of(timeline_, time);
+          rows->AddQuadFilled(ImVec2(x, y - h), ImVec2(x + h, y), ImVec2(x, y + h), ImVec2(x - h, y),
+                              colors[row.joint >= 0 ? c : 3]);
+        }
+      }
+      rows->PopClipRect();
+    }
+  }
+  const float px = t.x_of(timeline_, p.time());
+  rows->PushClipRect(ImVec2(t.track_x, t.origin.y), ImVec2(t.track_end, t.origin.y + t.avail.y), true);
+  rows->AddLine(ImVec2(px, ImGui::GetWindowPos().y),
+                ImVec2(px, ImGui::GetWindowPos().y + ImGui::GetWindowHeight()), IM_COL32(255, 80, 80, 255),
+                2);
+  rows->PopClipRect();
+  const bool rows_hovered = ImGui::IsWindowHovered();
+  ImGui::EndChild();
+  draw->PushClipRect(ImVec2(t.track_x, t.origin.y), ImVec2(t.track_end, t.origin.y + t.ruler), true);
+  draw->AddLine(ImVec2(px, t.origin.y), ImVec2(px, t.origin.y + t.ruler), IM_COL32(255, 80, 80, 255), 2);
+  draw->PopClipRect();
+  track_input(t, ruler_hovered || rows_hovered);
+}
+
+// One channel over the clip: the selected dope-sheet row's (or the selected joint's rotation), as x y z (w)
+// or Euler degrees, with its keys and the playhead. Values are what playback samples.
+void App::draw_curves() {
+  refresh_dope_sheet();
+  const Playback& p = *doc_->playback;
+  const CharacterAsset& asset = p.animated_asset();
+  const DopeRow* row =
+      dope_row_ >= 0 && dope_row_ < static_cast<int>(dope_.rows.size()) ? &dope_.rows[dope_row_] : nullptr;
+  const int joint = row ? row->joint : selected_joint_;
+  if (!row && joint < 0) {
+    ImGui::TextDisabled("Select a row in the dope sheet, or a joint, to see its curves.");
+    return;
+  }
+  const bool morph = row && row->joint < 0;
+  if (!morph) {
+    int kind =
+        static_cast<int>(curve_kind_ == ChannelKind::kMorphWeight ? ChannelKind::kRotation : curve_kind_);
+    ImGui::SetNextItemWidth(130 * ui_scale_);
+    if (ImGui::Combo("##channel", &kind, "translation\0rotation\0scale\0"))
+      curve_kind_ = static_cast<ChannelKind>(kind);
+    curve_kind_ = static_cast<ChannelKind>(kind);
+    if (curve_kind_ == ChannelKind::kRotation) {
+      ImGui::SameLine();
+      ImGui::Checkbox("Euler degrees (XYZ)", &curve_euler_);
+    }
+    ImGui::SameLine();
+  } else {
+    curve_kind_ = ChannelKind::kMorphWeight;
+  }
+  ImGui::TextUnformatted(row ? row->name.c_str() : asset.skeleton.name(joint).c_str());
+  const auto key =
+      std::make_tuple(&asset, p.clip(), morph ? -2 - dope_row_ : joint, static_cast<int>(curve_kind_));
+  if (key != curve_for_) {
+    curve_ = channel_curve(asset, p.clip(), curve_kind_, joint, morph ? row->mesh : -1,
+                           morph ? row->target : -1, 240);
+    curve_for_ = key;
+  }
+  const bool euler = curve_kind_ == ChannelKind::kRotation && curve_euler_;
+  const int components = morph ? 1 : euler ? 3 : curve_kind_ == ChannelKind::kRotation ? 4 : 3;
+  auto value = [&](const CurveSample& s, int k) { return euler ? s.euler_degrees[k] : s.value[k]; };
+  float lo = FLT_MAX, hi = -FLT_MAX;
+  for (const CurveSample& s : curve_)
+    for (int k = 0; k < components; ++k) lo = std::min(lo, value(s, k)), hi = std::max(hi, value(s, k));
+  if (curve_.empty()) lo = 0, hi = 1;
+  const float span = std::max(hi - lo, euler ? 1.f : 1e-4f);
+  lo -= span * 0.08f, hi += span * 0.08f;
+
+  const Track t = begin_track(70 * ui_scale_, 3 * ui_scale_);
+  ImGui::InvisibleButton("curves", ImVec2(std::max(t.avail.x, 1.f), std::max(t.avail.y, 1.f)),
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle);
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float top = t.origin.y + t.ruler + 4, bottom = t.origin.y + t.avail.y - 4;
+  auto y_of = [&](float v) { return bottom - (v - lo) / (hi - lo) * (bottom - top); };
+  draw->PushClipRect(t.origin, ImVec2(t.track_end, t.origin.y + t.avail.y), true);
+  draw->AddRectFilled(ImVec2(t.origin.x, t.origin.y + t.ruler), ImVec2(t.track_end, t.origin.y + t.avail.y),
+                      IM_COL32(28, 30, 34, 255));
+  char label[32];
+  for (int g = 0; g <= 4; ++g) {  // value grid with labels
+    const float v = lo + (hi - lo) * static_cast<float>(g) / 4, y = y_of(v);
+    draw->AddLine(ImVec2(t.track_x, y), ImVec2(t.track_end, y), IM_COL32(50, 52, 58, 255));
+    std::snprintf(label, sizeof label, euler ? "%.1f" : "%.4g", v);
+    draw->AddText(ImVec2(t.origin.x + 4, y - 7 * ui_scale_), IM_COL32(170, 170, 180, 255), label);
+  }
+  draw->PushClipRect(ImVec2(t.track_x, t.origin.y), ImVec2(t.track_end, t.origin.y + t.avail.y), true);
+  draw_ruler(draw, t);
+  const ImU32 colors[4] = {IM_COL32(255, 110, 100, 255), IM_COL32(110, 230, 110, 255),
+                           IM_COL32(110, 160, 255, 255), IM_COL32(200, 200, 200, 255)};
+  std::vector<float> keys;
+  if (row) keys = row->keys[morph ? 0 : static_cast<int>(curve_kind_)];
+  for (int k = 0; k < components; ++k) {
+    for (size_t i = 1; i < curve_.size(); ++i)
+      draw->AddLine(ImVec2(t.x_of(timeline_, curve_[i - 1].time), y_of(value(curve_[i - 1], k))),
+                    ImVec2(t.x_of(timeline_, curve_[i].time), y_of(value(curve_[i], k))),
+                    colors[morph ? 3 : k], 1.5f * ui_scale_);
+    for (const CurveSample& s : curve_)
+      if (std::binary_search(keys.begin(), keys.end(), s.time))
+        draw->AddCircleFilled(ImVec2(t.x_of(timeline_, s.time), y_of(value(s, k))), 2.5f * ui_scale_,
+                              colors[morph ? 3 : k]);
+  }
+  const float px = t.x_of(timeline_, p.time());
+  draw->AddLine(ImVec2(px, t.origin.y), ImVec2(px, t.origin.y + t.avail.y), IM_COL32(255, 80, 80, 255), 2);
+  draw->PopClipRect();
+  draw->PopClipRect();
+  track_input(t, hovered);
+}
+
 void App::draw_event_log() {
   const auto& events = doc_->playback->events();
   ImGui::Text("%zu events", events.size());
@@ -2089,7 +2680,28 @@ void App::draw_bottom_panel() {
   ImGui::SetNextWindowPos(ImVec2(0, h - layout_.bottom));
   ImGui::SetNextWindowSize(ImVec2(w - log_w, layout_.bottom));
   ImGui::Begin("Timeline", nullptr, fixed);
-  if (doc_) draw_timeline();
+  if (doc_ && ImGui::BeginTabBar("bottom")) {
+    const auto tab = [&](const char* label, BottomTab which) {
+      const bool chosen = select_bottom_tab_ && bottom_tab_ == which;
+      if (!ImGui::BeginTabItem(label, nullptr, chosen ? ImGuiTabItemFlags_SetSelected : 0)) return false;
+      if (!select_bottom_tab_) bottom_tab_ = which;
+      return true;
+    };
+    if (tab("Notifies", BottomTab::kNotifies)) {
+      draw_timeline();
+      ImGui::EndTabItem();
+    }
+    if (tab("Dope sheet", BottomTab::kDopeSheet)) {
+      draw_dope_sheet();
+      ImGui::EndTabItem();
+    }
+    if (tab("Curves", BottomTab::kCurves)) {
+      draw_curves();
+      ImGui::EndTabItem();
+    }
+    select_bottom_tab_ = false;
+    ImGui::EndTabBar();
+  }
   ImGui::End();
   ImGui::SetNextWindowPos(ImVec2(w - log_w, h - layout_.bottom));
   ImGui::SetNextWindowSize(ImVec2(log_w, layout_.bottom));
@@ -2102,16 +2714,72 @@ void App::draw_error() {
   if (show_open_) {
     ImGui::OpenPopup("Open file");
     show_open_ = false;
+    if (!browser_) {
+      std::error_code ec;
+      const std::filesystem::path near =
+          doc_ ? path_from_utf8(doc_->path).parent_path() : std::filesystem::path();
+      browser_.emplace(!near.empty() && std::filesystem::is_directory(near, ec) ? utf8_from_path(near) : ".");
+    }
+    browser_->refresh();
+    browser_field_ = browser_->folder();
+    browser_selected_.clear();
   }
   if (ImGui::BeginPopupModal("Open file", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::SetNextItemWidth(420 * ui_scale_);
-    const bool enter = ImGui::InputText("path", &open_path_, ImGuiInputTextFlags_EnterReturnsTrue);
-    if (ImGui::Button("Open") || enter) {
-      pending_drops_.push_back(open_path_);
-      ImGui::CloseCurrentPopup();
+    // The folder field: type a folder (or a file's path) and Enter.
+    ImGui::SetNextItemWidth(520 * ui_scale_);
+    if (ImGui::InputText("##folder", &browser_field_, ImGuiInputTextFlags_EnterReturnsTrue)) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(path_from_utf8(browser_field_), ec)) {
+        request_open(browser_field_);
+        close_browser_ = true;
+      } else {
+        browser_->go_to(browser_field_);
+        browser_field_ = browser_->folder();
+      }
     }
+    bool all = browser_->show_all();
+    if (ImGui::Checkbox("all files (not only .fbx .gltf .glb .dae .ossa)", &all)) browser_->set_show_all(all);
+    ImGui::BeginChild("entries", ImVec2(520 * ui_scale_, 300 * ui_scale_), true);
+    const auto& entries = browser_->entries();
+    std::string picked;
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(entries.size()));
+    while (clipper.Step()) {
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+        const BrowserEntry& e = entries[i];
+        char size[32] = "";
+        if (!e.folder) std::snprintf(size, sizeof size, "%.1f KB", static_cast<double>(e.bytes) / 1024);
+        const std::string label = e.folder ? e.name + "/" : e.name;
+        ImGui::PushID(i);
+        if (ImGui::Selectable(label.c_str(), e.name == browser_selected_,
+                              ImGuiSelectableFlags_AllowDoubleClick)) {
+          browser_selected_ = e.name;
+          if (ImGui::IsMouseDoubleClicked(0)) picked = e.name;
+        }
+        if (!e.folder) {
+          ImGui::SameLine(420 * ui_scale_);
+          ImGui::TextDisabled("%s", size);
+        }
+        ImGui::PopID();
+      }
+    }
+    if (browser_->truncated())
+      ImGui::TextDisabled("(the first %zu entries: type a folder to narrow it)", FileBrowser::kMaxEntries);
+    ImGui::EndChild();
+    if (!picked.empty()) browse_pick(picked);
+    if (!browser_->error().empty())
+      ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", browser_->error().c_str());
+    const bool file_selected = std::any_of(entries.begin(), entries.end(), [&](const BrowserEntry& e) {
+      return !e.folder && e.name == browser_selected_;
+    });
+    ImGui::BeginDisabled(!file_selected);
+    if (ImGui::Button("Open")) browse_pick(browser_selected_);
+    ImGui::EndDisabled();
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    if (ImGui::Button("Cancel")) close_browser_ = true;
+    ImGui::SameLine();
+    ImGui::TextDisabled("or drop a file on the window");
+    if (close_browser_) ImGui::CloseCurrentPopup(), close_browser_ = false;
     ImGui::EndPopup();
   }
   if (show_export_) {
@@ -2124,6 +2792,24 @@ void App::draw_error() {
     const bool enter = ImGui::InputText("path", &export_path_, ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::Button("Export") || enter) {
       if (doc_) export_gltf(export_path_);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+  if (show_export_view_) {
+    ImGui::OpenPopup("Export view");
+    show_export_view_ = false;
+  }
+  if (ImGui::BeginPopupModal("Export view", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted(
+        "OUT.gif (one file) or OUT.png (OUT_0000.png, OUT_0001.png, ...): the clip as the view");
+    ImGui::TextUnformatted("shows it, from start to end, at up to 30 frames per second");
+    ImGui::SetNextItemWidth(420 * ui_scale_);
+    const bool enter = ImGui::InputText("path", &export_view_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Export") || enter) {
+      if (doc_) export_view(export_view_path_);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
@@ -2302,8 +2988,10 @@ void App::frame(float dt) {
     io.MouseDown[0] = script_down_;
     io.MouseWheel = 0;
   }
+  io.FontGlobalScale = ui_scale_ * static_cast<float>(settings_.font_scale);
   ImGui::NewFrame();
   compute_layout();
+  resize_panels();
 
   // Keys (not while typing in a field).
   if (doc_ && !io.WantTextInput) {
@@ -2358,6 +3046,11 @@ void App::frame(float dt) {
     }
     doc_->crowd_time += dt;
     update_ms_.add(ms_since(update_start));
+  }
+  if (doc_) {  // the camera's target keeps up with a character travelling by root motion
+    const Vec3 at = doc_->playback->world().translation();
+    if (follow_) camera_.follow(followed_, at);
+    followed_ = at;
   }
   keep_recovery(dt);
   std::string title =
