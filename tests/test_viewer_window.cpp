@@ -106,6 +106,19 @@ std::array<int, 3> pixel(const Image& image, int x, int y) {
   return {p[0], p[1], p[2]};
 }
 
+// A window script run to its end, then each of its screenshots against its golden.
+void expect_screenshots_match_goldens(const std::string& name, const std::string& script,
+                                      std::initializer_list<const char*> screenshots) {
+  const fs::path dir = fresh_dir(name);
+  const ViewerRun run = run_view(dir, script);
+  ASSERT_EQ(run.status, 0) << run.err;
+  for (const char* screenshot : screenshots) {
+    auto image = read_png((dir / screenshot).string());
+    ASSERT_TRUE(image) << image.error();
+    expect_matches_golden(*image, screenshot);
+  }
+}
+
 }  // namespace
 
 TEST(ViewerWindow, TourMatchesItsGolden) {
@@ -554,14 +567,8 @@ TEST(ViewerWindow, APickedJointIsRevealedInTheTree) {
 // test_viewer_dope_sheet.cpp.
 TEST(ViewerWindow, DopeSheetAndCurvesMatchTheirGoldens) {
   REQUIRE_DISPLAY();
-  const fs::path dir = fresh_dir("dope_sheet");
-  const ViewerRun run = run_view(dir, "dope_sheet.txt");
-  ASSERT_EQ(run.status, 0) << run.err;
-  for (const char* name : {"dope_sheet.png", "curves_euler.png", "curves_quat.png"}) {
-    auto image = read_png((dir / name).string());
-    ASSERT_TRUE(image) << image.error();
-    expect_matches_golden(*image, name);
-  }
+  expect_screenshots_match_goldens("dope_sheet", "dope_sheet.txt",
+                                   {"dope_sheet.png", "curves_euler.png", "curves_quat.png"});
 }
 
 TEST(ViewerWindow, FramesAreTypedAndLoopRangesPlayed) {
@@ -571,14 +578,7 @@ TEST(ViewerWindow, FramesAreTypedAndLoopRangesPlayed) {
 
 TEST(ViewerWindow, CameraViewsBindPoseAndOnionSkin) {
   REQUIRE_DISPLAY();
-  const fs::path dir = fresh_dir("camera");
-  const ViewerRun run = run_view(dir, "camera.txt");
-  ASSERT_EQ(run.status, 0) << run.err;
-  for (const char* name : {"bind_side.png", "onion_trail.png"}) {
-    auto image = read_png((dir / name).string());
-    ASSERT_TRUE(image) << image.error();
-    expect_matches_golden(*image, name);
-  }
+  expect_screenshots_match_goldens("camera", "camera.txt", {"bind_side.png", "onion_trail.png"});
 }
 
 TEST(ViewerWindow, TheFileBrowserOpensModels) {

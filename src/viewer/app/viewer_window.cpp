@@ -2782,40 +2782,29 @@ void App::draw_error() {
     if (close_browser_) ImGui::CloseCurrentPopup(), close_browser_ = false;
     ImGui::EndPopup();
   }
-  if (show_export_) {
-    ImGui::OpenPopup("Export glTF");
-    show_export_ = false;
-  }
-  if (ImGui::BeginPopupModal("Export glTF", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::TextUnformatted("OUT.glb (one file) or OUT.gltf (with its .bin and images beside it)");
+  // The export prompts: a path to write, Export or Cancel.
+  auto path_prompt = [&](const char* title, bool& show, const char* help, std::string& path, auto&& write) {
+    if (show) ImGui::OpenPopup(title), show = false;
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+    ImGui::TextUnformatted(help);
     ImGui::SetNextItemWidth(420 * ui_scale_);
-    const bool enter = ImGui::InputText("path", &export_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter = ImGui::InputText("path", &path, ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::Button("Export") || enter) {
-      if (doc_) export_gltf(export_path_);
+      if (doc_) write(path);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();
-  }
-  if (show_export_view_) {
-    ImGui::OpenPopup("Export view");
-    show_export_view_ = false;
-  }
-  if (ImGui::BeginPopupModal("Export view", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::TextUnformatted(
-        "OUT.gif (one file) or OUT.png (OUT_0000.png, OUT_0001.png, ...): the clip as the view");
-    ImGui::TextUnformatted("shows it, from start to end, at up to 30 frames per second");
-    ImGui::SetNextItemWidth(420 * ui_scale_);
-    const bool enter = ImGui::InputText("path", &export_view_path_, ImGuiInputTextFlags_EnterReturnsTrue);
-    if (ImGui::Button("Export") || enter) {
-      if (doc_) export_view(export_view_path_);
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
-  }
+  };
+  path_prompt("Export glTF", show_export_,
+              "OUT.glb (one file) or OUT.gltf (with its .bin and images beside it)", export_path_,
+              [&](const std::string& path) { export_gltf(path); });
+  path_prompt(
+      "Export view", show_export_view_,
+      "OUT.gif (one file) or OUT.png (OUT_0000.png, OUT_0001.png, ...): the clip as the view shows it,\n"
+      "from start to end, at up to 30 frames per second",
+      export_view_path_, [&](const std::string& path) { export_view(path); });
   if (error_.empty()) return;
   int win_w = 0;
   glfwGetWindowSize(window_, &win_w, nullptr);
