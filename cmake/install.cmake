@@ -59,9 +59,9 @@ if(WIN32)  # the Direct3D 11 backend
   set(OSSA_PC_render_CFLAGS "-DOSSA_HAS_D3D11=1")
 else()  # the OpenGL backend; stb is compiled into the library (src/render/image.cpp)
   set(OSSA_PC_render_REQUIRES "epoxy egl")
-  set(OSSA_PC_render_LIBS "-lgif")
+  set(OSSA_PC_render_LIBS "")
   if(OSSA_HAVE_MESHOPTIMIZER)  # no .pc file in Debian's package
-    string(APPEND OSSA_PC_render_LIBS " -lmeshoptimizer")
+    set(OSSA_PC_render_LIBS "-lmeshoptimizer")
   endif()
   set(OSSA_PC_render_CFLAGS "-DOSSA_HAS_GL=1")
 endif()

@@ -21,7 +21,7 @@ packages=(
   libgtest-dev libgmock-dev   # tests
   libbenchmark-dev       # benchmarks
   libepoxy-dev libegl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL 4.5, headless (llvmpipe)
-  libstb-dev libgif-dev  # PNG / GIF output
+  libstb-dev libgif-dev  # PNG output; giflib decodes the GIF writer's output in its tests
   libmeshoptimizer-dev   # crowds: the decimated level-of-detail mesh (optional: without it, full detail only)
   libglfw3-dev libimgui-dev libglx-mesa0   # `ossa view`: window (GLFW, OpenGL through GLX) and Dear ImGui
   xvfb xauth             # the viewer's window tests run in a virtual X server (xvfb-run)

@@ -2,10 +2,6 @@
 
 #include "ossa/core/file_io.h"
 
-#ifdef OSSA_HAVE_GIF  // giflib (Linux); the Windows build writes PNG only
-#include <gif_lib.h>
-#endif
-
 // stb (Debian's libstb-dev headers) compiled here, private to this file: static functions only, so no other
 // copy can interpose. assimp's libdraco exports an older stb_image whose symbols a dynamic link would bind
 // to instead of libstb's, and that copy crashes on a 90-byte PNM file (found by fuzz_image). Only the formats
@@ -166,19 +162,18 @@ Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side, bool fl
   return image;
 }
 
-#ifdef OSSA_HAVE_GIF
 namespace {
-// Fixed palette: 216 colours of a 6x6x6 cube, then 40 greys.
-std::vector<GifColorType> fixed_palette() {
-  std::vector<GifColorType> colors;
+// Fixed palette: 216 colours of a 6x6x6 cube, then 40 greys (RGB triplets).
+std::vector<uint8_t> fixed_palette() {
+  std::vector<uint8_t> colors;
   for (int r = 0; r < 6; ++r)
     for (int g = 0; g < 6; ++g)
       for (int b = 0; b < 6; ++b)
-        colors.push_back({static_cast<GifByteType>(r * 51), static_cast<GifByteType>(g * 51),
-                          static_cast<GifByteType>(b * 51)});
+        colors.insert(colors.end(), {static_cast<uint8_t>(r * 51), static_cast<uint8_t>(g * 51),
+                                     static_cast<uint8_t>(b * 51)});
   for (int i = 0; i < 40; ++i) {
-    auto v = static_cast<GifByteType>((i + 1) * 255 / 41);
-    colors.push_back({v, v, v});
+    const auto v = static_cast<uint8_t>((i + 1) * 255 / 41);
+    colors.insert(colors.end(), {v, v, v});
   }
   return colors;
 }
@@ -198,7 +193,125 @@ uint8_t palette_index(const uint8_t* px, int x, int y) {
   auto q = [&](int c) { return std::clamp(static_cast<int>(c / 51.f + threshold + 0.5f), 0, 5); };
   return static_cast<uint8_t>(q(r) * 36 + q(g) * 6 + q(b));
 }
+
+void put_u16(std::vector<uint8_t>& out, int value) {
+  out.push_back(static_cast<uint8_t>(value & 0xFF));
+  out.push_back(static_cast<uint8_t>((value >> 8) & 0xFF));
+}
+
+// GIF's LZW (variable-length codes from 9 to 12 bits over 8-bit pixels, least significant bit first, in data
+// sub-blocks of up to 255 bytes). The code table is a flat array indexed by (prefix code, next pixel): 1 M
+// entries of 16 bits, cleared each time it fills (every 3,838 new codes).
+class LzwWriter {
+ public:
+  explicit LzwWriter(std::vector<uint8_t>& out) : out_(out), table_(kMaxCodes * 256, 0) {}
+
+  void write(const std::vector<uint8_t>& pixels) {
+    out_.push_back(kMinCodeSize);
+    emit(kClear);
+    int prefix = -1;
+    for (uint8_t pixel : pixels) {
+      if (prefix < 0) {
+        prefix = pixel;
+        continue;
+      }
+      uint16_t& entry = table_[static_cast<size_t>(prefix) * 256 + pixel];
+      if (entry != 0) {  // (no code is 0 in the table: codes start at kFirst)
+        prefix = entry;
+        continue;
+      }
+      emit(prefix);
+      if (next_ < kMaxCodes - 1) {
+        entry = static_cast<uint16_t>(next_);
+        // A decoder adds this code when it reads the next one, and widens its codes once the next free code
+        // needs another bit: the same moment here.
+        if (next_ == (1 << size_) && size_ < 12) ++size_;
+        ++next_;
+      } else {  // the table is full: start again
+        emit(kClear);
+        std::fill(table_.begin(), table_.end(), uint16_t{0});
+        size_ = kMinCodeSize + 1;
+        next_ = kFirst;
+      }
+      prefix = pixel;
+    }
+    if (prefix >= 0) emit(prefix);
+    emit(kEnd);
+    if (bit_count_ > 0) block_.push_back(static_cast<uint8_t>(bits_ & 0xFF));
+    flush_block();
+    out_.push_back(0);  // block terminator
+  }
+
+ private:
+  static constexpr int kMinCodeSize = 8, kClear = 256, kEnd = 257, kFirst = 258, kMaxCodes = 4096;
+
+  void emit(int code) {
+    bits_ |= static_cast<uint32_t>(code) << bit_count_;
+    bit_count_ += size_;
+    while (bit_count_ >= 8) {
+      block_.push_back(static_cast<uint8_t>(bits_ & 0xFF));
+      bits_ >>= 8;
+      bit_count_ -= 8;
+      if (block_.size() == 255) flush_block();
+    }
+  }
+  void flush_block() {
+    if (block_.empty()) return;
+    out_.push_back(static_cast<uint8_t>(block_.size()));
+    out_.insert(out_.end(), block_.begin(), block_.end());
+    block_.clear();
+  }
+
+  std::vector<uint8_t>& out_;
+  std::vector<uint16_t> table_;
+  std::vector<uint8_t> block_;
+  uint32_t bits_ = 0;
+  int bit_count_ = 0, size_ = kMinCodeSize + 1, next_ = kFirst;
+};
 }  // namespace
+
+std::vector<uint8_t> encode_gif(const std::vector<Image>& frames, int delay_cs) {
+  if (frames.empty()) return {};
+  const int w = frames[0].width, h = frames[0].height;
+  if (w <= 0 || h <= 0 || w > 65535 || h > 65535 ||
+      static_cast<uint64_t>(w) * h * frames.size() > kMaxImageBytes)
+    return {};
+  for (const Image& frame : frames)
+    if (frame.width != w || frame.height != h || frame.rgba.size() != static_cast<size_t>(w) * h * 4)
+      return {};
+  std::vector<uint8_t> out = {'G', 'I', 'F',
+                              '8', '9', 'a'};  // 89a: frame delays and looping need its extensions
+  put_u16(out, w);
+  put_u16(out, h);
+  out.insert(out.end(), {0xF7, 0, 0});  // a global colour table of 256 entries, 8 bits a channel
+  const std::vector<uint8_t> palette = fixed_palette();
+  out.insert(out.end(), palette.begin(), palette.end());
+  // NETSCAPE2.0 application extension: loop forever.
+  const std::string netscape = "NETSCAPE2.0";
+  out.insert(out.end(), {0x21, 0xFF, 11});
+  out.insert(out.end(), netscape.begin(), netscape.end());
+  out.insert(out.end(), {3, 1, 0, 0, 0});
+  std::vector<uint8_t> indices(static_cast<size_t>(w) * h);
+  const int delay = std::clamp(delay_cs, 0, 65535);
+  for (const Image& frame : frames) {
+    out.insert(out.end(), {0x21, 0xF9, 4, 0});  // graphic control: no disposal, no transparency
+    put_u16(out, delay);
+    out.insert(out.end(), {0, 0});
+    out.push_back(0x2C);  // the image: at (0, 0), the whole screen, no local colour table, not interlaced
+    put_u16(out, 0);
+    put_u16(out, 0);
+    put_u16(out, w);
+    put_u16(out, h);
+    out.push_back(0);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        indices[static_cast<size_t>(y) * w + x] =
+            palette_index(&frame.rgba[(static_cast<size_t>(y) * w + x) * 4], x, y);
+    LzwWriter(out).write(indices);
+  }
+  out.push_back(0x3B);  // trailer
+  return out;
+}
 
 Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std::string& path) {
   if (frames.empty()) return Result<bool>::failure(path + ": no frames");
@@ -207,53 +320,10 @@ Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std
       static_cast<uint64_t>(w) * h * frames.size() > kMaxImageBytes)
     return Result<bool>::failure(path + ": " + std::to_string(frames.size()) + " frames of " +
                                  std::to_string(w) + "x" + std::to_string(h) + " are too large to write");
-  int error = 0;
-  std::vector<uint8_t> bytes;
-  GifFileType* gif = EGifOpen(&bytes, append_gif_bytes, &error);
-  if (!gif) return Result<bool>::failure(path + ": cannot start a GIF (" + GifErrorString(error) + ")");
-  EGifSetGifVersion(gif, true);  // GIF89a: frame delays and looping need its extensions
-  std::vector<GifColorType> colors = fixed_palette();
-  ColorMapObject* map = GifMakeMapObject(256, colors.data());
-  auto fail = [&](const char* what) {
-    GifFreeMapObject(map);
-    EGifCloseFile(gif, &error);
-    return Result<bool>::failure(path + ": " + what);
-  };
-  if (EGifPutScreenDesc(gif, w, h, 8, 0, map) == GIF_ERROR) return fail("cannot write the header");
-  // NETSCAPE2.0 extension: loop forever.
-  unsigned char app[] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
-  unsigned char loop[] = {1, 0, 0};
-  if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
-      EGifPutExtensionBlock(gif, sizeof app, app) == GIF_ERROR ||
-      EGifPutExtensionBlock(gif, sizeof loop, loop) == GIF_ERROR || EGifPutExtensionTrailer(gif) == GIF_ERROR)
-    return fail("cannot write the loop extension");
-  std::vector<GifByteType> line(w);
-  for (const Image& frame : frames) {
-    if (frame.width != w || frame.height != h || frame.rgba.size() != static_cast<size_t>(w) * h * 4)
-      return fail("frames differ in size");
-    GraphicsControlBlock gcb{DISPOSAL_UNSPECIFIED, false, delay_cs, NO_TRANSPARENT_COLOR};
-    GifByteType ext[4];
-    EGifGCBToExtension(&gcb, ext);
-    if (EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, ext) == GIF_ERROR)
-      return fail("cannot write frame timing");
-    if (EGifPutImageDesc(gif, 0, 0, w, h, false, nullptr) == GIF_ERROR) return fail("cannot write a frame");
-    for (int y = 0; y < h; ++y) {
-      for (int x = 0; x < w; ++x)
-        line[x] = palette_index(&frame.rgba[(static_cast<size_t>(y) * w + x) * 4], x, y);
-      if (EGifPutLine(gif, line.data(), w) == GIF_ERROR) return fail("cannot write pixels");
-    }
-  }
-  GifFreeMapObject(map);
-  if (EGifCloseFile(gif, &error) == GIF_ERROR)
-    return Result<bool>::failure(path + ": cannot finish the file");
+  const std::vector<uint8_t> bytes = encode_gif(frames, delay_cs);
+  if (bytes.empty()) return Result<bool>::failure(path + ": frames differ in size");
   return write_file_atomically(path, bytes);
 }
-#else
-Result<bool> write_gif(const std::vector<Image>&, int, const std::string& path) {
-  return Result<bool>::failure(
-      path + ": this build writes no GIF (giflib is not built for Windows here); write .png");
-}
-#endif
 
 Image contact_sheet(const std::vector<Image>& frames, int columns) {
   Image sheet;

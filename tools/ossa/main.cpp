@@ -330,9 +330,14 @@ int main(int argc, char** argv) {
 #endif
 
   // A first word that is no command gets a message that says so (CLI11 would say "A subcommand is required").
-  // (Global options are flags, so the first word without a dash is the command.)
+  // The command is the first word that is neither an option nor the value of a global option that takes one
+  // ("--backend d3d11", as --help shows it, as well as "--backend=d3d11").
   int first = 1;
-  while (first < argc && argv[first][0] == '-') ++first;
+  while (first < argc && argv[first][0] == '-') {
+    const std::string word = argv[first++];
+    const CLI::Option* option = word.find('=') == std::string::npos ? app.get_option_no_throw(word) : nullptr;
+    if (option && option->get_expected_min() > 0) ++first;
+  }
   if (first < argc) {
     bool known = false;
     std::string names;

@@ -406,6 +406,23 @@ double thread_cpu_ms() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
+// How far the thread CPU clock moves at a time (ms): nanoseconds on Linux, but Windows (and Wine) count
+// thread time in scheduler ticks of up to 15.6 ms, where a frame's CPU time reads 0.00. Two steps of the
+// clock are watched (for at most 0.2 s of wall time each); 0 when it never moved.
+double thread_cpu_tick_ms() {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+  double last = thread_cpu_ms(), step = 0;
+  for (int changes = 0; changes < 2 && std::chrono::steady_clock::now() < give_up;) {
+    const double now = thread_cpu_ms();
+    if (now != last) {
+      if (changes++ == 1) step = now - last;
+      last = now;
+    }
+  }
+  return step;
+}
+// Per-frame CPU times are reported where the clock moves in steps of at most 50 us.
+constexpr double kFinestUsefulTickMs = 0.05;
 struct FrameCost {
   double cpu_ms = 0, frame_ms = 0;
 };
@@ -421,12 +438,21 @@ const StreetVariant kStreetVariants[] = {
     {"culled_lod", {BakedEvaluation::kPerInstance, true, kStreetLodPixels, 0}},
     {"culled_lod_mesh", {BakedEvaluation::kPerInstance, true, 0, kStreetLodMeshPixels}},
     {"culled_lod_both", {BakedEvaluation::kPerInstance, true, kStreetLodPixels, kStreetLodMeshPixels}}};
+// A CPU time for a table: "-" where the clock cannot measure it.
+std::string cpu_cell(double ms, bool measurable, int width, int decimals) {
+  char cell[32];
+  if (measurable)
+    std::snprintf(cell, sizeof cell, "%*.*f", width, decimals, ms);
+  else
+    std::snprintf(cell, sizeof cell, "%*s", width, "-");
+  return cell;
+}
 std::string format_street_row(int n, const char* variant, const BakedDrawStats& stats, const FrameCost& cost,
-                              double pixels_differing) {
+                              double pixels_differing, bool cpu_measurable) {
   char line[256];
-  std::snprintf(line, sizeof line, "%6d  %-16s %6d %6d %6d %6d %10lld %9.2f %9.1f %9.4f\n", n, variant,
-                stats.drawn, stats.culled, stats.reduced, stats.decimated, stats.triangles, cost.cpu_ms,
-                cost.frame_ms, pixels_differing);
+  std::snprintf(line, sizeof line, "%6d  %-16s %6d %6d %6d %6d %10lld %s %9.1f %9.4f\n", n, variant,
+                stats.drawn, stats.culled, stats.reduced, stats.decimated, stats.triangles,
+                cpu_cell(cost.cpu_ms, cpu_measurable, 9, 2).c_str(), cost.frame_ms, pixels_differing);
   return line;
 }
 }  // namespace
@@ -464,8 +490,18 @@ int run_render_bench(const BenchArgs& args) {
   // Direct3D 11 evaluates the bake per vertex only: its baked row is per_vertex, and the ratios use it.
   const int path_count = s.renderer->has_per_instance_evaluation() ? kPaths : kPerInstance;
   const int baked_best = path_count == kPaths ? kPerInstance : kPerVertex;
-  if (!args.json)
+  const double cpu_tick = thread_cpu_tick_ms();
+  const bool cpu_measurable = cpu_tick > 0 && cpu_tick <= kFinestUsefulTickMs;
+  out["thread_cpu_clock_step_ms"] = cpu_tick;
+  if (!args.json) {
+    if (!cpu_measurable)
+      print(
+          "(CPU time per frame is not measured here: the thread CPU clock moves in steps of %.1f ms; frame "
+          "ms "
+          "is wall time)\n",
+          cpu_tick);
     print("%6s  %-20s %12s %14s %12s\n", "chars", "path", "CPU ms/frame", "CPU us/char", "frame ms");
+  }
   std::vector<BakedInstance> crowd;
   FrameSettings frame;
   std::string street_text;
@@ -514,15 +550,20 @@ int run_render_bench(const BenchArgs& args) {
     }
     auto& row = out["characters"][std::to_string(n)];
     for (int path = 0; path < path_count; ++path) {
-      row[path_names[path]] = {{"cpu_ms", cost[path].cpu_ms},
-                               {"cpu_us_per_character", cost[path].cpu_ms * 1e3 / n},
-                               {"frame_ms", cost[path].frame_ms}};
+      row[path_names[path]] = {
+          {"cpu_ms", cpu_measurable ? nlohmann::ordered_json(cost[path].cpu_ms) : nlohmann::ordered_json()},
+          {"cpu_us_per_character",
+           cpu_measurable ? nlohmann::ordered_json(cost[path].cpu_ms * 1e3 / n) : nlohmann::ordered_json()},
+          {"frame_ms", cost[path].frame_ms}};
       if (!args.json)
-        print("%6d  %-20s %12.2f %14.2f %12.1f\n", n, path_names[path], cost[path].cpu_ms,
-              cost[path].cpu_ms * 1e3 / n, cost[path].frame_ms);
+        print("%6d  %-20s %s %s %12.1f\n", n, path_names[path],
+              cpu_cell(cost[path].cpu_ms, cpu_measurable, 12, 2).c_str(),
+              cpu_cell(cost[path].cpu_ms * 1e3 / n, cpu_measurable, 14, 2).c_str(), cost[path].frame_ms);
     }
     const std::string best = path_names[baked_best] + std::string("baked_").size();
-    row["cpu_per_character_palette_over_" + best] = cost[kPalette].cpu_ms / cost[baked_best].cpu_ms;
+    row["cpu_per_character_palette_over_" + best] =
+        cpu_measurable ? nlohmann::ordered_json(cost[kPalette].cpu_ms / cost[baked_best].cpu_ms)
+                       : nlohmann::ordered_json();
     row["frame_palette_over_" + best] = cost[kPalette].frame_ms / cost[baked_best].frame_ms;
 
     // Street level in this crowd: the camera at head height at the crowd's front corner, looking across it
@@ -558,11 +599,15 @@ int run_render_bench(const BenchArgs& args) {
       if (reference.rgba.empty()) reference = image;
       const ImageDifference d = compare_images(reference, image, 8);
       row["street_level"][v.name] = {
-          {"drawn", stats.drawn},         {"culled", stats.culled},
-          {"reduced", stats.reduced},     {"decimated", stats.decimated},
-          {"triangles", stats.triangles}, {"cpu_ms", cost.cpu_ms},
-          {"frame_ms", cost.frame_ms},    {"pixels_over_8_of_255", d.fraction_over}};
-      street_text += format_street_row(n, v.name, stats, cost, d.fraction_over);
+          {"drawn", stats.drawn},
+          {"culled", stats.culled},
+          {"reduced", stats.reduced},
+          {"decimated", stats.decimated},
+          {"triangles", stats.triangles},
+          {"cpu_ms", cpu_measurable ? nlohmann::ordered_json(cost.cpu_ms) : nlohmann::ordered_json()},
+          {"frame_ms", cost.frame_ms},
+          {"pixels_over_8_of_255", d.fraction_over}};
+      street_text += format_street_row(n, v.name, stats, cost, d.fraction_over, cpu_measurable);
     }
   }
 

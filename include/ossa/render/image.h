@@ -29,7 +29,10 @@ Result<Image> read_png(const std::string& path);
 // is checked before decoding: a few hundred bytes can claim gigapixels. Larger sides are refused by name.
 constexpr int kMaxTextureSide = 8192;
 Result<Image> decode_image(std::span<const uint8_t> bytes, int max_side = kMaxTextureSide, bool flip = false);
-// delay in hundredths of a second per frame; loops forever.
+// An animated GIF of `frames` (all the same size), `delay_cs` hundredths of a second each, looping forever:
+// ordered dithering onto a fixed palette (a 6x6x6 colour cube and 40 greys), LZW written by Ossa itself (no
+// giflib), so every platform writes GIFs. Empty when the frames differ in size or exceed kMaxImageBytes.
+std::vector<uint8_t> encode_gif(const std::vector<Image>& frames, int delay_cs);
 Result<bool> write_gif(const std::vector<Image>& frames, int delay_cs, const std::string& path);
 // Frames side by side, `columns` per row; an empty image when the sheet would exceed kMaxImageBytes.
 Image contact_sheet(const std::vector<Image>& frames, int columns);

@@ -102,6 +102,18 @@ D3D11Device::~D3D11Device() {
   if (device_) static_cast<ID3D11Device*>(device_)->Release();
 }
 
+namespace {
+// Wine's version where this process runs under Wine ("" elsewhere): ntdll exports wine_get_version there.
+std::string wine_version() {
+  HMODULE ntdll = GetModuleHandleA("ntdll.dll");
+  FARPROC proc = ntdll ? GetProcAddress(ntdll, "wine_get_version") : nullptr;
+  if (!proc) return {};
+  using Version = const char* (*)();
+  const char* version = reinterpret_cast<Version>(reinterpret_cast<void (*)()>(proc))();
+  return version ? version : "?";
+}
+}  // namespace
+
 std::string D3D11Device::adapter_name() const {
   auto* device = static_cast<ID3D11Device*>(device_);
   std::string name = "?";
@@ -111,6 +123,14 @@ std::string D3D11Device::adapter_name() const {
   if (SUCCEEDED(device->QueryInterface(__uuidof(IDXGIDevice), &dxgi)) &&
       SUCCEEDED(dxgi->GetAdapter(&adapter)) && SUCCEEDED(adapter->GetDesc(&desc)))
     name = narrow(desc.Description);
+  // What the adapter is, where that can be told: Microsoft's software rasteriser (WARP, the Basic Render
+  // Driver: vendor 0x1414), or Wine, which names an adapter of its own choosing (an "NVIDIA GeForce GTX 470"
+  // over Mesa's llvmpipe) and draws through the X server's OpenGL.
+  if (desc.VendorId == 0x1414) name += " (software: Microsoft's WARP rasteriser)";
+  if (const std::string wine = wine_version(); !wine.empty())
+    name += " (the name Wine " + wine +
+            " reports: Direct3D 11 is emulated over the X server's OpenGL, whose renderer "
+            "draws)";
   char level[32];
   std::snprintf(level, sizeof level, ", feature level %d_%d", (feature_level_ >> 12) & 0xf,
                 (feature_level_ >> 8) & 0xf);

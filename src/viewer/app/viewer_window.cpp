@@ -2555,9 +2555,9 @@ void App::draw_curves() {
     int kind =
         static_cast<int>(curve_kind_ == ChannelKind::kMorphWeight ? ChannelKind::kRotation : curve_kind_);
     ImGui::SetNextItemWidth(130 * ui_scale_);
-    if (ImGui::Combo("##channel", &kind, "translation\0rotation\0scale\0"))
-      curve_kind_ = static_cast<ChannelKind>(kind);
-    curve_kind_ = static_cast<ChannelKind>(kind);
+    ImGui::Combo("##channel", &kind, "translation\0rotation\0scale\0");
+    curve_kind_ =
+        static_cast<ChannelKind>(kind);  // a joint row: a joint channel (a morph row's kind is kept)
     if (curve_kind_ == ChannelKind::kRotation) {
       ImGui::SameLine();
       ImGui::Checkbox("Euler degrees (XYZ)", &curve_euler_);
