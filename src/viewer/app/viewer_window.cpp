@@ -291,6 +291,8 @@ class App {
   std::vector<Mat4> bind_model_;
   bool onion_ = false;  // ghost skeletons 3 and 6 frames before (blue) and after (green) the playhead
   bool trail_ = false;  // the selected joint's path over the whole clip
+  std::vector<Vec3> trail_points_;  // that path in model space, for trail_for_ (asset, clip, joint)
+  std::tuple<const CharacterAsset*, int, int> trail_for_{nullptr, -2, -1};
   SamplingCache ghost_cache_;
   std::vector<JointPose> ghost_locals_;
   std::vector<Mat4> ghost_model_;
@@ -1287,15 +1289,23 @@ void App::draw_scene_overlay() {
         draw_pose(k < 0 ? IM_COL32(110, 160, 255, alpha) : IM_COL32(110, 230, 140, alpha));
       }
     if (trail_ && selected_joint_ >= 0 && selected_joint_ < animated.skeleton.joint_count()) {
+      // The joint's path in model space, sampled once per clip and joint (not every frame).
+      const auto key = std::make_tuple(&animated, p.clip(), selected_joint_);
+      if (key != trail_for_) {
+        trail_points_.clear();
+        const int steps = std::min(static_cast<int>(clip->duration() / frame) + 1, 2000);
+        for (int i = 0; i <= steps; ++i) {
+          const float t = std::min(static_cast<float>(i) * frame, clip->duration());
+          if (!Playback::pose_at(animated, p.clip(), t, ghost_cache_, ghost_locals_, ghost_model_)) break;
+          trail_points_.push_back(ghost_model_[selected_joint_].translation());
+        }
+        trail_for_ = key;
+      }
       ImVec2 previous;
       bool have_previous = false;
-      const int steps = std::min(static_cast<int>(clip->duration() / frame) + 1, 2000);
-      for (int i = 0; i <= steps; ++i) {
-        const float t = std::min(static_cast<float>(i) * frame, clip->duration());
-        if (!Playback::pose_at(animated, p.clip(), t, ghost_cache_, ghost_locals_, ghost_model_)) break;
+      for (const Vec3& position : trail_points_) {
         ImVec2 at;
-        const bool visible =
-            project(transform_point(p.world(), ghost_model_[selected_joint_].translation()), at);
+        const bool visible = project(transform_point(p.world(), position), at);
         if (visible && have_previous)
           draw->AddLine(previous, at, IM_COL32(255, 150, 60, 220), 1.5f * ui_scale_);
         if (visible) draw->AddCircleFilled(at, 1.5f * ui_scale_, IM_COL32(255, 150, 60, 220));
