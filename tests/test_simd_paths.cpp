@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
 #include "synthetic_character.h"
+
+#include "../src/runtime/kernels/kernels.h"
 
 #ifdef OSSA_HAS_IMPORT
 #include "ossa/import/import.h"
@@ -387,6 +390,138 @@ TEST(RuntimeJobs, SkinningHandlesInterleavedStridesAndInPlace) {
     EXPECT_NEAR(vertex[0][3], 0.5f, 1e-6f);
     EXPECT_NEAR(vertex[0][4], 0.5f, 1e-6f);
     EXPECT_EQ(vertex[1][0], 7.f) << "wrote past the vertex";
+  }
+  set_simd_level(best_simd_level());
+}
+
+// The polynomial slerp weights against sin(t angle) / sin(angle) in double precision, over the whole domain
+// (rotations up to a half turn apart in quaternion space, i.e. a full turn) and at the ends exactly.
+TEST(KeyedSampling, SlerpWeightsAreWithinTheirBound) {
+  double worst = 0, worst_near = 0;
+  for (int a = 0; a <= 2000; ++a) {
+    const double angle = 1.5707963267948966 * a / 2000;
+    const float xm1 = static_cast<float>(std::cos(angle)) - 1;
+    EXPECT_EQ(detail::slerp_weight(0, xm1), 0.f) << angle;
+    EXPECT_EQ(detail::slerp_weight(1, xm1), 1.f) << angle;
+    const double x = static_cast<double>(xm1) + 1, exact_angle = std::acos(x);
+    for (int i = 0; i <= 200; ++i) {
+      const float t = static_cast<float>(i) / 200;
+      const double exact = exact_angle == 0 ? t : std::sin(t * exact_angle) / std::sin(exact_angle);
+      const double error = std::fabs(detail::slerp_weight(t, xm1) - exact);
+      worst = std::max(worst, error);
+      if (-xm1 <= detail::kSlerpNear) worst_near = std::max(worst_near, error);
+    }
+  }
+  std::printf("  worst slerp weight error %.3g (%.3g where 1 - cos <= %g)\n", worst, worst_near,
+              detail::kSlerpNear);
+  EXPECT_LE(worst, 2e-7);  // float rounding of the weight itself (~1.2e-7) dominates everywhere
+  EXPECT_LE(worst_near, 2e-7);
+}
+
+// Keyed sampling through a per-instance cache, in every order of times (forward, backward, seeks, before the
+// first key and after the last), at every SIMD level: the same as a fresh cache for each time, and within
+// float rounding of the keys slerped and lerped in double precision. Channels share time tracks, have their
+// own, or hold one key; rotations lie on either hemisphere and up to a half turn apart.
+TEST(KeyedSampling, CachedSamplingFollowsTheKeysInAnyOrder) {
+  constexpr int kJoints = 11;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> unit(-1, 1);
+  std::vector<uint32_t> first;
+  std::vector<float> times, values;
+  std::vector<std::vector<float>> track_times = {
+      {0, 0.1f, 0.25f, 0.4f, 0.5f, 0.9f, 1.f}, {0.05f, 0.3f, 0.31f, 0.7f}, {0.2f, 0.6f}};
+  for (int c = 0; c < kJoints * 3; ++c) {
+    first.push_back(static_cast<uint32_t>(times.size()));
+    const int shape = c % 5;  // shared track, another shared track, one key, own times, shared track
+    std::vector<float> own;
+    if (shape == 3) {
+      float t = 0.02f * static_cast<float>(c % 7);
+      for (int k = 0; k < 3 + c % 4; ++k, t += 0.13f + 0.01f * static_cast<float>(k)) own.push_back(t);
+    }
+    const std::vector<float>& keys = shape == 2   ? std::vector<float>{0.f}
+                                     : shape == 3 ? own
+                                                  : track_times[shape == 1 ? 1 : (shape == 4 ? 2 : 0)];
+    for (float t : keys) {
+      times.push_back(t);
+      float v[4] = {unit(rng), unit(rng), unit(rng), c % 3 == 1 ? unit(rng) : 0.f};
+      if (c % 3 == 1) {
+        const float n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+        for (float& e : v) e /= n;
+      }
+      values.insert(values.end(), v, v + 4);
+    }
+  }
+  first.push_back(static_cast<uint32_t>(times.size()));
+  auto clip = Clip::from_keys("mixed", 1.f, kJoints, first, times, values);
+  ASSERT_TRUE(clip) << clip.error();
+  EXPECT_EQ(clip->time_tracks().size(), 4u + kJoints * 3 / 5) << "tracks: single keys, 3 shared, own times";
+
+  // The reference: each channel's keys around t in double precision (slerp along the short arc).
+  auto reference = [&](float t, int c, double* out) {
+    const uint32_t b = first[c], n = first[c + 1] - b;
+    uint32_t i = 0;
+    while (i + 2 < n && times[b + i + 1] <= t) ++i;
+    const float* ka = &values[4 * (b + i)];
+    if (n == 1) {
+      for (int e = 0; e < 4; ++e) out[e] = ka[e];
+      return;
+    }
+    const float* kb = ka + 4;
+    const double t0 = times[b + i], t1 = times[b + i + 1];
+    const double f = std::clamp((t - t0) / (t1 - t0), 0.0, 1.0);
+    if (c % 3 != 1) {
+      for (int e = 0; e < 4; ++e) out[e] = ka[e] + (kb[e] - ka[e]) * f;
+      return;
+    }
+    double d = 0;
+    for (int e = 0; e < 4; ++e) d += double{ka[e]} * kb[e];
+    const double sign = d < 0 ? -1 : 1, angle = std::acos(std::min(1.0, std::fabs(d)));
+    const double wa = angle < 1e-9 ? 1 - f : std::sin((1 - f) * angle) / std::sin(angle);
+    const double wb = angle < 1e-9 ? f : std::sin(f * angle) / std::sin(angle);
+    double len = 0;
+    for (int e = 0; e < 4; ++e) out[e] = ka[e] * wa + sign * kb[e] * wb, len += out[e] * out[e];
+    for (int e = 0; e < 4; ++e) out[e] /= std::sqrt(len);
+  };
+
+  std::vector<float> visits;
+  for (float t = 0; t <= 1; t += 1.f / 60) visits.push_back(t);
+  for (float t = 1; t >= 0; t -= 1.f / 45) visits.push_back(t);
+  std::uniform_real_distribution<float> any(-0.2f, 1.2f);
+  for (int i = 0; i < 200; ++i) visits.push_back(any(rng));
+  for (float t : times) visits.push_back(t);  // exactly on keys
+
+  std::vector<SimdLevel> levels = simd_levels();
+  levels.push_back(SimdLevel::kScalar);
+  for (SimdLevel level : levels) {
+    set_simd_level(level);
+    SamplingCache cache;
+    std::vector<JointPose> cached(kJoints), fresh(kJoints);
+    double worst = 0;
+    for (float t : visits) {
+      ASSERT_TRUE((SampleJob{&*clip, t, &cache, cached}.run()));
+      SamplingCache new_cache;
+      ASSERT_TRUE((SampleJob{&*clip, t, &new_cache, fresh}.run()));
+      ASSERT_EQ(std::memcmp(cached.data(), fresh.data(), sizeof(JointPose) * kJoints), 0)
+          << "t " << t << " at " << to_string(level);
+      const float clamped = std::clamp(t, 0.f, 1.f);
+      for (int c = 0; c < kJoints * 3; ++c) {
+        double expected[4];
+        reference(clamped, c, expected);
+        const JointPose& p = cached[c / 3];
+        const float* got = c % 3 == 0 ? p.translation : c % 3 == 1 ? p.rotation : p.scale;
+        // q and -q are one rotation: compare with the sign that matches.
+        double dot = 0;
+        for (int e = 0; e < 4; ++e) dot += got[e] * expected[e];
+        const double sign = c % 3 == 1 && dot < 0 ? -1 : 1;
+        for (int e = 0; e < (c % 3 == 1 ? 4 : 3); ++e)
+          worst = std::max(worst, std::fabs(got[e] - sign * expected[e]));
+        if (c % 3 != 1) {
+          EXPECT_EQ(got[3], 0.f);
+        }
+      }
+    }
+    std::printf("  %s: worst difference from double-precision interpolation %.3g\n", to_string(level), worst);
+    EXPECT_LE(worst, 5e-7) << to_string(level);
   }
   set_simd_level(best_simd_level());
 }

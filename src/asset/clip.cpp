@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
 
 #include "../runtime/kernels/kernels.h"
 #include "clip_decoder.h"
@@ -204,6 +207,7 @@ Result<Clip> Clip::build_keyed(const RawClip& raw, const Skeleton& skeleton) {
     }
   }
   c.channel_first_.push_back(static_cast<uint32_t>(c.key_times_.size()));
+  c.index_time_tracks();
   return c;
 }
 
@@ -267,6 +271,7 @@ Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> ref
 size_t Clip::memory_bytes() const {
   return sizeof(Clip) + frames_.size() * sizeof(JointPose) + channel_first_.size() * sizeof(uint32_t) +
          key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size() +
+         time_tracks_.size() * sizeof(TimeTrack) + channel_time_track_.size() * sizeof(uint32_t) +
          constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
          segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
          (decoder_ ? decoder_->segments.size() * sizeof(detail::QuantizedDecoder::Segment) +
@@ -282,13 +287,52 @@ size_t Clip::stored_bytes() const {
 
 void SamplingCache::reset(const Clip* c) {
   clip = c;
-  cursor.assign(c && c->layout() == Clip::Layout::kKeyed ? c->channel_first().size() - 1 : 0, 0);
+  const bool keyed = c && c->layout() == Clip::Layout::kKeyed;
+  const size_t tracks = keyed ? c->time_tracks().size() : 0;
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  cursor.assign(tracks, 0);
+  // Track 0 (single keys) always holds; the others start with an empty span, so the first sample places
+  // them.
+  track_from.assign(tracks, kInfinity);
+  track_until.assign(tracks, -kInfinity);
+  if (tracks > 0) track_from[0] = -kInfinity, track_until[0] = kInfinity;
+  track_start.assign(tracks, 0.f);
+  track_inv_span.assign(tracks, 0.f);
+  track_fraction.assign(tracks, 0.f);
   decoded.clear();
   if (c &&
       c->layout() == Clip::Layout::kQuantized)  // both slots start as the constant pose (decode_animated)
     for (int slot = 0; slot < 2; ++slot)
       decoded.insert(decoded.end(), c->constant_pose().begin(), c->constant_pose().end());
   decoded_frame[0] = decoded_frame[1] = -1;
+}
+
+void Clip::index_time_tracks() {
+  const size_t channels = channel_first_.size() - 1;
+  time_tracks_.assign(1, TimeTrack{});  // track 0: the channels with one key
+  channel_time_track_.assign(channels, 0);
+  // Channels with the same times share a track: looked up by a hash of the times, then compared.
+  std::unordered_multimap<size_t, uint32_t> by_hash;
+  for (size_t c = 0; c < channels; ++c) {
+    const uint32_t first = channel_first_[c], count = channel_first_[c + 1] - first;
+    if (count == 1) continue;
+    const std::string_view bytes(reinterpret_cast<const char*>(key_times_.data() + first),
+                                 count * sizeof(float));
+    const size_t hash = std::hash<std::string_view>{}(bytes);
+    uint32_t track = 0;
+    for (auto [it, end] = by_hash.equal_range(hash); it != end && track == 0; ++it) {
+      const TimeTrack& t = time_tracks_[it->second];
+      if (t.count == count && std::equal(key_times_.begin() + first, key_times_.begin() + first + count,
+                                         key_times_.begin() + t.first))
+        track = it->second;
+    }
+    if (track == 0) {
+      track = static_cast<uint32_t>(time_tracks_.size());
+      time_tracks_.push_back({first, count});
+      by_hash.emplace(hash, track);
+    }
+    channel_time_track_[c] = track;
+  }
 }
 
 Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
@@ -322,6 +366,7 @@ Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
         continue;
       }
       const float bound = c % 3 == 0 ? value_ranges::kMaxCoordinate : value_ranges::kMaxScale;
+      value[3] = 0;  // xyz0: the sampler interpolates all four lanes
       for (int i = 0; i < 4; ++i)
         if (!value_ranges::within(value[i], bound))
           return fail(c % 3 == 0 ? "a translation key lies outside +-1e7" : "a scale key lies outside +-1e4");
@@ -334,6 +379,7 @@ Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
   c.channel_first_ = std::move(channel_first);
   c.key_times_ = std::move(key_times);
   c.key_values_ = std::move(key_values);
+  c.index_time_tracks();
   return c;
 }
 

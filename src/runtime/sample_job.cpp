@@ -5,6 +5,7 @@
 #endif
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kernels/kernels.h"
 
@@ -34,36 +35,30 @@ uint32_t find_key(const float* times, uint32_t count, uint32_t cached, float t) 
   return upper == 0 ? 0 : std::min(upper - 1, last_pair);
 }
 
-void sample_keyed(const Clip& clip, float t, uint32_t* cursor, JointPose* out) {
-  const uint32_t* first = clip.channel_first().data();
+// Places every time track of a keyed clip at t (a search only for those whose span t has left), then each
+// channel's pair of keys and where t lies between them.
+void sample_keyed(const Clip& clip, float t, SamplingCache& cache, JointPose* out) {
+  const std::span<const Clip::TimeTrack> tracks = clip.time_tracks();
   const float* times = clip.key_times().data();
-  const float* values = clip.key_values().data();
-  const int joints = clip.joint_count();
-  for (int j = 0; j < joints; ++j) {
-    for (int channel = 0; channel < 3; ++channel) {
-      const int c = j * 3 + channel;
-      const uint32_t begin = first[c], count = first[c + 1] - begin;
-      float* dst = channel == 0 ? out[j].translation : channel == 1 ? out[j].rotation : out[j].scale;
-      const float* a = values + 4 * static_cast<size_t>(begin);
-      if (count == 1) {
-        std::copy(a, a + 4, dst);
-        continue;
-      }
-      uint32_t i = find_key(times + begin, count, cursor[c], t);
-      cursor[c] = i;
-      float t0 = times[begin + i], t1 = times[begin + i + 1];
-      float alpha = t1 > t0 ? std::clamp((t - t0) / (t1 - t0), 0.f, 1.f) : 0.f;
-      a += 4 * i;
-      const float* b = a + 4;
-      if (channel == 1) {
-        Quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, alpha);
-        dst[0] = q.x, dst[1] = q.y, dst[2] = q.z, dst[3] = q.w;
-      } else {
-        for (int k = 0; k < 3; ++k) dst[k] = a[k] + (b[k] - a[k]) * alpha;
-        dst[3] = 0;
-      }
-    }
+  for (size_t k = 1; k < tracks.size(); ++k) {
+    if (t >= cache.track_from[k] && t < cache.track_until[k]) continue;  // SampleJob validated t: no NaN
+    const Clip::TimeTrack track = tracks[k];
+    const float* track_times = times + track.first;
+    const uint32_t i = find_key(track_times, track.count, cache.cursor[k], t);
+    const float t0 = track_times[i], t1 = track_times[i + 1];
+    constexpr float kInfinity = std::numeric_limits<float>::infinity();
+    cache.cursor[k] = i;
+    cache.track_from[k] = i == 0 ? -kInfinity : t0;
+    cache.track_until[k] = i + 2 == track.count ? kInfinity : t1;
+    cache.track_start[k] = t0;
+    cache.track_inv_span[k] = t1 > t0 ? 1 / (t1 - t0) : 0;
   }
+  for (size_t k = 1; k < tracks.size(); ++k)
+    cache.track_fraction[k] = std::clamp((t - cache.track_start[k]) * cache.track_inv_span[k], 0.f, 1.f);
+  const detail::KeyPairs keys{clip.key_values().data(), clip.channel_first().data(),
+                              clip.channel_time_track().data(), cache.cursor.data(),
+                              cache.track_fraction.data()};
+  detail::active_kernels().interpolate_keys(keys, clip.joint_count(), out);
 }
 
 // Frame index and blend factor of time t in a clip of frames at f / rate, the last at the clip's end.
@@ -181,7 +176,7 @@ bool SampleJob::run() const {
     sample_quantized(*clip, t, *cache, output.data());
   } else {
     if (cache->clip != clip) cache->reset(clip);
-    sample_keyed(*clip, t, cache->cursor.data(), output.data());
+    sample_keyed(*clip, t, *cache, output.data());
   }
   return true;
 }

@@ -123,6 +123,14 @@ class Clip {
   std::span<const uint32_t> channel_first() const { return channel_first_; }
   std::span<const float> key_times() const { return key_times_; }
   std::span<const float> key_values() const { return key_values_; }  // 4 floats per key
+  // Channels grouped by identical key times (most exported clips key every channel on the same frames), so
+  // a sampler finds its place once per group: time_tracks()[channel_time_track()[c]] is a channel with c's
+  // key times. Track 0 stands for every channel with a single key. Derived from the keys, never stored.
+  struct TimeTrack {
+    uint32_t first = 0, count = 1;  // keys [first, first + count) of key_times()
+  };
+  std::span<const TimeTrack> time_tracks() const { return time_tracks_; }
+  std::span<const uint32_t> channel_time_track() const { return channel_time_track_; }
 
   // Quantized.
   int segment_frames() const { return segment_frames_; }
@@ -138,6 +146,7 @@ class Clip {
 
  private:
   void resample(const RawClip& raw, const Skeleton& skeleton);
+  void index_time_tracks();
 
   std::string name_;
   float duration_ = 0;
@@ -150,6 +159,8 @@ class Clip {
   std::vector<uint32_t> channel_first_;
   std::vector<float> key_times_;
   std::vector<float> key_values_;
+  std::vector<TimeTrack> time_tracks_;
+  std::vector<uint32_t> channel_time_track_;
   int segment_frames_ = kSegmentFrames;
   std::vector<ConstantChannel> constants_;
   std::vector<QuantizedChannel> channels_;
@@ -166,12 +177,17 @@ class Clip {
 // additive layers: translation - ref, conjugate(ref rotation) * rotation, scale / ref scale. Fixed-rate only.
 Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> reference);
 
-// Per-instance memory of where each channel's key search ended (keyed clips), so forward playback costs one
-// comparison per channel. Size it with reset(); it notices a clip change by itself.
+// Per-instance sampling state; SampleJob sizes it (reset) and notices a clip change by itself.
+// Keyed clips: where each time track (Clip::time_tracks) stands and each channel's pair of keys around the
+// last time sampled, so an update that passes no key costs one comparison per time track and the
+// interpolation, whatever the direction of play, and a seek one search per time track.
 struct SamplingCache {
   void reset(const Clip* clip);
   const Clip* clip = nullptr;
-  std::vector<uint32_t> cursor;  // per channel: index of the key at or before the last time sampled
+  // Per time track: the key at or before the last time sampled, the times between which it stays so, and
+  // where the last time lies between it and the next key (0 to 1).
+  std::vector<uint32_t> cursor;
+  std::vector<float> track_from, track_until, track_start, track_inv_span, track_fraction;
   // Quantized clips: two decoded frames (slot 0 and 1) and which frame each holds (-1: none).
   std::vector<JointPose> decoded;
   int decoded_frame[2] = {-1, -1};

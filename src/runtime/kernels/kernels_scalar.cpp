@@ -1,4 +1,5 @@
 // Plain C++ kernels: the portable fallback and the reference the SIMD kernels are tested against.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels.h"
@@ -141,7 +142,39 @@ void align_rotations(const JointPose* reference, JointPose* q, int count) {
   }
 }
 
-const Kernels kScalarKernels = {blend_poses,   local_to_model,          palette,        skin,
-                                sample_blend2, decode_quantized_scalar, align_rotations};
+void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
+  struct Pair {
+    const float *a, *b;
+    float fraction;
+  };
+  auto pair = [&](int c) {
+    const uint32_t k = keys.track[c];
+    const float* a = keys.values + 4 * (size_t{keys.first[c]} + keys.cursor[k]);
+    return Pair{a, k == 0 ? a : a + 4, keys.fraction[k]};
+  };
+  for (int j = 0; j < count; ++j) {
+    const Pair t = pair(3 * j), r = pair(3 * j + 1), s = pair(3 * j + 2);
+    float d = 0;
+    for (int i = 0; i < 4; ++i) d += r.a[i] * r.b[i];
+    const float xm1 = std::min(std::fabs(d), 1.f) - 1;
+    const float wa = slerp_weight(1 - r.fraction, xm1), wb = std::copysign(slerp_weight(r.fraction, xm1), d);
+    float q[4], len2 = 0;
+    for (int i = 0; i < 4; ++i) {
+      q[i] = r.a[i] * wa + r.b[i] * wb;
+      len2 += q[i] * q[i];
+    }
+    const float inv = 1.0f / std::sqrt(len2);
+    for (int i = 0; i < 4; ++i) out[j].rotation[i] = q[i] * inv;
+    for (int i = 0; i < 3; ++i) {
+      out[j].translation[i] = t.a[i] + (t.b[i] - t.a[i]) * t.fraction;
+      out[j].scale[i] = s.a[i] + (s.b[i] - s.a[i]) * s.fraction;
+    }
+    out[j].translation[3] = 0;
+    out[j].scale[3] = 0;
+  }
+}
+
+const Kernels kScalarKernels = {blend_poses,   local_to_model,          palette,         skin,
+                                sample_blend2, decode_quantized_scalar, align_rotations, interpolate_keys};
 
 }  // namespace ossa::detail

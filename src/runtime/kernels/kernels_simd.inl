@@ -89,6 +89,81 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const 
   }
 }
 
+// slerp_weight_series() for four fractions at once.
+template <int kTerms>
+inline F4 slerp_weight4(F4 t, F4 xm1) {
+  const F4 one = set1(1), t2 = mul(t, t);
+  F4 f = one;
+  for (int i = kTerms; i >= 1; --i)
+    f = madd(mul(sub(mul(set1(slerp_u(i)), t2), set1(slerp_v(i))), xm1), f, one);
+  return mul(t, f);
+}
+
+void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
+  const F4 one = set1(1);
+  struct Pair {
+    const float *a, *b;
+    const float* fraction;
+  };
+  auto pair = [&](int c) {
+    const uint32_t k = keys.track[c];
+    const float* a = keys.values + 4 * (size_t{keys.first[c]} + keys.cursor[k]);
+    return Pair{a, k == 0 ? a : a + 4, keys.fraction + k};
+  };
+  auto vectors = [&](int j) {  // translation and scale
+    const Pair t = pair(3 * j), s = pair(3 * j + 2);
+    const F4 ta = loadu(t.a), sa = loadu(s.a);
+    store(out[j].translation, madd(sub(loadu(t.b), ta), broadcast(t.fraction), ta));
+    store(out[j].scale, madd(sub(loadu(s.b), sa), broadcast(s.fraction), sa));
+  };
+  // Rotations four joints at a time, transposed so that each lane is one joint: the dot products, the slerp
+  // weights and the normalisation are then a few vector operations for the four.
+  auto slerp4 = [&](F4 ax, F4 ay, F4 az, F4 aw, F4 bx, F4 by, F4 bz, F4 bw, F4 fraction, F4* q) {
+    const F4 d = madd(ax, bx, madd(ay, by, madd(az, bz, mul(aw, bw))));
+    const F4 xm1 = sub(vmin(flip_sign(d, d), one), one);
+    F4 wa, wb;
+    if (all_at_least(xm1, set1(-kSlerpNear))) {
+      wa = slerp_weight4<kSlerpNearTerms>(sub(one, fraction), xm1);
+      wb = slerp_weight4<kSlerpNearTerms>(fraction, xm1);
+    } else if (all_at_least(xm1, set1(-kSlerpMid))) {
+      wa = slerp_weight4<kSlerpMidTerms>(sub(one, fraction), xm1);
+      wb = slerp_weight4<kSlerpMidTerms>(fraction, xm1);
+    } else {  // keys over 91 degrees apart: rare, one lane at a time
+      alignas(16) float f[4], x[4], a[4], b[4];
+      store(f, fraction);
+      store(x, xm1);
+      for (int i = 0; i < 4; ++i) a[i] = slerp_weight(1 - f[i], x[i]), b[i] = slerp_weight(f[i], x[i]);
+      wa = load(a), wb = load(b);
+    }
+    wb = flip_sign(wb, d);
+    q[0] = madd(ax, wa, mul(bx, wb)), q[1] = madd(ay, wa, mul(by, wb));
+    q[2] = madd(az, wa, mul(bz, wb)), q[3] = madd(aw, wa, mul(bw, wb));
+    const F4 inv = rsqrt_nr(madd(q[0], q[0], madd(q[1], q[1], madd(q[2], q[2], mul(q[3], q[3])))));
+    for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
+  };
+  int j = 0;
+  for (; j + 4 <= count; j += 4) {
+    for (int k = 0; k < 4; ++k) vectors(j + k);
+    const Pair r0 = pair(3 * j + 1), r1 = pair(3 * j + 4), r2 = pair(3 * j + 7), r3 = pair(3 * j + 10);
+    F4 ax = loadu(r0.a), ay = loadu(r1.a), az = loadu(r2.a), aw = loadu(r3.a);
+    F4 bx = loadu(r0.b), by = loadu(r1.b), bz = loadu(r2.b), bw = loadu(r3.b);
+    transpose(ax, ay, az, aw);
+    transpose(bx, by, bz, bw);
+    F4 q[4];
+    slerp4(ax, ay, az, aw, bx, by, bz, bw, setr(*r0.fraction, *r1.fraction, *r2.fraction, *r3.fraction), q);
+    transpose(q[0], q[1], q[2], q[3]);
+    for (int k = 0; k < 4; ++k) store(out[j + k].rotation, q[k]);
+  }
+  for (; j < count; ++j) {  // the last joints one by one, each in every lane
+    vectors(j);
+    const Pair r = pair(3 * j + 1);
+    F4 q[4];
+    slerp4(broadcast(r.a), broadcast(r.a + 1), broadcast(r.a + 2), broadcast(r.a + 3), broadcast(r.b),
+           broadcast(r.b + 1), broadcast(r.b + 2), broadcast(r.b + 3), broadcast(r.fraction), q);
+    for (int i = 0; i < 4; ++i) out[j].rotation[i] = first_lane(q[i]);
+  }
+}
+
 struct Columns {
   F4 c[4];
 };
@@ -399,10 +474,10 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
 #else
 #define OSSA_DECODE_QUANTIZED decode_quantized_scalar
 #endif
-const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,    OSSA_KERNEL_NS::local_to_model,
-                                   OSSA_KERNEL_NS::palette,        OSSA_KERNEL_NS::skin,
-                                   OSSA_KERNEL_NS::sample_blend2,  OSSA_DECODE_QUANTIZED,
-                                   OSSA_KERNEL_NS::align_rotations};
+const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,     OSSA_KERNEL_NS::local_to_model,
+                                   OSSA_KERNEL_NS::palette,         OSSA_KERNEL_NS::skin,
+                                   OSSA_KERNEL_NS::sample_blend2,   OSSA_DECODE_QUANTIZED,
+                                   OSSA_KERNEL_NS::align_rotations, OSSA_KERNEL_NS::interpolate_keys};
 #undef OSSA_DECODE_QUANTIZED
 
 }  // namespace ossa::detail

@@ -63,6 +63,18 @@ inline F4 madd(F4 a, F4 b, F4 c) {
   return _mm_add_ps(_mm_mul_ps(a, b), c);
 #endif
 }
+inline float first_lane(F4 a) {
+  return _mm_cvtss_f32(a);
+}
+inline bool all_at_least(F4 a, F4 b) {  // a >= b in every lane
+  return _mm_movemask_ps(_mm_cmpge_ps(a, b)) == 0xF;
+}
+inline F4 vmin(F4 a, F4 b) {
+  return _mm_min_ps(a, b);
+}
+inline F4 vmax(F4 a, F4 b) {
+  return _mm_max_ps(a, b);
+}
 // a with its sign flipped in every lane where s is negative (s's sign bit).
 inline F4 flip_sign(F4 a, F4 s) {
   return _mm_xor_ps(a, _mm_and_ps(s, _mm_set1_ps(-0.f)));
@@ -128,6 +140,18 @@ inline F4 mul(F4 a, F4 b) {
 }
 inline F4 madd(F4 a, F4 b, F4 c) {  // fused (fmla), as with AVX2's FMA
   return vfmaq_f32(c, a, b);
+}
+inline float first_lane(F4 a) {
+  return vgetq_lane_f32(a, 0);
+}
+inline bool all_at_least(F4 a, F4 b) {  // a >= b in every lane
+  return vminvq_u32(vcgeq_f32(a, b)) != 0;
+}
+inline F4 vmin(F4 a, F4 b) {
+  return vminq_f32(a, b);
+}
+inline F4 vmax(F4 a, F4 b) {
+  return vmaxq_f32(a, b);
 }
 inline F4 flip_sign(F4 a, F4 s) {
   const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(s), vdupq_n_u32(0x80000000u));
