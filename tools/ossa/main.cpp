@@ -260,9 +260,8 @@ int main(int argc, char** argv) {
   // What a game should ship is the default (fixed-rate frames: the fastest to play); exact keys are asked
   // for.
   convert_cmd
-      ->add_flag(
-          "--keys", convert.keys,
-          "Store each clip's exact keys instead of frames (1.3-1.6x the update cost of frames)")
+      ->add_flag("--keys", convert.keys,
+                 "Store each clip's exact keys instead of frames (1.3-1.6x the update cost of frames)")
       ->excludes(compress_flag)
       ->excludes(fps_option)
       ->excludes(root_motion_flag);
