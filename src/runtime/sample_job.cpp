@@ -41,20 +41,20 @@ void sample_keyed(const Clip& clip, float t, SamplingCache& cache, JointPose* ou
   const std::span<const Clip::TimeTrack> tracks = clip.time_tracks();
   const float* times = clip.key_times().data();
   for (size_t k = 1; k < tracks.size(); ++k) {
-    if (t >= cache.track_from[k] && t < cache.track_until[k]) continue;  // SampleJob validated t: no NaN
-    const Clip::TimeTrack track = tracks[k];
-    const float* track_times = times + track.first;
-    const uint32_t i = find_key(track_times, track.count, cache.cursor[k], t);
-    const float t0 = track_times[i], t1 = track_times[i + 1];
-    constexpr float kInfinity = std::numeric_limits<float>::infinity();
-    cache.cursor[k] = i;
-    cache.track_from[k] = i == 0 ? -kInfinity : t0;
-    cache.track_until[k] = i + 2 == track.count ? kInfinity : t1;
-    cache.track_start[k] = t0;
-    cache.track_inv_span[k] = t1 > t0 ? 1 / (t1 - t0) : 0;
-  }
-  for (size_t k = 1; k < tracks.size(); ++k)
+    if (t < cache.track_from[k] || t >= cache.track_until[k]) {  // SampleJob validated t: no NaN
+      const Clip::TimeTrack track = tracks[k];
+      const float* track_times = times + track.first;
+      const uint32_t i = find_key(track_times, track.count, cache.cursor[k], t);
+      const float t0 = track_times[i], t1 = track_times[i + 1];
+      constexpr float kInfinity = std::numeric_limits<float>::infinity();
+      cache.cursor[k] = i;
+      cache.track_from[k] = i == 0 ? -kInfinity : t0;
+      cache.track_until[k] = i + 2 == track.count ? kInfinity : t1;
+      cache.track_start[k] = t0;
+      cache.track_inv_span[k] = t1 > t0 ? 1 / (t1 - t0) : 0;
+    }
     cache.track_fraction[k] = std::clamp((t - cache.track_start[k]) * cache.track_inv_span[k], 0.f, 1.f);
+  }
   const detail::KeyPairs keys{clip.key_values().data(), clip.channel_first().data(),
                               clip.channel_time_track().data(), cache.cursor.data(),
                               cache.track_fraction.data()};

@@ -493,6 +493,9 @@ int run_render_bench(const BenchArgs& args) {
   const double cpu_tick = thread_cpu_tick_ms();
   const bool cpu_measurable = cpu_tick > 0 && cpu_tick <= kFinestUsefulTickMs;
   out["thread_cpu_clock_step_ms"] = cpu_tick;
+  auto cpu_json = [&](double value) {
+    return cpu_measurable ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+  };
   if (!args.json) {
     if (!cpu_measurable)
       print(
@@ -550,20 +553,16 @@ int run_render_bench(const BenchArgs& args) {
     }
     auto& row = out["characters"][std::to_string(n)];
     for (int path = 0; path < path_count; ++path) {
-      row[path_names[path]] = {
-          {"cpu_ms", cpu_measurable ? nlohmann::ordered_json(cost[path].cpu_ms) : nlohmann::ordered_json()},
-          {"cpu_us_per_character",
-           cpu_measurable ? nlohmann::ordered_json(cost[path].cpu_ms * 1e3 / n) : nlohmann::ordered_json()},
-          {"frame_ms", cost[path].frame_ms}};
+      row[path_names[path]] = {{"cpu_ms", cpu_json(cost[path].cpu_ms)},
+                               {"cpu_us_per_character", cpu_json(cost[path].cpu_ms * 1e3 / n)},
+                               {"frame_ms", cost[path].frame_ms}};
       if (!args.json)
         print("%6d  %-20s %s %s %12.1f\n", n, path_names[path],
               cpu_cell(cost[path].cpu_ms, cpu_measurable, 12, 2).c_str(),
               cpu_cell(cost[path].cpu_ms * 1e3 / n, cpu_measurable, 14, 2).c_str(), cost[path].frame_ms);
     }
     const std::string best = path_names[baked_best] + std::string("baked_").size();
-    row["cpu_per_character_palette_over_" + best] =
-        cpu_measurable ? nlohmann::ordered_json(cost[kPalette].cpu_ms / cost[baked_best].cpu_ms)
-                       : nlohmann::ordered_json();
+    row["cpu_per_character_palette_over_" + best] = cpu_json(cost[kPalette].cpu_ms / cost[baked_best].cpu_ms);
     row["frame_palette_over_" + best] = cost[kPalette].frame_ms / cost[baked_best].frame_ms;
 
     // Street level in this crowd: the camera at head height at the crowd's front corner, looking across it
@@ -599,14 +598,10 @@ int run_render_bench(const BenchArgs& args) {
       if (reference.rgba.empty()) reference = image;
       const ImageDifference d = compare_images(reference, image, 8);
       row["street_level"][v.name] = {
-          {"drawn", stats.drawn},
-          {"culled", stats.culled},
-          {"reduced", stats.reduced},
-          {"decimated", stats.decimated},
-          {"triangles", stats.triangles},
-          {"cpu_ms", cpu_measurable ? nlohmann::ordered_json(cost.cpu_ms) : nlohmann::ordered_json()},
-          {"frame_ms", cost.frame_ms},
-          {"pixels_over_8_of_255", d.fraction_over}};
+          {"drawn", stats.drawn},         {"culled", stats.culled},
+          {"reduced", stats.reduced},     {"decimated", stats.decimated},
+          {"triangles", stats.triangles}, {"cpu_ms", cpu_json(cost.cpu_ms)},
+          {"frame_ms", cost.frame_ms},    {"pixels_over_8_of_255", d.fraction_over}};
       street_text += format_street_row(n, v.name, stats, cost, d.fraction_over, cpu_measurable);
     }
   }

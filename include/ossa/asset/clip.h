@@ -178,9 +178,9 @@ class Clip {
 Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> reference);
 
 // Per-instance sampling state; SampleJob sizes it (reset) and notices a clip change by itself.
-// Keyed clips: where each time track (Clip::time_tracks) stands and each channel's pair of keys around the
-// last time sampled, so an update that passes no key costs one comparison per time track and the
-// interpolation, whatever the direction of play, and a seek one search per time track.
+// Keyed clips: where each time track (Clip::time_tracks) stands at the last time sampled, so an update that
+// passes no key costs one comparison per time track and the interpolation, whatever the direction of play,
+// and a seek one search per time track.
 struct SamplingCache {
   void reset(const Clip* clip);
   const Clip* clip = nullptr;
