@@ -28,10 +28,14 @@ if [ ! -f "$WINEPREFIX/.ossa-ready" ]; then
   ) 9>"$WINEPREFIX.lock"
 fi
 
-# --stop: ends this prefix's wineserver (it lingers a few seconds after the last program, which keeps an X
-# server such as xvfb-run's from exiting).
+# --stop: ends this prefix's wineserver and waits for it to be gone (it lingers a few seconds after the last
+# program, which keeps an X server such as xvfb-run's from exiting). Run it before tests too: a server left
+# by the build (which runs the test programs to list their tests) has no display, and programs that join it
+# find no Direct3D 11 adapter.
 if [ "${1:-}" = --stop ]; then
-  exec wineserver -k
+  wineserver -k 2>/dev/null || true
+  wineserver -w 2>/dev/null || true
+  exit 0
 fi
 # --without-display PROGRAM ARGS: runs it as on a machine with no X server. Wine's programs share the display
 # connection of the prefix's running wineserver, so the server is ended before and after: only for a test
@@ -46,4 +50,20 @@ if [ "${1:-}" = --without-display ]; then
   wineserver -w 2>/dev/null || true
   exit $status
 fi
-exec wine "$@"
+# A program that starts while the previous wineserver is exiting (it lingers a few seconds after its last
+# client, then quits) can lose its connection: Wine prints "wine client error:...: recvmsg: Connection reset
+# by peer" and the program dies before or during its run. That is Wine's race, not the program's failure:
+# wait for the old server to be gone and run it once more. Stderr is held until the run ends to see it.
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
+for attempt in 1 2; do
+  status=0
+  wine "$@" 2>"$errors" || status=$?
+  if [ "$status" -ne 0 ] && [ "$attempt" -eq 1 ] && grep -q '^wine client error:' "$errors"; then
+    echo "wine-run: Wine lost its server connection ($(grep -m1 '^wine client error:' "$errors")); running again" >&2
+    wineserver -w 2>/dev/null || true
+    continue
+  fi
+  cat "$errors" >&2
+  exit "$status"
+done
