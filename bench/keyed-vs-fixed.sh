@@ -7,15 +7,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ossa=${1:-$root/build/release}/ossa
 runs=${2:-5}
-files=("$root/assets/sample/ossa_sample.fbx")
-shared=$root/../shared/models
-if [ -d "$shared" ]; then
-  for f in "$shared"/*.fbx "$shared"/*.glb "$shared"/*.gltf; do
-    case $f in *6100*) ;; *) files+=("$f") ;; esac  # FBX 6100 is refused by design
-  done
-else
-  echo "($shared not found: the bundled sample only)"
-fi
+source "$root/bench/model-files.sh"
+model_files "$root" "$root/assets/sample/ossa_sample.fbx"
 printf '%-44s %-22s %-18s %-18s %s\n' file clip "fixed ns" "keyed ns" "keyed / fixed"
 for f in "${files[@]}"; do
   "$ossa" info "$f" 2>/dev/null | awk '/^clips:/{c=1; next} c && /^  [^ ]/{print $1} /^$/{c=0}' |

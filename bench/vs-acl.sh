@@ -13,16 +13,8 @@ work=$build/vs-acl
 mkdir -p "$work"
 cmake --build "$build" -j2 >/dev/null  # what the install copies
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-files=("$root/assets/sample/ossa_sample.fbx" "$root/assets/bench/ossa_humanoid70.glb"
-  "$root/assets/bench/ossa_humanoid70_cm.fbx")
-shared=$root/../shared/models
-if [ -d "$shared" ]; then
-  for f in "$shared"/*.fbx "$shared"/*.glb "$shared"/*.gltf; do
-    case $f in *6100*) ;; *) files+=("$f") ;; esac  # FBX 6100 is refused by design
-  done
-else
-  echo "($shared not found: the bundled files only)"
-fi
+source "$root/bench/model-files.sh"
+model_files "$root" "$root/assets/sample/ossa_sample.fbx" "$root/assets/bench/ossa_humanoid70.glb" "$root/assets/bench/ossa_humanoid70_cm.fbx"
 if ! cmake -S "$root/bench/vs-acl" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DACL_SOURCE_DIR="$acl" \
   -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log" 2>&1 ||
   ! cmake --build "$work/build" -j2 >"$work/build.log" 2>&1; then

@@ -14,15 +14,8 @@ work=$build/vs-ozz
 mkdir -p "$work"
 cmake --build "$build" -j2 >/dev/null  # what the install copies
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-files=("$root/assets/sample/ossa_sample.fbx" "$root/assets/bench/ossa_humanoid70.glb")
-shared=$root/../shared/models
-if [ -d "$shared" ]; then
-  for f in "$shared"/*.fbx "$shared"/*.glb "$shared"/*.gltf; do
-    case $f in *6100*) ;; *) files+=("$f") ;; esac  # FBX 6100 is refused by design
-  done
-else
-  echo "($shared not found: the bundled files only)"
-fi
+source "$root/bench/model-files.sh"
+model_files "$root" "$root/assets/sample/ossa_sample.fbx" "$root/assets/bench/ossa_humanoid70.glb"
 for level in sse2 avx2; do
   flags=""
   [ $level = avx2 ] && flags="-mavx2 -mfma"
