@@ -1,10 +1,13 @@
-// The child-process guard behind ImportOptions::isolate (src/import/child_process.h): each way a child can
-// end is reported as such, and the caller survives all of them.
+// The worker processes behind ImportOptions::isolate (src/import/child_process.h): each way a request can
+// end is reported as such, the caller survives all of them, a worker is reused only while it is sound, and
+// each request gets its own memory budget and time.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -15,34 +18,63 @@ namespace {
 
 using Kind = ChildOutcome::Kind;
 
-TEST(ChildProcess, FinishedChildSendsItsMessageBack) {
-  auto outcome = run_in_child([] { return std::string(100000, 'x'); }, {});
-  ASSERT_EQ(outcome.kind, Kind::kFinished);
-  EXPECT_EQ(outcome.message.size(), 64u << 10) << "messages are capped at 64 KiB by default";
-  EXPECT_EQ(run_in_child([] { return std::string("fine"); }, {}).message, "fine");
-  EXPECT_EQ(run_in_child([] { return std::string(); }, {}).message, "");
+// Tasks: what the worker runs; each reads its orders from the request.
+std::string pattern(std::string_view request) {  // `request` bytes of a fixed pattern
+  std::string out(std::stoull(std::string(request)), '\0');
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<char>(i * 2654435761u >> 24);
+  return out;
+}
+std::string echo(std::string_view request) {
+  return std::string(request);
+}
+std::string crash_on_request(std::string_view request) {
+  if (request == "crash") std::raise(SIGSEGV);
+  return "fine";
+}
+std::string hold_megabytes(std::string_view request) {  // allocates and touches MB in 16 MiB blocks
+  std::vector<std::vector<char>> blocks;
+  for (size_t mb = 0; mb < std::stoull(std::string(request)); mb += 16)
+    blocks.emplace_back(16u << 20, char(1));
+  return std::to_string(blocks.size());
+}
+std::string keep_megabytes(std::string_view request) {  // "N": N MB held after the request, "" frees them
+  static std::vector<std::vector<char>> kept;
+  if (request.empty()) kept.clear();
+  for (size_t mb = 0; !request.empty() && mb < std::stoull(std::string(request)); mb += 16)
+    kept.emplace_back(16u << 20, char(1));
+  return "kept";
+}
+std::string sleep_seconds(std::string_view request) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::stod(std::string(request))));
+  return "woke";
 }
 
-// An imported scene of tens of MB comes back whole (the pipe is read in large chunks straight into place).
+TEST(ChildProcess, FinishedWorkSendsItsMessageBack) {
+  auto outcome = run_in_worker(pattern, "100000", {});
+  ASSERT_EQ(outcome.kind, Kind::kFinished);
+  EXPECT_EQ(outcome.message.size(), 64u << 10) << "messages are capped at 64 KiB by default";
+  EXPECT_EQ(run_in_worker(echo, "fine", {}).message, "fine");
+  EXPECT_EQ(run_in_worker(echo, "", {}).message, "");
+}
+
+// An imported scene of tens of MB comes back whole (the socket is read in large chunks straight into place),
+// and a request of tens of MB (a file imported from memory) reaches the worker whole.
 TEST(ChildProcess, LargeMessagesComeBackWhole) {
-  std::string sent(32u << 20, '\0');
-  for (size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<char>(i * 2654435761u >> 24);
+  const std::string sent = pattern(std::to_string(32u << 20));
   ChildLimits limits;
   limits.max_message_bytes = 64u << 20;
-  auto outcome = run_in_child([&] { return sent; }, limits);
+  auto outcome = run_in_worker(pattern, std::to_string(sent.size()), limits);
   ASSERT_EQ(outcome.kind, Kind::kFinished) << outcome.message;
   EXPECT_TRUE(outcome.message == sent) << "the message differs (" << outcome.message.size() << " bytes)";
+  auto echoed = run_in_worker(echo, sent, limits);
+  EXPECT_TRUE(echoed.message == sent) << "the request differs (" << echoed.message.size() << " bytes)";
   limits.max_message_bytes = 1000;
-  EXPECT_EQ(run_in_child([&] { return sent; }, limits).message, sent.substr(0, 1000)) << "cut at the limit";
+  EXPECT_EQ(run_in_worker(pattern, std::to_string(sent.size()), limits).message, sent.substr(0, 1000))
+      << "cut at the limit";
 }
 
 TEST(ChildProcess, CrashIsReportedWithItsSignal) {
-  auto outcome = run_in_child(
-      []() -> std::string {
-        std::raise(SIGSEGV);
-        return "unreachable";
-      },
-      {});
+  auto outcome = run_in_worker(crash_on_request, "crash", {});
   ASSERT_EQ(outcome.kind, Kind::kCrashed);
   // Under AddressSanitizer its own SEGV handler reports the crash and exits with status 1 instead.
   EXPECT_TRUE(outcome.message.find("signal 11") != std::string::npos ||
@@ -50,41 +82,73 @@ TEST(ChildProcess, CrashIsReportedWithItsSignal) {
       << outcome.message;
 }
 
-TEST(ChildProcess, MemoryBudgetStopsTheChild) {
+// A worker serves request after request (its heap stays warm); one that crashed is replaced.
+TEST(ChildProcess, WorkersAreReusedUntilOneFails) {
+  ASSERT_EQ(run_in_worker(crash_on_request, "first", {}).kind, Kind::kFinished);
+  const int first = last_worker_pid();
+  ASSERT_EQ(run_in_worker(crash_on_request, "second", {}).kind, Kind::kFinished);
+  EXPECT_EQ(last_worker_pid(), first) << "the idle worker was not reused";
+  EXPECT_NE(first, getpid());
+  ASSERT_EQ(run_in_worker(crash_on_request, "crash", {}).kind, Kind::kCrashed);
+  ASSERT_EQ(run_in_worker(crash_on_request, "after", {}).kind, Kind::kFinished);
+  EXPECT_NE(last_worker_pid(), first) << "the crashed worker served again";
+}
+
+TEST(ChildProcess, MemoryBudgetStopsTheWorker) {
   ChildLimits limits;
   limits.memory_bytes = 64u << 20;
-  auto outcome = run_in_child(
-      [] {
-        std::vector<std::vector<char>> blocks;
-        for (int i = 0; i < 64; ++i) blocks.emplace_back(16u << 20, char(1));  // 1 GiB in 16 MiB steps
-        return std::to_string(blocks.size());
-      },
-      limits);
+  auto outcome = run_in_worker(hold_megabytes, "1024", limits);  // 1 GiB in 16 MiB steps
   EXPECT_EQ(outcome.kind, Kind::kOutOfMemory) << outcome.message;
   // The same work within budget finishes.
   limits.memory_bytes = 2048u << 20;
-  auto fits = run_in_child(
-      [] {
-        std::vector<char> block(16u << 20, char(1));
-        return std::to_string(block.size());
-      },
-      limits);
-  EXPECT_EQ(fits.kind, Kind::kFinished);
+  EXPECT_EQ(run_in_worker(hold_megabytes, "16", limits).kind, Kind::kFinished);
 }
 
-TEST(ChildProcess, HangingChildIsKilledAtTheTimeLimit) {
+// Each request has its own budget: a worker that still holds more than a request allows (an earlier
+// request's memory) makes way for a fresh one (no false "out of memory"), and a small budget still stops a
+// large allocation in a reused worker.
+TEST(ChildProcess, EachRequestGetsItsOwnBudget) {
+  ChildLimits large, small;
+  large.memory_bytes = 2048u << 20;
+  small.memory_bytes = 64u << 20;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(run_in_worker(keep_megabytes, "240", large).kind, Kind::kFinished);
+    const int holding = last_worker_pid();
+    EXPECT_EQ(run_in_worker(keep_megabytes, "16", small).kind, Kind::kFinished);
+    EXPECT_NE(last_worker_pid(), holding) << "the worker holding 240 MB served a 64 MB budget";
+    EXPECT_EQ(run_in_worker(keep_megabytes, "", small).kind, Kind::kFinished);  // frees the 16 MB
+    EXPECT_EQ(run_in_worker(hold_megabytes, "1024", small).kind, Kind::kOutOfMemory);
+  }
+}
+
+TEST(ChildProcess, HangingWorkerIsKilledAtTheTimeLimit) {
   ChildLimits limits;
   limits.seconds = 0.2;
   const auto start = std::chrono::steady_clock::now();
-  auto outcome = run_in_child(
-      [] {
-        std::this_thread::sleep_for(std::chrono::seconds(30));
-        return std::string("woke");
-      },
-      limits);
+  auto outcome = run_in_worker(sleep_seconds, "30", limits);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(outcome.kind, Kind::kTimedOut);
-  EXPECT_LT(took, 10.0) << "the child was not killed at its limit";
+  EXPECT_LT(took, 10.0) << "the worker was not killed at its limit";
+  // The time limit is per request: a reused worker's earlier requests do not count against it.
+  limits.seconds = 1;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(run_in_worker(sleep_seconds, "0.4", limits).kind, Kind::kFinished);
+}
+
+// Concurrent callers get separate workers and their own replies.
+TEST(ChildProcess, ConcurrentRequestsUseSeparateWorkers) {
+  std::vector<std::thread> threads;
+  std::vector<std::string> replies(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 5; ++i) {
+        const std::string request = std::to_string(t) + ":" + std::to_string(i);
+        auto outcome = run_in_worker(echo, request, {});
+        if (outcome.kind != Kind::kFinished || outcome.message != request) return;
+      }
+      replies[t] = "all";
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(replies[t], "all") << "thread " << t;
 }
 
 }  // namespace

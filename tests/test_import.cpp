@@ -464,7 +464,7 @@ TEST(ImportAxes, FbxAxisMetadataTurnsTheWholeScene) {
   }
 }
 
-// ImportOptions::isolate: the child process imports and sends the scene back (src/import/scene_wire.h); the
+// ImportOptions::isolate: a worker process imports and sends the scene back (src/import/scene_wire.h); the
 // caller gets exactly what an import in its own process makes, field by field and bit for bit, on every model
 // we have: the bundled assets and the shared models (skins, morph targets, embedded and external textures).
 TEST(ImportGuard, GuardedImportEqualsTheUnguardedOneOnEveryModel) {
@@ -492,6 +492,25 @@ TEST(ImportGuard, GuardedImportEqualsTheUnguardedOneOnEveryModel) {
     }
     EXPECT_EQ(detail::scene_difference(*guarded_scene, *unguarded_scene), "");
   }
+}
+
+// The worker that serves guarded imports was forked earlier, in another working folder: relative paths (of
+// the model and of texture folders) still name what they name for the caller at the time of the call.
+TEST(ImportGuard, RelativePathsFollowTheCallersWorkingFolder) {
+  const fs::path assets = fs::path(source_dir()) / "assets";
+  const fs::path before = fs::current_path();
+  fs::current_path(assets / "sample");
+  auto first = import_file("ossa_sample.glb");
+  fs::current_path(assets);
+  auto second = import_file("sample/ossa_sample.glb");
+  auto missing = import_file("ossa_sample.glb");  // there in the first folder, not in this one
+  fs::current_path(before);
+  ASSERT_TRUE(first) << first.error();
+  ASSERT_TRUE(second) << second.error();
+  EXPECT_EQ(second->source_path, "sample/ossa_sample.glb");
+  second->source_path = first->source_path;
+  EXPECT_EQ(detail::scene_difference(*first, *second), "") << "the same file read in both folders";
+  EXPECT_FALSE(missing);
 }
 }  // namespace
 }  // namespace ossa::test

@@ -275,6 +275,10 @@ class Importer {
   const aiScene* read_with_assimp(Assimp::Importer& importer) const;
   std::string import_here();
   Result<ImportedScene> import_in_child();
+  // import_in_child's worker task (child_process.h): `request` says what this Importer was made with.
+  std::string worker_request() const;
+  static std::string serve(std::string_view request);
+  std::string reply_here();
 
   std::string path_;
   ImportOptions options_;
@@ -1176,36 +1180,100 @@ std::string Importer::import_here() {
   return validate_scene(out_);
 }
 
-// ImportOptions::isolate: the whole import (assimp's read and Ossa's conversion) runs in a child process
+// ImportOptions::isolate: the whole import (assimp's read and Ossa's conversion) runs in a worker process
 // under the memory and time budget, which sends the scene back (scene_wire.h); the file is parsed once. The
 // reply is hostile input like the file: decode_scene checks every byte of it. A reply starts with
 // kSceneReply or kErrorReply.
 constexpr char kErrorReply = 'E', kSceneReply = 'S';
 constexpr size_t kMaxErrorBytes = 4096;
 
+// What the worker needs to make this Importer again: the caller's working folder (relative paths), the
+// file's name or bytes, the options that shape the scene, and what run() derived from the name.
+void put(std::string& out, uint64_t n) {
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+}
+void put(std::string& out, std::string_view text) {
+  put(out, text.size()), out.append(text);
+}
+uint64_t take_number(std::string_view& in) {
+  uint64_t n = 0;
+  if (in.size() < sizeof n) throw std::runtime_error("truncated request");
+  std::memcpy(&n, in.data(), sizeof n);
+  in.remove_prefix(sizeof n);
+  return n;
+}
+std::string_view take_text(std::string_view& in) {
+  const uint64_t size = take_number(in);
+  if (size > in.size()) throw std::runtime_error("truncated request");
+  std::string_view text = in.substr(0, size);
+  in.remove_prefix(size);
+  return text;
+}
+
+std::string Importer::worker_request() const {
+  std::string request;
+  std::error_code ec;
+  put(request, fs::current_path(ec).string());
+  put(request, path_);
+  put(request, out_.format);
+  put(request, uint64_t{from_memory_});
+  put(request, std::string_view(reinterpret_cast<const char*>(memory_.data()), memory_.size()));
+  put(request, static_cast<uint64_t>(options_.max_influences));
+  put(request, uint64_t{options_.left_handed});
+  put(request, static_cast<uint64_t>(options_.max_texture_bytes));
+  put(request, static_cast<uint64_t>(options_.texture_folders.size()));
+  for (const std::string& folder : options_.texture_folders) put(request, folder);
+  return request;
+}
+
+std::string Importer::serve(std::string_view request) {
+  const std::string folder(take_text(request)), path(take_text(request)), format(take_text(request));
+  const bool from_memory = take_number(request) != 0;
+  const std::string_view memory = take_text(request);
+  ImportOptions options;
+  options.max_influences = static_cast<int>(take_number(request));
+  options.left_handed = take_number(request) != 0;
+  options.max_texture_bytes = static_cast<size_t>(take_number(request));
+  for (uint64_t n = take_number(request); n > 0; --n)
+    options.texture_folders.emplace_back(take_text(request));
+  std::error_code ec;
+  if (!folder.empty() && fs::current_path(ec) != fs::path(folder)) {
+    fs::current_path(folder, ec);
+    if (ec)
+      return kErrorReply + std::string("cannot enter the folder the import was asked from: ") + ec.message();
+  }
+  Importer importer =
+      from_memory
+          ? Importer(std::span(reinterpret_cast<const uint8_t*>(memory.data()), memory.size()), path, options)
+          : Importer(path, options);
+  importer.out_.source_path = path;
+  importer.out_.format = format;
+  return importer.reply_here();
+}
+
+std::string Importer::reply_here() {
+  std::string why;
+  try {
+    why = import_here();
+  } catch (const std::bad_alloc&) {
+    throw;  // the worker reports it as out of memory
+  } catch (const std::exception& e) {
+    why = std::string("import failed: ") + e.what();
+  }
+  if (!why.empty()) return kErrorReply + why;
+  std::string reply = detail::encode_scene(out_);
+  reply[0] = kSceneReply;  // in place of the first magic byte: no copy of a large reply
+  return reply;
+}
+
 Result<ImportedScene> Importer::import_in_child() {
   detail::ChildLimits limits;
   limits.memory_bytes = options_.memory_limit_mb << 20;
   limits.seconds = options_.time_limit_seconds;
-  // The child cannot build a scene larger than its memory budget; without one, the reply is still bounded
+  // The worker cannot build a scene larger than its memory budget; without one, the reply is still bounded
   // by what it actually sends (the parent allocates as bytes arrive).
   limits.max_message_bytes = limits.memory_bytes ? limits.memory_bytes : std::numeric_limits<size_t>::max();
-  auto outcome = detail::run_in_child(
-      [&]() -> std::string {
-        std::string why;
-        try {
-          why = import_here();
-        } catch (const std::bad_alloc&) {
-          throw;  // the child reports it as out of memory
-        } catch (const std::exception& e) {
-          why = std::string("import failed: ") + e.what();
-        }
-        if (!why.empty()) return kErrorReply + why;
-        std::string reply = detail::encode_scene(out_);
-        reply[0] = kSceneReply;  // in place of the first magic byte: no copy of a large reply
-        return reply;
-      },
-      limits);
+  auto outcome = detail::run_in_worker(&Importer::serve, worker_request(), limits);
   using Kind = detail::ChildOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kFinished:
@@ -1234,12 +1302,12 @@ Result<ImportedScene> Importer::import_in_child() {
       if (static_cast<unsigned char>(c) < 32 && c != '\n') c = '?';  // text from a hostile parse
     return fail(why);
   }
-  if (reply.empty() || reply[0] != kSceneReply) return fail("the import's child process sent no scene");
+  if (reply.empty() || reply[0] != kSceneReply) return fail("the import's worker process sent no scene");
   reply[0] = 'O';  // the magic's first byte back
   auto scene = detail::decode_scene(std::span(reinterpret_cast<const uint8_t*>(reply.data()), reply.size()));
-  if (!scene) return fail("the import's child process sent a damaged scene: " + scene.error());
+  if (!scene) return fail("the import's worker process sent a damaged scene: " + scene.error());
   if (scene->source_path != out_.source_path || scene->format != out_.format)
-    return fail("the import's child process sent the scene of another file");
+    return fail("the import's worker process sent the scene of another file");
 #if defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
   // The fuzzer's coverage and sanitizers see only this process: the conversion runs here too (assimp read
   // the file safely in the child), and both ends of the reply must agree.

@@ -1,5 +1,7 @@
 #include "child_process.h"
 
+#include "ossa/core/result.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -17,6 +19,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #endif
@@ -43,8 +46,10 @@ namespace ossa::detail {
 #if defined(__unix__)
 namespace {
 
-constexpr int kExitOutOfMemory = 86;  // the child's exit status when it went over its memory budget
-constexpr char kFinishedMark = 'K';   // first byte of a finished child's reply; its message's length follows
+constexpr int kExitOutOfMemory = 86;  // the worker's exit status when it went over its memory budget
+constexpr char kFinishedMark = 'K';  // first byte of a finished request's reply; its message's length follows
+constexpr char kRetireMark =
+    'R';  // first byte of a worker's last reply: a fresh worker must serve the request
 constexpr size_t kHeaderBytes = 1 + sizeof(uint64_t);
 
 #if defined(OSSA_UNDER_ASAN)
@@ -74,60 +79,103 @@ size_t address_space_in_use() {
 
 #endif
 
-void limit_child_memory(size_t budget) {
-  if (budget == 0) return;
+// The worker's memory rules, set once when it starts. RLIMIT_AS bounds the growth of the address space.
+// Blocks from 32 MiB up (the ones a damaged count asks for) get their own mapping, so they count at once
+// (glibc would otherwise raise that threshold after big frees and serve them from heap already freed);
+// smaller blocks may first reuse such heap. Below that, the heap grows in 16 MiB steps and is trimmed only
+// past 256 MiB free: a fresh mapping per block of 128 KiB and more, unmapped on free, made an import 1.5x
+// slower (page faults on every reuse).
+void prepare_worker_memory() {
 #if defined(OSSA_UNDER_ASAN)
-  child_heap_budget = static_cast<int64_t>(budget);
+  child_heap_budget = INT64_MAX;
   __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
-#else
-    // RLIMIT_AS bounds the growth of the address space. Blocks from 32 MiB up (the ones a damaged count asks
-    // for) get their own mapping, so they count at once (glibc would otherwise raise that threshold after big
-    // frees and serve them from heap the parent has already freed); smaller blocks may first reuse such heap.
-    // Below that, the heap grows in 16 MiB steps and is trimmed only past 256 MiB free: a fresh mapping per
-    // block of 128 KiB and more, unmapped on free, made the child's import 1.5x slower (page faults on every
-    // reuse).
-#if defined(__GLIBC__)
+#elif defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_TOP_PAD, 16 << 20);
 #endif
+}
+
+// This request's budget over `base` (the address space when the worker started); false when the worker
+// already holds more than that (an earlier request's heap), so that a fresh worker must serve it.
+bool limit_request_memory(size_t base, size_t budget) {
+#if defined(OSSA_UNDER_ASAN)
+  (void)base;  // the heap counted since the worker started, as the address space since `base` below
+  if (budget && child_heap.load() > static_cast<int64_t>(budget)) return false;
+  child_heap_budget = budget ? static_cast<int64_t>(budget) : INT64_MAX;
+  return true;
+#else
+  if (budget && address_space_in_use() > base + budget) return false;
   rlimit limit{};
-  limit.rlim_cur = limit.rlim_max = address_space_in_use() + budget;
+  getrlimit(RLIMIT_AS, &limit);
+  limit.rlim_cur = budget ? std::min<rlim_t>(base + budget, limit.rlim_max) : limit.rlim_max;
   setrlimit(RLIMIT_AS, &limit);
+  return true;
 #endif
 }
 
-void write_all(int fd, const char* bytes, size_t size) {
+bool write_all(int fd, const char* bytes, size_t size) {
   size_t done = 0;
   while (done < size) {
-    ssize_t n = write(fd, bytes + done, size - done);
+    ssize_t n = send(fd, bytes + done, size - done, MSG_NOSIGNAL);  // a closed peer is an error, not SIGPIPE
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
+  return true;
 }
 
-[[noreturn]] void child_main(int fd, const std::function<std::string()>& work, const ChildLimits& limits) {
-  limit_child_memory(limits.memory_bytes);
-  std::string message;
-  try {
-    message = work();
-  } catch (const std::bad_alloc&) {
-    _exit(kExitOutOfMemory);
-  } catch (...) {
-    _exit(1);  // `work` is expected to turn its own exceptions into messages
+bool read_all(int fd, char* bytes, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = read(fd, bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
   }
-  const uint64_t size = std::min<uint64_t>(message.size(), limits.max_message_bytes);
-  char header[kHeaderBytes] = {kFinishedMark};
-  std::memcpy(header + 1, &size, sizeof size);
-  write_all(fd, header, sizeof header);
-  write_all(fd, message.data(), size);
-  _exit(0);
+  return true;
 }
 
-// Reads the child's reply as it comes: the header, then the message straight into its final buffer, which
-// grows (doubling) only as bytes arrive, so a child that announces more than it sends costs nothing.
-// Returns false when the header is not a finished mark or announces more than `max_bytes`.
+[[noreturn]] void worker_main(int fd, WorkerTask task) {
+#if !defined(OSSA_UNDER_ASAN)
+  const size_t base = address_space_in_use();
+#else
+  const size_t base = 0;
+#endif
+  prepare_worker_memory();
+  for (;;) {
+    uint64_t header[3];  // a request: its size, the memory budget and the longest reply, then its bytes
+    if (!read_all(fd, reinterpret_cast<char*>(header), sizeof header)) _exit(0);  // the caller is gone
+    std::string request;
+    try {
+      request.resize(header[0]);
+    } catch (...) {
+      _exit(kExitOutOfMemory);
+    }
+    if (!read_all(fd, request.data(), request.size())) _exit(0);
+    if (!limit_request_memory(base, header[1])) {
+      const char retire[kHeaderBytes] = {kRetireMark};
+      write_all(fd, retire, sizeof retire);
+      _exit(0);
+    }
+    std::string message;
+    try {
+      message = task(request);
+    } catch (const std::bad_alloc&) {
+      _exit(kExitOutOfMemory);
+    } catch (...) {
+      _exit(1);  // the task is expected to turn its own exceptions into messages
+    }
+    const uint64_t size = std::min<uint64_t>(message.size(), header[2]);
+    char reply[kHeaderBytes] = {kFinishedMark};
+    std::memcpy(reply + 1, &size, sizeof size);
+    if (!write_all(fd, reply, sizeof reply) || !write_all(fd, message.data(), size)) _exit(0);
+  }
+}
+
+// Reads the worker's reply as it comes: the header, then the message straight into its final buffer, which
+// grows (doubling) only as bytes arrive, so a worker that announces more than it sends costs nothing.
+// The header is invalid when it is not a finished mark or announces more than `max_bytes`.
 class ReplyReader {
  public:
   explicit ReplyReader(size_t max_bytes) : max_bytes_(max_bytes) {}
@@ -155,6 +203,7 @@ class ReplyReader {
     return n > 0 || (n < 0 && errno == EINTR);
   }
   bool complete() const { return header_got_ == kHeaderBytes && valid_ && got_ == announced_; }
+  bool retired() const { return header_got_ == kHeaderBytes && header_[0] == kRetireMark; }
   std::string take() {
     message_.resize(got_);
     return std::move(message_);
@@ -170,99 +219,175 @@ class ReplyReader {
   size_t got_ = 0;
 };
 
-// Children whose reply was complete, not yet reaped (each a zombie once it has exited: no memory held).
-std::mutex unreaped_mutex;
+struct Worker {
+  pid_t pid = -1;
+  int fd = -1;  // this end of the worker's socket
+};
+
+// Idle workers per task, every live worker's socket (a new worker closes its copies of the others', so that
+// each sees the end of its own when the caller closes it), and workers ended but not yet reaped (each a
+// zombie once it has exited: no memory held).
+std::mutex pool_mutex;
+std::vector<std::pair<WorkerTask, Worker>> idle;
+std::vector<int> live_sockets;
 std::vector<pid_t> unreaped;
+constexpr size_t kMaxIdleWorkers = 8;
+thread_local pid_t last_pid = -1;
 
 void reap_finished() {
-  std::lock_guard lock(unreaped_mutex);
+  std::lock_guard lock(pool_mutex);
   std::erase_if(unreaped, [](pid_t pid) { return waitpid(pid, nullptr, WNOHANG) != 0; });
 }
-void reap_later(pid_t pid) {
-  std::lock_guard lock(unreaped_mutex);
-  unreaped.push_back(pid);
+
+// Ends a worker that is not coming back (killed: it may be busy or lingering); reaped by a later call.
+void discard(Worker w) {
+  kill(w.pid, SIGKILL);
+  close(w.fd);
+  std::lock_guard lock(pool_mutex);
+  std::erase(live_sockets, w.fd);
+  unreaped.push_back(w.pid);
+}
+
+// An idle worker for `task` that is still alive (an idle worker's socket has nothing to read; end of file
+// or data means it died or misbehaved), or a new one.
+Result<Worker> take_worker(WorkerTask task) {
+  for (;;) {
+    Worker w;
+    {
+      std::lock_guard lock(pool_mutex);
+      auto it =
+          std::find_if(idle.rbegin(), idle.rend(), [&](const auto& entry) { return entry.first == task; });
+      if (it == idle.rend()) break;
+      w = it->second;
+      idle.erase(std::next(it).base());
+    }
+    pollfd p{w.fd, POLLIN, 0};
+    if (poll(&p, 1, 0) == 0) return w;
+    discard(w);
+  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return Result<Worker>::failure(std::string("socketpair failed: ") + std::strerror(errno));
+  std::fflush(nullptr);  // so buffered output is not written twice
+  std::unique_lock lock(pool_mutex);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    lock.unlock();
+    close(sv[0]);
+    close(sv[1]);
+    return Result<Worker>::failure(std::string("fork failed: ") + std::strerror(error));
+  }
+  if (pid == 0) {
+    for (int fd : live_sockets) close(fd);  // the caller's ends of the other workers' sockets
+    close(sv[0]);
+    worker_main(sv[1], task);
+  }
+  live_sockets.push_back(sv[0]);
+  lock.unlock();
+  close(sv[1]);
+  return Worker{pid, sv[0]};
+}
+
+void return_worker(WorkerTask task, Worker w) {
+  std::unique_lock lock(pool_mutex);
+  if (idle.size() < kMaxIdleWorkers) {
+    idle.emplace_back(task, w);
+    return;
+  }
+  std::erase(live_sockets, w.fd);
+  unreaped.push_back(w.pid);
+  lock.unlock();
+  close(w.fd);  // it sees the end of its socket and exits
 }
 
 }  // namespace
 
-ChildOutcome run_in_child(const std::function<std::string()>& work, const ChildLimits& limits) {
+ChildOutcome run_in_worker(WorkerTask task, std::string_view request, const ChildLimits& limits) {
   using Kind = ChildOutcome::Kind;
   reap_finished();
-  int fds[2];
-  if (pipe(fds) != 0) return {Kind::kUnavailable, std::string("pipe failed: ") + std::strerror(errno)};
-#if defined(F_SETPIPE_SZ)
-  // A larger pipe for large replies: fewer switches between child and parent (best effort).
-  if (limits.max_message_bytes > (64u << 10)) fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
-#endif
-  std::fflush(nullptr);  // so buffered output is not written twice
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    close(fds[0]);
-    close(fds[1]);
-    return {Kind::kUnavailable, std::string("fork failed: ") + std::strerror(error)};
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child_main(fds[1], work, limits);
-  }
-  close(fds[1]);
-
-  ReplyReader reply(limits.max_message_bytes);
-  bool timed_out = false;
-  for (;;) {
-    int wait_ms = -1;
-    if (limits.seconds > 0) {
-      const double left =
-          limits.seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (left <= 0) {
-        timed_out = true;
+  // A worker that retires (it holds more memory than this request's budget allows) is replaced once, as is
+  // an idle worker that can no longer take a request.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto taken = take_worker(task);
+    if (!taken) return {Kind::kUnavailable, taken.error()};
+    Worker w = *taken;
+    const uint64_t header[3] = {request.size(), limits.memory_bytes, limits.max_message_bytes};
+    if (!write_all(w.fd, reinterpret_cast<const char*>(header), sizeof header) ||
+        !write_all(w.fd, request.data(), request.size())) {
+      discard(w);
+      if (attempt == 0) continue;
+      return {Kind::kCrashed, "the worker process took no request"};
+    }
+    ReplyReader reply(limits.max_message_bytes);
+    bool timed_out = false;
+    for (;;) {
+      int wait_ms = -1;
+      if (limits.seconds > 0) {
+        const double left =
+            limits.seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (left <= 0) {
+          timed_out = true;
+          break;
+        }
+        wait_ms = static_cast<int>(left * 1000) + 1;
+      }
+      pollfd p{w.fd, POLLIN, 0};
+      const int ready = poll(&p, 1, wait_ms);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) {
+        timed_out = ready == 0;
         break;
       }
-      wait_ms = static_cast<int>(left * 1000) + 1;
+      if (!reply.read_some(w.fd)) break;  // end of file: the worker has exited
+      if (reply.complete()) break;        // all that was announced: the worker waits for the next request
     }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, wait_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      timed_out = ready == 0;
-      break;
+    if (reply.complete() && !timed_out) {
+      last_pid = w.pid;
+      return_worker(task, w);
+      return {Kind::kFinished, reply.take()};
     }
-    if (!reply.read_some(fds[0])) break;  // end of file: the child has exited
-    if (reply.complete()) break;          // all that was announced: the child has nothing more to do
-  }
-  close(fds[0]);
-  if (reply.complete() && !timed_out) {
-    // The child's exit (the kernel freeing the memory it used: 5-10 ms after an import) need not delay the
-    // caller: it is ended now (in case it lingers) and reaped by a later call.
-    kill(pid, SIGKILL);
-    reap_later(pid);
-    return {Kind::kFinished, reply.take()};
-  }
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  pid_t waited;
-  do waited = waitpid(pid, &status, 0);
-  while (waited < 0 && errno == EINTR);
+    if (reply.retired() && !timed_out) {
+      discard(w);
+      continue;
+    }
+    kill(w.pid, SIGKILL);  // late, or its reply was incomplete or damaged
+    close(w.fd);
+    {
+      std::lock_guard lock(pool_mutex);
+      std::erase(live_sockets, w.fd);
+    }
+    int status = 0;
+    pid_t waited;
+    do waited = waitpid(w.pid, &status, 0);
+    while (waited < 0 && errno == EINTR);
 
-  if (timed_out) return {Kind::kTimedOut, {}};
-  if (waited == pid && WIFEXITED(status) && WEXITSTATUS(status) == kExitOutOfMemory)
-    return {Kind::kOutOfMemory, {}};
-  if (waited == pid && WIFSIGNALED(status))
-    return {Kind::kCrashed, std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" +
-                                strsignal(WTERMSIG(status)) + ")"};
-  if (waited == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    if (timed_out) return {Kind::kTimedOut, {}};
+    if (waited == w.pid && WIFEXITED(status) && WEXITSTATUS(status) == kExitOutOfMemory)
+      return {Kind::kOutOfMemory, {}};
+    if (waited == w.pid && WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+      return {Kind::kCrashed, std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                                  strsignal(WTERMSIG(status)) + ")"};
+    if (waited == w.pid && WIFEXITED(status) && WEXITSTATUS(status) != 0)
+      return {Kind::kCrashed, "exit status " + std::to_string(WEXITSTATUS(status))};
     return {Kind::kCrashed, "an incomplete or oversized reply"};
-  if (waited == pid && WIFEXITED(status))
-    return {Kind::kCrashed, "exit status " + std::to_string(WEXITSTATUS(status))};
-  return {Kind::kCrashed, "no result"};
+  }
+  return {Kind::kCrashed, "no worker process could serve the request"};
+}
+
+int last_worker_pid() {
+  return last_pid;
 }
 
 #else
 
-ChildOutcome run_in_child(const std::function<std::string()>&, const ChildLimits&) {
+ChildOutcome run_in_worker(WorkerTask, std::string_view, const ChildLimits&) {
   return {ChildOutcome::Kind::kUnavailable, "child processes are not supported on this platform"};
+}
+
+int last_worker_pid() {
+  return -1;
 }
 
 #endif

@@ -30,13 +30,15 @@ struct ImportOptions {
   int max_influences = 4;    // 1..8: strongest kept per vertex, renormalised to sum 1
   bool left_handed = false;  // mirror z (D3D-style) instead of the right-handed canonical space
 
-  // Guard against hostile files: the import runs in a child process under these budgets and sends the
-  // scene back (checked here as hostile input), so a file that makes assimp crash, hang or allocate
-  // gigabytes gives an error instead of taking the caller down. assimp 5.2.5 does all three on damaged
-  // files: a 700-byte COLLADA file with one letter in an index list makes it allocate 12 GB for a minute.
-  // The file is parsed once; the cost is a fork and the child's fresh heap (`ossa info` on the sample FBX:
-  // 117 ms instead of 107 ms; see the README for a warm process). Turn it off for files you made yourself
-  // (`ossa --trusted`). POSIX only: elsewhere the import runs unguarded, with a note on stderr.
+  // Guard against hostile files: the import runs in a worker process under these budgets (per import) and
+  // sends the scene back (checked here as hostile input), so a file that makes assimp crash, hang or
+  // allocate gigabytes gives an error instead of taking the caller down. assimp 5.2.5 does all three on
+  // damaged files: a 700-byte COLLADA file with one letter in an index list makes it allocate 12 GB for a
+  // minute. The file is parsed once. The worker is forked at the first import and serves the next ones (a
+  // worker that crashed, hung or went over budget is replaced), so a process's first guarded import pays
+  // for the fork and a fresh heap (1.1-1.4x an unguarded one) and later ones about 1.05-1.3x
+  // (docs/performance.md). Turn it off for files you made yourself (`ossa --trusted`). POSIX only:
+  // elsewhere the import runs unguarded, with a note on stderr.
   bool isolate = true;
   size_t memory_limit_mb = 4096;    // memory the child may use beyond what this process holds
   double time_limit_seconds = 120;  // wall clock for the child's import
