@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ossa=${1:-$root/build/release}/ossa
 runs=${2:-5}
-source "$root/bench/model-files.sh"
+source "$root/bench/common.sh"
 model_files "$root" "$root/assets/sample/ossa_sample.fbx"
 printf '%-44s %-22s %-18s %-18s %s\n' file clip "fixed ns" "keyed ns" "keyed / fixed"
 for f in "${files[@]}"; do

@@ -10,11 +10,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 acl=$(cd "${1:?usage: bench/vs-acl.sh ACL_DIR [BUILD_DIR]}" && pwd)
 build=$(cd "${2:-$root/build/release}" && pwd)
 work=$build/vs-acl
-mkdir -p "$work"
-cmake --build "$build" -j2 >/dev/null  # what the install copies
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-source "$root/bench/model-files.sh"
-model_files "$root" "$root/assets/sample/ossa_sample.fbx" "$root/assets/bench/ossa_humanoid70.glb" "$root/assets/bench/ossa_humanoid70_cm.fbx"
+source "$root/bench/common.sh"
+install_ossa "$build" "$work/prefix"
+model_files "$root" "$root/assets/sample/ossa_sample.fbx" "$root/assets/bench/ossa_humanoid70.glb" \
+  "$root/assets/bench/ossa_humanoid70_cm.fbx"
 if ! cmake -S "$root/bench/vs-acl" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DACL_SOURCE_DIR="$acl" \
   -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log" 2>&1 ||
   ! cmake --build "$work/build" -j2 >"$work/build.log" 2>&1; then

@@ -11,10 +11,8 @@ ozz=$(cd "${1:?usage: bench/vs-ozz.sh OZZ_DIR [RUNS] [BUILD_DIR]}" && pwd)
 runs=${2:-3}
 build=$(cd "${3:-$root/build/release}" && pwd)
 work=$build/vs-ozz
-mkdir -p "$work"
-cmake --build "$build" -j2 >/dev/null  # what the install copies
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-source "$root/bench/model-files.sh"
+source "$root/bench/common.sh"
+install_ossa "$build" "$work/prefix"
 model_files "$root" "$root/assets/sample/ossa_sample.fbx" "$root/assets/bench/ossa_humanoid70.glb"
 for level in sse2 avx2; do
   flags=""
