@@ -178,7 +178,7 @@ inline void store_columns(const Columns& c, float* m) {
 // Rotation * scale entries of T * R * S for four joints at once, structure of arrays: rs[e][k] is entry e
 // (column-major 3x3: m00 m10 m20 m01 m11 m21 m02 m12 m22) of joint k. Computing four joints per instruction
 // and then broadcasting entries from memory keeps the shuffle port free for the products below.
-inline void rotation_scale4(const JointPose* p, float rs[9][4]) {
+inline void rotation_scale4(const JointPose* p, F4 rs[9]) {
   F4 x = load(p[0].rotation), y = load(p[1].rotation), z = load(p[2].rotation), w = load(p[3].rotation);
   transpose(x, y, z, w);
   F4 sx = load(p[0].scale), sy = load(p[1].scale), sz = load(p[2].scale), unused = load(p[3].scale);
@@ -188,17 +188,93 @@ inline void rotation_scale4(const JointPose* p, float rs[9][4]) {
   const F4 xx = mul(x, x2), yy = mul(y, y2), zz = mul(z, z2);
   const F4 xy = mul(x, y2), xz = mul(x, z2), yz = mul(y, z2);
   const F4 wx = mul(w, x2), wy = mul(w, y2), wz = mul(w, z2);
-  store(rs[0], mul(sub(one, add(yy, zz)), sx));
-  store(rs[1], mul(add(xy, wz), sx));
-  store(rs[2], mul(sub(xz, wy), sx));
-  store(rs[3], mul(sub(xy, wz), sy));
-  store(rs[4], mul(sub(one, add(xx, zz)), sy));
-  store(rs[5], mul(add(yz, wx), sy));
-  store(rs[6], mul(add(xz, wy), sz));
-  store(rs[7], mul(sub(yz, wx), sz));
-  store(rs[8], mul(sub(one, add(xx, yy)), sz));
+  rs[0] = mul(sub(one, add(yy, zz)), sx);
+  rs[1] = mul(add(xy, wz), sx);
+  rs[2] = mul(sub(xz, wy), sx);
+  rs[3] = mul(sub(xy, wz), sy);
+  rs[4] = mul(sub(one, add(xx, zz)), sy);
+  rs[5] = mul(add(yz, wx), sy);
+  rs[6] = mul(add(xz, wy), sz);
+  rs[7] = mul(sub(yz, wx), sz);
+  rs[8] = mul(sub(one, add(xx, yy)), sz);
 }
 
+#if defined(__ARM_NEON)
+// NEON multiplies by a lane of a register (fmla by element): the four joints' rotation-scale entries stay in
+// the nine registers rotation_scale4 leaves them in, and the translation is one load, where broadcasting
+// from memory took a store of the nine and twelve loads per joint. The lane is a compile-time constant, so
+// each of the block's four joints has its own code (Lane). The same fused multiply-adds on the same values
+// as below: the results are the same bits.
+template <int Lane>
+inline F4 mul_lane(F4 a, F4 v) {
+  return vmulq_laneq_f32(a, v, Lane);
+}
+template <int Lane>
+inline F4 madd_lane(F4 a, F4 v, F4 c) {  // c + a * v[Lane], fused
+  return vfmaq_laneq_f32(c, a, v, Lane);
+}
+
+// parent * TRS(joint Lane of the block).
+template <int Lane>
+inline Columns multiply_local(const Columns& a, const F4 rs[9], F4 t) {
+  Columns r;
+  for (int c = 0; c < 3; ++c) {
+    F4 r01 = madd_lane<Lane>(a.c[0], rs[3 * c], mul_lane<Lane>(a.c[1], rs[3 * c + 1]));
+    r.c[c] = madd_lane<Lane>(a.c[2], rs[3 * c + 2], r01);
+  }
+  r.c[3] = add(madd_lane<0>(a.c[0], t, mul_lane<1>(a.c[1], t)), madd_lane<2>(a.c[2], t, a.c[3]));
+  return r;
+}
+
+template <int Lane>
+inline Columns local_columns(const F4 rs[9], F4 t) {
+  auto at = [&](int i) { return vgetq_lane_f32(rs[i], Lane); };
+  return {{setr(at(0), at(1), at(2), 0), setr(at(3), at(4), at(5), 0), setr(at(6), at(7), at(8), 0),
+           vsetq_lane_f32(1.f, t, 3)}};
+}
+
+// Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a
+// joint usually follows its parent, and reusing the registers takes the store-to-load round trip off the
+// chain.
+template <int Lane>
+inline void place(const F4 rs[9], const JointPose& local, int j, const int* parents, const Mat4* root,
+                  Mat4* model, Columns& last) {
+  const int p = parents[j];
+  const F4 t = load(local.translation);
+  if (p >= 0) {
+    last = multiply_local<Lane>(p == j - 1 ? last : load_columns(model[p].m), rs, t);
+  } else if (root) {
+    last = multiply_local<Lane>(load_columns(root->m), rs, t);
+  } else {
+    last = local_columns<Lane>(rs, t);
+  }
+  store_columns(last, model[j].m);
+}
+
+void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
+                    Mat4* model) {
+  // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
+  Columns last = begin > 0 ? load_columns(model[begin - 1].m) : Columns{};
+  F4 rs[9];
+  int j = begin;
+  for (; j + 4 <= end; j += 4) {
+    rotation_scale4(local + j, rs);
+    // In order: a parent inside this block is placed before its children.
+    place<0>(rs, local[j], j, parents, root, model, last);
+    place<1>(rs, local[j + 1], j + 1, parents, root, model, last);
+    place<2>(rs, local[j + 2], j + 2, parents, root, model, last);
+    place<3>(rs, local[j + 3], j + 3, parents, root, model, last);
+  }
+  if (j < end) {  // the last 1-3 joints: pad the block with copies of the last joint
+    JointPose tail[4];
+    for (int k = 0; k < 4; ++k) tail[k] = local[std::min(j + k, end - 1)];
+    rotation_scale4(tail, rs);
+    place<0>(rs, local[j], j, parents, root, model, last);
+    if (j + 1 < end) place<1>(rs, local[j + 1], j + 1, parents, root, model, last);
+    if (j + 2 < end) place<2>(rs, local[j + 2], j + 2, parents, root, model, last);
+  }
+}
+#else
 // parent * TRS(joint k of the block): columns 0-2 from the broadcast rotation-scale entries, column 3 from
 // the broadcast translation. Two-deep multiply-add chains (the parent-to-child dependency is the latency).
 inline Columns multiply_local(const Columns& a, const float rs[9][4], int k, const float* t) {
@@ -233,6 +309,14 @@ inline void place(const float rs[9][4], int k, const JointPose& local, int j, co
   store_columns(last, model[j].m);
 }
 
+// The rotation-scale entries go through memory: x86 broadcasts a float from memory in one instruction
+// (AVX's vbroadcastss) and has no multiply by a lane.
+inline void rotation_scale4(const JointPose* p, float rs[9][4]) {
+  F4 v[9];
+  rotation_scale4(p, v);
+  for (int i = 0; i < 9; ++i) store(rs[i], v[i]);
+}
+
 void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
                     Mat4* model) {
   // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
@@ -251,16 +335,24 @@ void local_to_model(const JointPose* local, const int* parents, int begin, int e
     for (int k = 0; j + k < end; ++k) place(rs, k, local[j + k], j + k, parents, root, model, last);
   }
 }
+#endif
 
 // Model matrices and inverse binds are affine (last row 0 0 0 1): each product column is three multiply-adds
 // of the model's columns by broadcast inverse-bind entries.
+// (NEON: each inverse-bind column is one load, multiplied by lane, instead of three broadcast loads.)
 void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out) {
   for (int k = 0; k < count; ++k) {
     const Columns a = load_columns(model[remap ? remap[k] : k].m);
     const float* b = inverse_binds[k].m;
     for (int c = 0; c < 4; ++c) {
+#if defined(__ARM_NEON)
+      const F4 bc = load(b + 4 * c);
+      F4 r = madd_lane<0>(a.c[0], bc, mul_lane<1>(a.c[1], bc));
+      r = madd_lane<2>(a.c[2], bc, r);
+#else
       F4 r = madd(a.c[0], broadcast(b + 4 * c), mul(a.c[1], broadcast(b + 4 * c + 1)));
       r = madd(a.c[2], broadcast(b + 4 * c + 2), r);
+#endif
       if (c == 3) r = add(r, a.c[3]);
       store(out[k].m + 4 * c, r);
     }
