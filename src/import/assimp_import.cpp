@@ -274,8 +274,8 @@ class Importer {
   double file_frame_rate() const;
   const aiScene* read_with_assimp(Assimp::Importer& importer) const;
   std::string import_here();
-  Result<ImportedScene> import_in_child();
-  // import_in_child's worker task (child_process.h): `request` says what this Importer was made with.
+  Result<ImportedScene> import_in_worker();
+  // import_in_worker's worker task (child_process.h): `request` says what this Importer was made with.
   std::string worker_request() const;
   static std::string serve(std::string_view request);
   std::string reply_here();
@@ -1266,7 +1266,7 @@ std::string Importer::reply_here() {
   return reply;
 }
 
-Result<ImportedScene> Importer::import_in_child() {
+Result<ImportedScene> Importer::import_in_worker() {
   detail::ChildLimits limits;
   limits.memory_bytes = options_.memory_limit_mb << 20;
   limits.seconds = options_.time_limit_seconds;
@@ -1290,7 +1290,7 @@ Result<ImportedScene> Importer::import_in_child() {
     case Kind::kCrashed:
       return fail("the import crashed reading the file (" + outcome.message + "): damaged or hostile file?");
     case Kind::kUnavailable:
-      // No child process on this platform or right now: the import runs here, as without isolation.
+      // No worker process on this platform or right now: the import runs here, as without isolation.
       std::fprintf(stderr, "ossa: %s: import not isolated (%s)\n", path_.c_str(), outcome.message.c_str());
       if (std::string why = import_here(); !why.empty()) return fail(why);
       return std::move(out_);
@@ -1310,10 +1310,10 @@ Result<ImportedScene> Importer::import_in_child() {
     return fail("the import's worker process sent the scene of another file");
 #if defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
   // The fuzzer's coverage and sanitizers see only this process: the conversion runs here too (assimp read
-  // the file safely in the child), and both ends of the reply must agree.
+  // the file safely in the worker), and both ends of the reply must agree.
   if (std::string why = import_here(); !why.empty()) return fail(why);
   if (std::string differs = detail::scene_difference(*scene, out_); !differs.empty()) {
-    std::fprintf(stderr, "ossa: %s: the child's scene differs from this process's at %s\n", path_.c_str(),
+    std::fprintf(stderr, "ossa: %s: the worker's scene differs from this process's at %s\n", path_.c_str(),
                  differs.c_str());
     std::abort();
   }
@@ -1354,7 +1354,7 @@ Result<ImportedScene> Importer::run() {
         !refused.empty())
       return fail(refused);
 
-  if (options_.isolate) return import_in_child();
+  if (options_.isolate) return import_in_worker();
   if (std::string why = import_here(); !why.empty()) return fail(why);
   return std::move(out_);
 }
