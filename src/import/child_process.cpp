@@ -239,12 +239,18 @@ void reap_finished() {
   std::erase_if(unreaped, [](pid_t pid) { return waitpid(pid, nullptr, WNOHANG) != 0; });
 }
 
+// Closes this end of a worker's socket and forgets it; pool_mutex held, so that no other thread reuses the
+// descriptor's number (or forks a copy of it) in between.
+void close_socket(int fd) {
+  std::erase(live_sockets, fd);
+  close(fd);
+}
+
 // Ends a worker that is not coming back (killed: it may be busy or lingering); reaped by a later call.
 void discard(Worker w) {
   kill(w.pid, SIGKILL);
-  close(w.fd);
   std::lock_guard lock(pool_mutex);
-  std::erase(live_sockets, w.fd);
+  close_socket(w.fd);
   unreaped.push_back(w.pid);
 }
 
@@ -265,15 +271,17 @@ Result<Worker> take_worker(WorkerTask task) {
     if (poll(&p, 1, 0) == 0) return w;
     discard(w);
   }
+  // The socket is made, and the worker's end closed here, under pool_mutex: a worker forked meanwhile by
+  // another thread would keep a copy of it, and this worker's death would then go unseen (no end of file)
+  // until that other worker ended.
+  std::fflush(nullptr);  // so buffered output is not written twice
+  std::lock_guard lock(pool_mutex);
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return Result<Worker>::failure(std::string("socketpair failed: ") + std::strerror(errno));
-  std::fflush(nullptr);  // so buffered output is not written twice
-  std::unique_lock lock(pool_mutex);
   const pid_t pid = fork();
   if (pid < 0) {
     const int error = errno;
-    lock.unlock();
     close(sv[0]);
     close(sv[1]);
     return Result<Worker>::failure(std::string("fork failed: ") + std::strerror(error));
@@ -283,22 +291,19 @@ Result<Worker> take_worker(WorkerTask task) {
     close(sv[0]);
     worker_main(sv[1], task);
   }
-  live_sockets.push_back(sv[0]);
-  lock.unlock();
   close(sv[1]);
+  live_sockets.push_back(sv[0]);
   return Worker{pid, sv[0]};
 }
 
 void return_worker(WorkerTask task, Worker w) {
-  std::unique_lock lock(pool_mutex);
+  std::lock_guard lock(pool_mutex);
   if (idle.size() < kMaxIdleWorkers) {
     idle.emplace_back(task, w);
     return;
   }
-  std::erase(live_sockets, w.fd);
+  close_socket(w.fd);  // it sees the end of its socket and exits
   unreaped.push_back(w.pid);
-  lock.unlock();
-  close(w.fd);  // it sees the end of its socket and exits
 }
 
 }  // namespace
@@ -353,10 +358,9 @@ ChildOutcome run_in_worker(WorkerTask task, std::string_view request, const Chil
       continue;
     }
     kill(w.pid, SIGKILL);  // late, or its reply was incomplete or damaged
-    close(w.fd);
     {
       std::lock_guard lock(pool_mutex);
-      std::erase(live_sockets, w.fd);
+      close_socket(w.fd);
     }
     int status = 0;
     pid_t waited;
