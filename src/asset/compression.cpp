@@ -38,19 +38,23 @@ struct ShellPoints {
   Vec3 axis[3];
 };
 
+ShellPoints shell_point(const Mat4& reference, float shell_distance) {
+  ShellPoints out;
+  Mat4 inverse_model;
+  const bool invertible = invert(reference, inverse_model);
+  for (int k = 0; k < 3; ++k) {
+    Vec3 u{inverse_model.m[4 * k], inverse_model.m[4 * k + 1], inverse_model.m[4 * k + 2]};
+    u = u * shell_distance;
+    if (!invertible || !std::isfinite(u.x) || !std::isfinite(u.y) || !std::isfinite(u.z))
+      u = Vec3{k == 0 ? shell_distance : 0, k == 1 ? shell_distance : 0, k == 2 ? shell_distance : 0};
+    out.axis[k] = u;
+  }
+  return out;
+}
+
 std::vector<ShellPoints> shell_points(const std::vector<Mat4>& reference, float shell_distance) {
   std::vector<ShellPoints> out(reference.size());
-  for (size_t i = 0; i < reference.size(); ++i) {
-    Mat4 inverse_model;
-    const bool invertible = invert(reference[i], inverse_model);
-    for (int k = 0; k < 3; ++k) {
-      Vec3 u{inverse_model.m[4 * k], inverse_model.m[4 * k + 1], inverse_model.m[4 * k + 2]};
-      u = u * shell_distance;
-      if (!invertible || !std::isfinite(u.x) || !std::isfinite(u.y) || !std::isfinite(u.z))
-        u = Vec3{k == 0 ? shell_distance : 0, k == 1 ? shell_distance : 0, k == 2 ? shell_distance : 0};
-      out[i].axis[k] = u;
-    }
-  }
+  for (size_t i = 0; i < reference.size(); ++i) out[i] = shell_point(reference[i], shell_distance);
   return out;
 }
 
@@ -78,17 +82,26 @@ std::vector<float> vertex_errors(const std::vector<Mat4>& reference, const std::
   return errors;
 }
 
+// The frames of a fixed-rate grid at `frame_rate` over `duration`, or -1 when it is too fine to measure on,
+// and the time of frame f (the last at the end).
+int64_t grid_frames(float duration, float frame_rate) {
+  const int64_t frames = Clip::frame_count_for(duration, frame_rate);
+  return frame_rate <= Clip::kMaxFrameRate && frames <= (1 << 24) ? frames : -1;
+}
+float grid_time(int64_t f, int64_t frames, float frame_rate, float duration) {
+  return f + 1 < frames ? static_cast<float>(f) / frame_rate : duration;
+}
+
 // `clip` sampled by the runtime at the frame times of a fixed-rate clip of its duration at `frame_rate` (the
 // last at its end), as that clip: what compares clips on different frame grids.
 Result<Clip> on_frames_of(const Clip& clip, float frame_rate) {
-  const int64_t frames = Clip::frame_count_for(clip.duration(), frame_rate);
+  const int64_t frames = grid_frames(clip.duration(), frame_rate);
   const int joints = clip.joint_count();
-  if (!(frame_rate <= Clip::kMaxFrameRate) || frames > (1 << 24))
-    return Result<Clip>::failure("too many frames");
+  if (frames < 0) return Result<Clip>::failure("too many frames");
   std::vector<JointPose> out(static_cast<size_t>(frames) * joints);
   SamplingCache cache;
   for (int64_t f = 0; f < frames; ++f) {
-    const float time = f + 1 < frames ? static_cast<float>(f) / frame_rate : clip.duration();
+    const float time = grid_time(f, frames, frame_rate, clip.duration());
     SampleJob{&clip, time, &cache, std::span(out.data() + static_cast<size_t>(f) * joints, joints)}.run();
   }
   return Clip::from_frames(clip.name(), clip.duration(), frame_rate, joints, std::move(out));
@@ -114,16 +127,16 @@ namespace {
 std::vector<float> errors_on_grid(const Clip& clip, const Clip& candidate, const Skeleton& skeleton,
                                   float frame_rate, float shell_distance,
                                   float stop_above = std::numeric_limits<float>::infinity()) {
-  const int64_t frames = Clip::frame_count_for(clip.duration(), frame_rate);
+  const int64_t frames = grid_frames(clip.duration(), frame_rate);
   const int joints = clip.joint_count();
-  if (!(frame_rate <= Clip::kMaxFrameRate) || frames > (1 << 24)) return {};
+  if (frames < 0) return {};
   std::vector<float> errors;
   errors.reserve(static_cast<size_t>(frames) * joints);
   std::vector<JointPose> pose(joints), candidate_pose(joints);
   std::vector<Mat4> model(joints), candidate_model(joints);
   SamplingCache cache, candidate_cache;
   for (int64_t f = 0; f < frames; ++f) {
-    const float time = f + 1 < frames ? static_cast<float>(f) / frame_rate : clip.duration();
+    const float time = grid_time(f, frames, frame_rate, clip.duration());
     SampleJob{&clip, time, &cache, pose}.run();
     SampleJob{&candidate, time, &candidate_cache, candidate_pose}.run();
     for (auto* sampled : {&pose, &candidate_pose})  // as Clip::from_frames stores a frame
@@ -133,10 +146,9 @@ std::vector<float> errors_on_grid(const Clip& clip, const Clip& candidate, const
       }
     LocalToModelJob{&skeleton, pose, model}.run();
     LocalToModelJob{&skeleton, candidate_pose, candidate_model}.run();
-    const std::vector<ShellPoints> shell = shell_points(model, shell_distance);
     float worst = 0;
     for (int j = 0; j < joints; ++j) {
-      errors.push_back(vertex_error(model[j], shell[j], candidate_model[j]));
+      errors.push_back(vertex_error(model[j], shell_point(model[j], shell_distance), candidate_model[j]));
       worst = std::max(worst, errors.back());
     }
     if (!(worst <= stop_above)) break;
