@@ -199,12 +199,19 @@ inline void rotation_scale4(const JointPose* p, F4 rs[9]) {
   rs[8] = mul(sub(one, add(xx, yy)), sz);
 }
 
+// A block of four joints' rotation-scale entries (rs[i] lane k: entry i of joint k), and parent * TRS(joint
+// Lane of the block): columns 0-2 from the entries, column 3 from the translation, in two-deep multiply-add
+// chains (the parent-to-child dependency is the latency). The lane is a compile-time constant.
 #if defined(__ARM_NEON)
-// NEON multiplies by a lane of a register (fmla by element): the four joints' rotation-scale entries stay in
-// the nine registers rotation_scale4 leaves them in, and the translation is one load, where broadcasting
-// from memory took a store of the nine and twelve loads per joint. The lane is a compile-time constant, so
-// each of the block's four joints has its own code (Lane). The same fused multiply-adds on the same values
-// as below: the results are the same bits.
+// NEON multiplies by a lane of a register (fmla by element): the entries stay in the nine registers
+// rotation_scale4 computes them in, and the translation is one load.
+struct RotationScale4 {
+  F4 rs[9];
+};
+inline void rotation_scale4(const JointPose* p, RotationScale4& out) {
+  rotation_scale4(p, out.rs);
+}
+
 template <int Lane>
 inline F4 mul_lane(F4 a, F4 v) {
   return vmulq_laneq_f32(a, v, Lane);
@@ -214,9 +221,10 @@ inline F4 madd_lane(F4 a, F4 v, F4 c) {  // c + a * v[Lane], fused
   return vfmaq_laneq_f32(c, a, v, Lane);
 }
 
-// parent * TRS(joint Lane of the block).
 template <int Lane>
-inline Columns multiply_local(const Columns& a, const F4 rs[9], F4 t) {
+inline Columns multiply_local(const Columns& a, const RotationScale4& b, const float* translation) {
+  const F4* rs = b.rs;
+  const F4 t = load(translation);
   Columns r;
   for (int c = 0; c < 3; ++c) {
     F4 r01 = madd_lane<Lane>(a.c[0], rs[3 * c], mul_lane<Lane>(a.c[1], rs[3 * c + 1]));
@@ -227,26 +235,60 @@ inline Columns multiply_local(const Columns& a, const F4 rs[9], F4 t) {
 }
 
 template <int Lane>
-inline Columns local_columns(const F4 rs[9], F4 t) {
-  auto at = [&](int i) { return vgetq_lane_f32(rs[i], Lane); };
-  return {{setr(at(0), at(1), at(2), 0), setr(at(3), at(4), at(5), 0), setr(at(6), at(7), at(8), 0),
-           vsetq_lane_f32(1.f, t, 3)}};
+inline float entry(const RotationScale4& b, int i) {
+  return vgetq_lane_f32(b.rs[i], Lane);
+}
+#else
+// x86 broadcasts a float from memory in one instruction (AVX's vbroadcastss) and has no multiply by lane:
+// the entries go through memory.
+struct RotationScale4 {
+  alignas(16) float rs[9][4];
+};
+inline void rotation_scale4(const JointPose* p, RotationScale4& out) {
+  F4 v[9];
+  rotation_scale4(p, v);
+  for (int i = 0; i < 9; ++i) store(out.rs[i], v[i]);
+}
+
+template <int Lane>
+inline Columns multiply_local(const Columns& a, const RotationScale4& b, const float* t) {
+  const auto& rs = b.rs;
+  Columns r;
+  for (int c = 0; c < 3; ++c) {
+    F4 r01 = madd(a.c[0], broadcast(&rs[3 * c][Lane]), mul(a.c[1], broadcast(&rs[3 * c + 1][Lane])));
+    r.c[c] = madd(a.c[2], broadcast(&rs[3 * c + 2][Lane]), r01);
+  }
+  r.c[3] =
+      add(madd(a.c[0], broadcast(t), mul(a.c[1], broadcast(t + 1))), madd(a.c[2], broadcast(t + 2), a.c[3]));
+  return r;
+}
+
+template <int Lane>
+inline float entry(const RotationScale4& b, int i) {
+  return b.rs[i][Lane];
+}
+#endif
+
+template <int Lane>
+inline Columns local_columns(const RotationScale4& b, const float* t) {
+  return {{setr(entry<Lane>(b, 0), entry<Lane>(b, 1), entry<Lane>(b, 2), 0),
+           setr(entry<Lane>(b, 3), entry<Lane>(b, 4), entry<Lane>(b, 5), 0),
+           setr(entry<Lane>(b, 6), entry<Lane>(b, 7), entry<Lane>(b, 8), 0), setr(t[0], t[1], t[2], 1)}};
 }
 
 // Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a
 // joint usually follows its parent, and reusing the registers takes the store-to-load round trip off the
 // chain.
 template <int Lane>
-inline void place(const F4 rs[9], const JointPose& local, int j, const int* parents, const Mat4* root,
-                  Mat4* model, Columns& last) {
+inline void place(const RotationScale4& rs, const JointPose& local, int j, const int* parents,
+                  const Mat4* root, Mat4* model, Columns& last) {
   const int p = parents[j];
-  const F4 t = load(local.translation);
   if (p >= 0) {
-    last = multiply_local<Lane>(p == j - 1 ? last : load_columns(model[p].m), rs, t);
+    last = multiply_local<Lane>(p == j - 1 ? last : load_columns(model[p].m), rs, local.translation);
   } else if (root) {
-    last = multiply_local<Lane>(load_columns(root->m), rs, t);
+    last = multiply_local<Lane>(load_columns(root->m), rs, local.translation);
   } else {
-    last = local_columns<Lane>(rs, t);
+    last = local_columns<Lane>(rs, local.translation);
   }
   store_columns(last, model[j].m);
 }
@@ -255,7 +297,7 @@ void local_to_model(const JointPose* local, const int* parents, int begin, int e
                     Mat4* model) {
   // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
   Columns last = begin > 0 ? load_columns(model[begin - 1].m) : Columns{};
-  F4 rs[9];
+  RotationScale4 rs;
   int j = begin;
   for (; j + 4 <= end; j += 4) {
     rotation_scale4(local + j, rs);
@@ -274,68 +316,6 @@ void local_to_model(const JointPose* local, const int* parents, int begin, int e
     if (j + 2 < end) place<2>(rs, local[j + 2], j + 2, parents, root, model, last);
   }
 }
-#else
-// parent * TRS(joint k of the block): columns 0-2 from the broadcast rotation-scale entries, column 3 from
-// the broadcast translation. Two-deep multiply-add chains (the parent-to-child dependency is the latency).
-inline Columns multiply_local(const Columns& a, const float rs[9][4], int k, const float* t) {
-  Columns r;
-  for (int c = 0; c < 3; ++c) {
-    F4 r01 = madd(a.c[0], broadcast(&rs[3 * c][k]), mul(a.c[1], broadcast(&rs[3 * c + 1][k])));
-    r.c[c] = madd(a.c[2], broadcast(&rs[3 * c + 2][k]), r01);
-  }
-  r.c[3] =
-      add(madd(a.c[0], broadcast(t), mul(a.c[1], broadcast(t + 1))), madd(a.c[2], broadcast(t + 2), a.c[3]));
-  return r;
-}
-
-inline Columns local_columns(const float rs[9][4], int k, const float* t) {
-  return {{setr(rs[0][k], rs[1][k], rs[2][k], 0), setr(rs[3][k], rs[4][k], rs[5][k], 0),
-           setr(rs[6][k], rs[7][k], rs[8][k], 0), setr(t[0], t[1], t[2], 1)}};
-}
-
-// Parent-first walk. `last` holds the previous joint's model matrix in registers: in depth-first order a
-// joint usually follows its parent, and reusing the registers takes the store-to-load round trip off the
-// chain.
-inline void place(const float rs[9][4], int k, const JointPose& local, int j, const int* parents,
-                  const Mat4* root, Mat4* model, Columns& last) {
-  const int p = parents[j];
-  if (p >= 0) {
-    last = multiply_local(p == j - 1 ? last : load_columns(model[p].m), rs, k, local.translation);
-  } else if (root) {
-    last = multiply_local(load_columns(root->m), rs, k, local.translation);
-  } else {
-    last = local_columns(rs, k, local.translation);
-  }
-  store_columns(last, model[j].m);
-}
-
-// The rotation-scale entries go through memory: x86 broadcasts a float from memory in one instruction
-// (AVX's vbroadcastss) and has no multiply by a lane.
-inline void rotation_scale4(const JointPose* p, float rs[9][4]) {
-  F4 v[9];
-  rotation_scale4(p, v);
-  for (int i = 0; i < 9; ++i) store(rs[i], v[i]);
-}
-
-void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
-                    Mat4* model) {
-  // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
-  Columns last = begin > 0 ? load_columns(model[begin - 1].m) : Columns{};
-  alignas(16) float rs[9][4];
-  int j = begin;
-  for (; j + 4 <= end; j += 4) {
-    rotation_scale4(local + j, rs);
-    // In order: a parent inside this block is placed before its children.
-    for (int k = 0; k < 4; ++k) place(rs, k, local[j + k], j + k, parents, root, model, last);
-  }
-  if (j < end) {  // the last 1-3 joints: pad the block with copies of the last joint
-    JointPose tail[4];
-    for (int k = 0; k < 4; ++k) tail[k] = local[std::min(j + k, end - 1)];
-    rotation_scale4(tail, rs);
-    for (int k = 0; j + k < end; ++k) place(rs, k, local[j + k], j + k, parents, root, model, last);
-  }
-}
-#endif
 
 // Model matrices and inverse binds are affine (last row 0 0 0 1): each product column is three multiply-adds
 // of the model's columns by broadcast inverse-bind entries.
