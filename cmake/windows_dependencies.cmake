@@ -29,3 +29,15 @@ if(NOT TARGET CLI11::CLI11)
   add_library(CLI11::CLI11 INTERFACE IMPORTED)
   target_include_directories(CLI11::CLI11 INTERFACE ${OSSA_WINDOWS_HEADERS})
 endif()
+
+# assimp for ossa::import, cross-built from Debian's source package by scripts/windows-deps.sh (which
+# scripts/bootstrap.sh windows runs) into the build tree. Its package names minizip and zlib by library name
+# only: the prefix's lib folder goes on the link path of whatever links assimp.
+set(OSSA_WINDOWS_DEPS ${PROJECT_SOURCE_DIR}/build/windows-deps/prefix CACHE PATH
+    "assimp and minizip for x86_64-w64-mingw32 (scripts/windows-deps.sh)")
+if(OSSA_BUILD_IMPORT)
+  find_package(assimp CONFIG QUIET PATHS ${OSSA_WINDOWS_DEPS} NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH)
+  if(TARGET assimp::assimp)
+    set_property(TARGET assimp::assimp APPEND PROPERTY INTERFACE_LINK_DIRECTORIES ${OSSA_WINDOWS_DEPS}/lib)
+  endif()
+endif()

@@ -37,10 +37,12 @@ if [ "$preset" = aarch64 ]; then
   )
 fi
 # Only for the windows preset: MinGW-w64 with posix threads (std::thread), Wine to run the tests, GoogleTest's
-# sources to build for the target. The header-only libraries come from the main list (libxxhash-dev, ...).
+# sources to build for the target, and what scripts/windows-deps.sh cross-builds assimp with (from Debian's
+# source package). The header-only libraries come from the main list (libxxhash-dev, ...).
 # Direct3D 11 under Wine needs an X server (Xvfb here) and the X and GL client libraries Wine loads.
 if [ "$preset" = windows ]; then
   packages+=(g++-mingw-w64-x86-64-posix wine wine64 libwine fonts-wine googletest
+             libz-mingw-w64-dev libutfcpp-dev dpkg-dev   # the importer: assimp from source (scripts/windows-deps.sh)
              libgl1 libxrender1 libxcomposite1 libxcursor1 libxi6 libxinerama1 libxrandr2 libxxf86vm1
              libxfixes3 libvulkan1)
 fi
@@ -62,6 +64,9 @@ if ((${#missing[@]})); then
 fi
 
 cd "$here"
+if [ "$preset" = windows ]; then
+  scripts/windows-deps.sh
+fi
 if [ ! -f "build/$preset/CMakeCache.txt" ]; then
   cmake --preset "$preset" >/dev/null
 fi

@@ -473,7 +473,8 @@ TEST(ImportGuard, GuardedImportEqualsTheUnguardedOneOnEveryModel) {
     if (dir == "/models" || !fs::is_directory(dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(dir)) {
       const std::string ext = entry.path().extension().string();
-      if (ext == ".fbx" || ext == ".glb" || ext == ".gltf" || ext == ".dae") models.push_back(entry.path());
+      if (ext == ".fbx" || ext == ".glb" || ext == ".gltf" || ext == ".dae")
+        models.push_back(entry.path().string());
     }
   }
   std::sort(models.begin(), models.end());

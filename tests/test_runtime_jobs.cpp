@@ -126,8 +126,8 @@ TEST(RuntimeJobs, AgreeWithReferenceOnEveryClip) {
       std::printf(
           "  %-40s %-24s keyed: joints %.2g vertices %.2g | fixed %g fps: joints %.2g vertices %.2g "
           "(of size %.3g m)\n",
-          fs::path(path).filename().c_str(), scene->clips[c].name.c_str(), k.joints / size, k.vertices / size,
-          fixed->clips[c].frame_rate(), f.joints / size, f.vertices / size, size);
+          fs::path(path).filename().string().c_str(), scene->clips[c].name.c_str(), k.joints / size,
+          k.vertices / size, fixed->clips[c].frame_rate(), f.joints / size, f.vertices / size, size);
       EXPECT_LE(k.joints / size, 1e-5) << path << " " << scene->clips[c].name;
       EXPECT_LE(k.vertices / size, 1e-5) << path << " " << scene->clips[c].name;
       // Fixed rate: nlerp between resampled frames; documented bound (asset/clip.h, README): 1e-3 of the

@@ -121,7 +121,7 @@ std::string gltf_default_name(const std::string& name) {
 }
 
 std::string lower_extension(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
+  std::string ext = utf8_from_path(path_from_utf8(path).extension());
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
@@ -204,7 +204,7 @@ std::string check_fbx_version(std::span<const uint8_t> head) {
 }
 
 std::vector<uint8_t> read_head(const std::string& path, size_t bytes) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path_from_utf8(path), std::ios::binary);
   std::vector<uint8_t> head(bytes);
   in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(bytes));
   head.resize(static_cast<size_t>(in.gcount()));
@@ -227,7 +227,7 @@ class RecordingIOSystem : public Assimp::DefaultIOSystem {
   Assimp::IOStream* Open(const char* file, const char* mode) override {
     Assimp::IOStream* stream = DefaultIOSystem::Open(file, mode);
     std::error_code ec;
-    if (stream) opened_.push_back(fs::absolute(file, ec).lexically_normal().string());
+    if (stream) opened_.push_back(utf8_from_path(fs::absolute(path_from_utf8(file), ec).lexically_normal()));
     return stream;
   }
 
@@ -1009,15 +1009,15 @@ std::string Importer::read_external_texture(const std::string& path, Texture& te
   std::string normalized = path;
   std::replace(normalized.begin(), normalized.end(), '\\', '/');
   std::error_code ec;
-  const fs::path model_dir = fs::absolute(fs::path(path_), ec).parent_path().lexically_normal();
+  const fs::path model_dir = fs::absolute(path_from_utf8(path_), ec).parent_path().lexically_normal();
   std::vector<fs::path> allowed{fs::weakly_canonical(model_dir, ec)};
   for (const std::string& folder : options_.texture_folders)
-    allowed.push_back(fs::weakly_canonical(fs::absolute(folder, ec), ec));
+    allowed.push_back(fs::weakly_canonical(fs::absolute(path_from_utf8(folder), ec), ec));
   auto permitted = [&](const fs::path& p) {
     return std::any_of(allowed.begin(), allowed.end(),
                        [&](const fs::path& a) { return path_is_inside(p, a); });
   };
-  const fs::path as_written = fs::path(normalized);
+  const fs::path as_written = path_from_utf8(normalized);
   bool escaped = false;
   // As written (relative to the model), then by its file name next to the model (exporters often write
   // absolute paths from the artist's machine).
@@ -1046,8 +1046,8 @@ std::string Importer::read_external_texture(const std::string& path, Texture& te
       tex.data.clear();
       return "could not be read";
     }
-    tex.resolved_path = candidate.string();
-    out_.source_files.push_back(real.lexically_normal().string());
+    tex.resolved_path = utf8_from_path(candidate);
+    out_.source_files.push_back(utf8_from_path(real.lexically_normal()));
     std::string ext = real.extension().string();
     tex.format_hint = ext.size() > 1 ? ext.substr(1) : "";
     return {};
@@ -1324,9 +1324,10 @@ Result<ImportedScene> Importer::import_in_worker() {
 Result<ImportedScene> Importer::run() {
   if (!from_memory_) {
     std::error_code ec;
-    if (!fs::exists(path_, ec)) return fail("no such file");
-    if (!fs::is_regular_file(path_, ec)) return fail("not a regular file");
-    auto size = fs::file_size(path_, ec);
+    const fs::path file = path_from_utf8(path_);
+    if (!fs::exists(file, ec)) return fail("no such file");
+    if (!fs::is_regular_file(file, ec)) return fail("not a regular file");
+    auto size = fs::file_size(file, ec);
     if (ec) return fail("cannot read the file size (" + ec.message() + ")");
     if (size == 0) return fail("empty file");
   } else if (memory_.empty()) {

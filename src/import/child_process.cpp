@@ -387,7 +387,8 @@ int last_worker_pid() {
 #else
 
 ChildOutcome run_in_worker(WorkerTask, std::string_view, const ChildLimits&) {
-  return {ChildOutcome::Kind::kUnavailable, "child processes are not supported on this platform"};
+  return {ChildOutcome::Kind::kUnavailable,
+          "the import guard is POSIX-only: this import runs in this process, unguarded; docs/windows.md"};
 }
 
 int last_worker_pid() {

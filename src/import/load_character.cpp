@@ -1,5 +1,7 @@
 #include "ossa/import/load_character.h"
 
+#include "ossa/core/file_io.h"
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -66,7 +68,7 @@ Result<bool> extract_exported_root_motion(LoadedCharacter& character, const Gltf
 }  // namespace
 
 bool is_ossa_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path_from_utf8(path), std::ios::binary);
   char magic[8] = {};
   return in.read(magic, sizeof magic) && std::memcmp(magic, "OSSA\r\n\x1a\n", 8) == 0;
 }

@@ -342,7 +342,7 @@ int run_convert(const ConvertArgs& args) {
     if (batch) {  // progress bar on stderr
       const int width = 30, filled = static_cast<int>(width * done / args.inputs.size());
       print_error("\r[%.*s%*s] %zu/%zu %s", filled, "##############################", width - filled, "",
-                  done, args.inputs.size(), fs::path(input).filename().c_str());
+                  done, args.inputs.size(), utf8_from_path(path_from_utf8(input).filename()).c_str());
       print_error("\n");
     }
     if (!report) {
