@@ -92,7 +92,7 @@ TEST(D3D11, ShaderErrorsNameTheFileTheLineAndTheMessage) {
                           "  return q +* 2;\n"
                           "}\n"};
   const detail::HlslJob job{&broken, "vs_main", "vs_5_0"};
-  auto compiled = detail::compile_hlsl(device()->shader_compiler(), std::span(&job, 1));
+  auto compiled = detail::compile_hlsl(detail::run_time_shader_compiler(), std::span(&job, 1));
   ASSERT_FALSE(compiled);
   const std::string& e = compiled.error();
   EXPECT_NE(e.find("src/render/d3d11/shaders/broken.hlsl"), std::string::npos) << e;
@@ -115,7 +115,7 @@ TEST(D3D11, ACompilerThatCrashesIsAnErrorNotAnAbort) {
       "  return mul(palette[b], float4(p, 1.0));\n"
       "}\n"};
   const detail::HlslJob job{&crashing, "vs_main", "vs_5_0"};
-  auto compiled = detail::compile_hlsl(device()->shader_compiler(), std::span(&job, 1));
+  auto compiled = detail::compile_hlsl(detail::run_time_shader_compiler(), std::span(&job, 1));
   if (under_wine()) {
     ASSERT_FALSE(compiled);
     EXPECT_NE(compiled.error().find("crashed"), std::string::npos) << compiled.error();
@@ -123,6 +123,20 @@ TEST(D3D11, ACompilerThatCrashesIsAnErrorNotAnAbort) {
     std::printf("  %s\n", compiled.error().c_str());
   } else {
     EXPECT_TRUE(compiled) << compiled.error();
+  }
+}
+
+// The shaders come compiled with the library (OSSA_PRECOMPILE_HLSL, the default): no compiler program runs,
+// and the bytecode is that of every shader the renderer makes.
+TEST(D3D11, ShadersAreBuiltIntoTheLibrary) {
+  REQUIRE_D3D11();
+  if (std::getenv("OSSA_HLSL_COMPILER")) GTEST_SKIP() << "OSSA_HLSL_COMPILER asks for the run-time compiler";
+  EXPECT_EQ(device()->shader_compiler(), "");
+  ASSERT_EQ(detail::built_in_hlsl_bytecode().size(), 2 * hlsl_sources().size());
+  for (const detail::HlslBytecode& b : detail::built_in_hlsl_bytecode()) {
+    ASSERT_GE(b.code.size(), 32u) << b.path << " " << b.entry;
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(b.code.data()), 4), "DXBC")
+        << b.path << " " << b.entry;
   }
 }
 

@@ -38,7 +38,11 @@ struct D3D11DeviceOptions {
   // Asks for the debug layer (D3D11_CREATE_DEVICE_DEBUG); where it is missing (Wine, Windows without the SDK
   // layers) the device is made without it and debug_layer() says so.
   bool debug = false;
-  // The shader compiler program. Empty: $OSSA_HLSL_COMPILER, else ossa_hlslc.exe beside the running program.
+  // Empty (the default): the shaders compiled at build time and built into the library; no program runs.
+  // A path, or $OSSA_HLSL_COMPILER: the HLSL compiled when the first renderer is made, by that program
+  // (ossa_hlslc.exe: for work on the shaders, and for builds with OSSA_PRECOMPILE_HLSL=OFF, which use the
+  // ossa_hlslc.exe beside the running program). Built-in bytecode that a driver refuses is compiled again by
+  // the ossa_hlslc.exe beside the program, where there is one.
   std::string shader_compiler;
 };
 
@@ -55,7 +59,7 @@ class D3D11Device {
   bool debug_layer() const { return debug_layer_; }
   // Debug-layer messages of severity error or corruption since the last call (empty without the layer).
   std::vector<std::string> take_errors();
-  const std::string& shader_compiler() const { return shader_compiler_; }
+  const std::string& shader_compiler() const { return shader_compiler_; }  // empty: the built-in shaders
 
   void* device() const { return device_; }    // ID3D11Device*
   void* context() const { return context_; }  // ID3D11DeviceContext*

@@ -42,13 +42,6 @@ std::string narrow(const wchar_t* wide) {
   return out;
 }
 
-// ossa_hlslc.exe beside the running program.
-std::string default_shader_compiler() {
-  if (const char* env = std::getenv("OSSA_HLSL_COMPILER"); env && *env) return env;
-  const std::filesystem::path folder = running_program_folder();
-  if (folder.empty()) return "ossa_hlslc.exe";
-  return (folder / "ossa_hlslc.exe").string();
-}
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------- device
@@ -92,8 +85,12 @@ Result<std::shared_ptr<D3D11Device>> D3D11Device::create(const D3D11DeviceOption
   out->context_ = context;
   out->debug_layer_ = debug;
   out->feature_level_ = static_cast<int>(got);
-  out->shader_compiler_ =
-      options.shader_compiler.empty() ? default_shader_compiler() : options.shader_compiler;
+  // Empty: the bytecode built into the library (detail::built_in_hlsl_bytecode()).
+  const char* env = std::getenv("OSSA_HLSL_COMPILER");
+  if (!options.shader_compiler.empty())
+    out->shader_compiler_ = options.shader_compiler;
+  else if ((env && *env) || detail::built_in_hlsl_bytecode().empty())
+    out->shader_compiler_ = detail::run_time_shader_compiler();
   return out;
 }
 
@@ -184,8 +181,21 @@ Result<const CompiledShaders*> compiled_shaders(const std::string& compiler) {
                                   {character, "ps_main", "ps_5_0"},
                                   {lines, "vs_main", "vs_5_0"},
                                   {lines, "ps_main", "ps_5_0"}};
-  auto blobs = detail::compile_hlsl(compiler, jobs);
-  if (!blobs) return R::failure(blobs.error());
+  Result<std::vector<std::vector<uint8_t>>> blobs = std::vector<std::vector<uint8_t>>{};
+  if (compiler.empty()) {  // built in at build time
+    for (const detail::HlslJob& job : jobs) {
+      const std::span<const detail::HlslBytecode> built_in = detail::built_in_hlsl_bytecode();
+      auto found = std::find_if(built_in.begin(), built_in.end(), [&](const detail::HlslBytecode& b) {
+        return std::string_view(b.path) == job.source->path && std::string_view(b.entry) == job.entry;
+      });
+      if (found == built_in.end())
+        return R::failure(std::string("no built-in bytecode for ") + job.source->path + " " + job.entry);
+      blobs->emplace_back(found->code.begin(), found->code.end());
+    }
+  } else {
+    blobs = detail::compile_hlsl(compiler, jobs);
+    if (!blobs) return R::failure(blobs.error());
+  }
   CompiledShaders& out = cache[compiler];
   out.character_vs = std::move((*blobs)[0]);
   out.character_ps = std::move((*blobs)[1]);
@@ -387,19 +397,40 @@ Result<bool> D3D11Renderer::init(const CharacterAsset& asset, std::span<const Ma
                                  std::span<const Texture> texture_files, bool flip_textures) {
   using R = Result<bool>;
   asset_ = &asset;
-  auto shaders = compiled_shaders(device_->shader_compiler());
-  if (!shaders) return R::failure(shaders.error());
-  const CompiledShaders& code = **shaders;
-  HRESULT hr =
-      dev->CreateVertexShader(code.character_vs.data(), code.character_vs.size(), nullptr, &character_vs_);
-  if (SUCCEEDED(hr))
-    hr = dev->CreatePixelShader(code.character_ps.data(), code.character_ps.size(), nullptr, &character_ps_);
-  if (SUCCEEDED(hr))
-    hr = dev->CreateVertexShader(code.lines_vs.data(), code.lines_vs.size(), nullptr, &lines_vs_);
-  if (SUCCEEDED(hr))
-    hr = dev->CreatePixelShader(code.lines_ps.data(), code.lines_ps.size(), nullptr, &lines_ps_);
-  if (FAILED(hr))
-    return R::failure("cannot create the shaders from their bytecode: HRESULT " + hresult_text(hr));
+  auto create_shaders = [&](const std::string& compiler) -> Result<const CompiledShaders*> {
+    using S = Result<const CompiledShaders*>;
+    auto shaders = compiled_shaders(compiler);
+    if (!shaders) return S::failure(shaders.error());
+    const CompiledShaders& c = **shaders;
+    HRESULT made =
+        dev->CreateVertexShader(c.character_vs.data(), c.character_vs.size(), nullptr, &character_vs_);
+    if (SUCCEEDED(made))
+      made = dev->CreatePixelShader(c.character_ps.data(), c.character_ps.size(), nullptr, &character_ps_);
+    if (SUCCEEDED(made))
+      made = dev->CreateVertexShader(c.lines_vs.data(), c.lines_vs.size(), nullptr, &lines_vs_);
+    if (SUCCEEDED(made))
+      made = dev->CreatePixelShader(c.lines_ps.data(), c.lines_ps.size(), nullptr, &lines_ps_);
+    if (FAILED(made))
+      return S::failure("cannot create the shaders from their " +
+                        std::string(compiler.empty() ? "built-in " : "") + "bytecode: HRESULT " +
+                        hresult_text(made));
+    return &c;
+  };
+  auto created = create_shaders(device_->shader_compiler());
+  // Bytecode built in under Wine and refused by a driver: the HLSL compiled here instead, where a compiler
+  // program is beside the program.
+  if (!created && device_->shader_compiler().empty()) {
+    const std::string fallback = detail::run_time_shader_compiler();
+    std::error_code ec;
+    if (!std::filesystem::exists(path_from_utf8(fallback), ec))
+      return R::failure(created.error() + " (no " + fallback + " to compile the HLSL with instead)");
+    auto compiled = create_shaders(fallback);
+    if (!compiled) return R::failure(created.error() + "; compiled by " + fallback + ": " + compiled.error());
+    created = compiled;
+  }
+  if (!created) return R::failure(created.error());
+  const CompiledShaders& code = **created;
+  HRESULT hr = S_OK;
 
   // Slot 0: static vertices (detail::StaticVertex); slot 1: the CPU-skinned stream (position, normal,
   // tangent); slot 2: per-instance data (detail::kInstanceFloats floats).

@@ -3,7 +3,10 @@
 
 #include <windows.h>
 
+#include "ossa/core/file_io.h"
+
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -114,6 +117,13 @@ Result<std::vector<std::vector<uint8_t>>> compile_hlsl(const std::string& compil
     blobs[i].assign(bytes.begin(), bytes.end());
   }
   return blobs;
+}
+
+std::string run_time_shader_compiler() {
+  if (const char* env = std::getenv("OSSA_HLSL_COMPILER"); env && *env) return env;
+  const fs::path folder = running_program_folder();
+  if (folder.empty()) return "ossa_hlslc.exe";
+  return utf8_from_path(folder / "ossa_hlslc.exe");
 }
 
 }  // namespace ossa::detail

@@ -27,4 +27,17 @@ struct HlslJob {
 Result<std::vector<std::vector<uint8_t>>> compile_hlsl(const std::string& compiler,
                                                        std::span<const HlslJob> jobs);
 
+// $OSSA_HLSL_COMPILER, else ossa_hlslc.exe beside the running program: the compiler used at run time.
+std::string run_time_shader_compiler();
+
+// The shaders compiled at build time, by the same compiler program (cmake/compile_hlsl.cmake writes them into
+// the library), so that a program needs no compiler beside it. Empty in a build configured with
+// OSSA_PRECOMPILE_HLSL=OFF.
+struct HlslBytecode {
+  const char* path;   // src/render/d3d11/shaders/NAME.hlsl
+  const char* entry;  // vs_main, ps_main
+  std::span<const uint8_t> code;
+};
+std::span<const HlslBytecode> built_in_hlsl_bytecode();
+
 }  // namespace ossa::detail
