@@ -35,6 +35,23 @@ if(TARGET ossa_hlslc)  # the Direct3D 11 renderer compiles its shaders through i
   install(TARGETS ossa_hlslc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ossa_runtime)
 endif()
 
+# Windows: assimp and minizip, cross-built into the build tree (scripts/windows-deps.sh), go into the same prefix
+# (static libraries, headers, assimp's CMake package), so that a MinGW consumer needs nothing else.
+set(OSSA_BUNDLED_ASSIMP OFF)
+if(WIN32 AND "import" IN_LIST OSSA_COMPONENTS AND OSSA_WINDOWS_DEPS AND EXISTS ${OSSA_WINDOWS_DEPS}/lib/libassimp.a)
+  set(OSSA_BUNDLED_ASSIMP ON)
+  install(DIRECTORY ${OSSA_WINDOWS_DEPS}/lib/ DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ossa_development)
+  install(DIRECTORY ${OSSA_WINDOWS_DEPS}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT ossa_development)
+endif()
+# xxhash in inline mode (the MinGW build, cmake/windows_dependencies.cmake) is compiled into ossa::runtime.
+set(OSSA_XXHASH_INLINE OFF)
+if(TARGET PkgConfig::XXHASH)
+  get_target_property(xxhash_definitions PkgConfig::XXHASH INTERFACE_COMPILE_DEFINITIONS)
+  if(xxhash_definitions MATCHES "XXH_INLINE_ALL")
+    set(OSSA_XXHASH_INLINE ON)
+  endif()
+endif()
+
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ossaConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/ossaConfig.cmake INSTALL_DESTINATION ${OSSA_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ossaConfigVersion.cmake
@@ -50,6 +67,9 @@ file(RELATIVE_PATH OSSA_PC_UP "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/pref
 string(REGEX REPLACE "/$" "" OSSA_PC_UP "${OSSA_PC_UP}")
 string(REPLACE ";" " " OSSA_PC_COMPONENT_LIST "${OSSA_COMPONENTS}")
 set(OSSA_PC_runtime_REQUIRES "libxxhash")
+if(OSSA_XXHASH_INLINE)
+  set(OSSA_PC_runtime_REQUIRES "")
+endif()
 set(OSSA_PC_runtime_LIBS "-pthread")
 set(OSSA_PC_import_REQUIRES "assimp")
 set(OSSA_PC_import_LIBS "")

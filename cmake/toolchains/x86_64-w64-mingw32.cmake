@@ -13,7 +13,8 @@ set(CMAKE_CXX_FLAGS_INIT "-D__USE_MINGW_ANSI_STDIO=1")
 
 # Only the MinGW sysroot for libraries, headers and CMake packages: never the host's /usr/include or /usr/lib
 # (glibc's headers would shadow MinGW's). Programs (cmake, wine, pkg-config) come from the host.
-set(CMAKE_FIND_ROOT_PATH /usr/x86_64-w64-mingw32)
+# Roots given with -DCMAKE_FIND_ROOT_PATH (a consumer's prefix holding an installed Ossa) are kept.
+list(APPEND CMAKE_FIND_ROOT_PATH /usr/x86_64-w64-mingw32)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
