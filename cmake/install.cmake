@@ -40,8 +40,12 @@ endif()
 set(OSSA_BUNDLED_ASSIMP OFF)
 if(WIN32 AND "import" IN_LIST OSSA_COMPONENTS AND OSSA_WINDOWS_DEPS AND EXISTS ${OSSA_WINDOWS_DEPS}/lib/libassimp.a)
   set(OSSA_BUNDLED_ASSIMP ON)
-  install(DIRECTORY ${OSSA_WINDOWS_DEPS}/lib/ DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ossa_development)
-  install(DIRECTORY ${OSSA_WINDOWS_DEPS}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT ossa_development)
+  install(FILES ${OSSA_WINDOWS_DEPS}/lib/libassimp.a ${OSSA_WINDOWS_DEPS}/lib/libminizip.a
+          DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ossa_development)
+  install(DIRECTORY ${OSSA_WINDOWS_DEPS}/lib/cmake/ DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake
+          COMPONENT ossa_development)
+  install(DIRECTORY ${OSSA_WINDOWS_DEPS}/include/assimp ${OSSA_WINDOWS_DEPS}/include/minizip
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT ossa_development)
 endif()
 # xxhash in inline mode (the MinGW build, cmake/windows_dependencies.cmake) is compiled into ossa::runtime.
 set(OSSA_XXHASH_INLINE OFF)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Cross-builds the importer's dependencies for the windows preset from Debian's own source packages: assimp 5.2.5
-# (FBX, glTF 2.0 and COLLADA importers, static) and the minizip it reads archives with (zlib's contrib/minizip),
-# over libz-mingw-w64-dev's zlib. Nothing is vendored: `apt-get source` fetches the sources from the package
+# Cross-builds the windows preset's dependencies from Debian's own source packages: assimp 5.2.5 (FBX, glTF 2.0
+# and COLLADA importers, static) and the minizip it reads archives with (zlib's contrib/minizip), over
+# libz-mingw-w64-dev's zlib, for the importer; Dear ImGui 1.86 with its Win32 and Direct3D 11 backends, for
+# `ossa view`. Nothing is vendored: `apt-get source` fetches the sources from the package
 # registry (a deb-src entry for the Debian mirror apt already uses is added when none is there) into the build
 # tree, and the result is installed into build/windows-deps/prefix, where the windows preset looks for it.
 # Usage: scripts/windows-deps.sh   (scripts/bootstrap.sh windows runs it). Quick when the prefix is up to date;
@@ -54,6 +55,7 @@ fetch_source() {  # PACKAGE [PATCH...] -> prints the unpacked folder
 }
 assimp_src="$(fetch_source assimp use-system-utf8cpp.patch use-system-stb_image.patch)"
 zlib_src="$(fetch_source zlib)"
+imgui_src="$(fetch_source imgui)"
 echo "windows-deps: building $(basename "$assimp_src") and minizip from $(basename "$zlib_src") for x86_64-w64-mingw32" >&2
 
 launcher=()
@@ -98,5 +100,22 @@ cmake -S "$assimp_src" -B "$deps/assimp-build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="
   >"$deps/assimp-configure.log" || { tail -30 "$deps/assimp-configure.log" >&2; exit 1; }
 cmake --build "$deps/assimp-build" -j 2
 cmake --install "$deps/assimp-build" >/dev/null
+# Dear ImGui: the library, std::string widgets, and the Win32 and Direct3D 11 backends (the Linux build takes
+# Debian's libimgui-dev with its GLFW and OpenGL 3 backends), headers laid out as that package's.
+mkdir -p "$deps/imgui" "$prefix/include/imgui/backends"
+cxx=(x86_64-w64-mingw32-g++-posix)
+command -v ccache >/dev/null && cxx=(ccache "${cxx[@]}")
+objects=()
+for unit in imgui imgui_draw imgui_tables imgui_widgets misc/cpp/imgui_stdlib backends/imgui_impl_win32 \
+            backends/imgui_impl_dx11; do
+  object="$deps/imgui/$(basename "$unit").o"
+  "${cxx[@]}" -O2 -w -std=c++17 -I"$imgui_src" -c "$imgui_src/$unit.cpp" -o "$object"
+  objects+=("$object")
+done
+x86_64-w64-mingw32-ar rcs "$prefix/lib/libimgui.a" "${objects[@]}"
+cp "$imgui_src"/{imgui.h,imconfig.h,imgui_internal.h,imstb_rectpack.h,imstb_textedit.h,imstb_truetype.h} \
+  "$imgui_src/misc/cpp/imgui_stdlib.h" "$prefix/include/imgui/"
+cp "$imgui_src"/backends/{imgui_impl_win32.h,imgui_impl_dx11.h} "$prefix/include/imgui/backends/"
+
 echo "$recipe_hash" >"$stamp"
 echo "windows-deps: installed into $prefix" >&2

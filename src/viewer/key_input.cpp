@@ -68,11 +68,12 @@ std::vector<int> parse_key_combo(std::string_view combo) {
     std::string_view name;
     int key;
   };
-  // GLFW's key codes (glfw3.h), stable across its versions.
   static constexpr Named kNamed[] = {
-      {"space", 32},   {"escape", 256}, {"enter", 257}, {"tab", 258},  {"backspace", 259},
-      {"delete", 261}, {"right", 262},  {"left", 263},  {"down", 264}, {"up", 265},
-      {"home", 268},   {"end", 269},    {"shift", 340}, {"ctrl", 341}, {"alt", 342},
+      {"space", key::kSpace},     {"escape", key::kEscape},       {"enter", key::kEnter},
+      {"tab", key::kTab},         {"backspace", key::kBackspace}, {"delete", key::kDelete},
+      {"right", key::kRight},     {"left", key::kLeft},           {"down", key::kDown},
+      {"up", key::kUp},           {"home", key::kHome},           {"end", key::kEnd},
+      {"shift", key::kLeftShift}, {"ctrl", key::kLeftControl},    {"alt", key::kLeftAlt},
   };
   auto code = [](std::string_view name) -> int {
     if (name.size() == 1 && name[0] >= 'a' && name[0] <= 'z') return 'A' + (name[0] - 'a');
@@ -81,7 +82,7 @@ std::vector<int> parse_key_combo(std::string_view combo) {
       const std::string digits(name.substr(1));
       if (digits.find_first_not_of("0123456789") == std::string::npos && digits[0] != '0') {
         const int n = std::stoi(digits);
-        if (n >= 1 && n <= 12) return 290 + n - 1;  // GLFW_KEY_F1
+        if (n >= 1 && n <= 12) return key::kF1 + n - 1;
       }
     }
     for (const Named& named : kNamed)

@@ -18,6 +18,16 @@
 
 namespace ossa::viewer {
 
+// GLFW's key codes (glfw3.h, stable across its versions): the viewer's keys on every platform (the Windows
+// window translates its virtual-key codes to these). Letters and digits are their upper-case ASCII codes.
+namespace key {
+inline constexpr int kSpace = 32, kEscape = 256, kEnter = 257, kTab = 258, kBackspace = 259, kInsert = 260,
+                     kDelete = 261, kRight = 262, kLeft = 263, kDown = 264, kUp = 265, kPageUp = 266,
+                     kPageDown = 267, kHome = 268, kEnd = 269, kF1 = 290, kF12 = 301, kLeftShift = 340,
+                     kLeftControl = 341, kLeftAlt = 342, kRightShift = 344, kRightControl = 345,
+                     kRightAlt = 346;
+}  // namespace key
+
 // GLFW's action numbers (glfw3.h: GLFW_RELEASE 0, GLFW_PRESS 1, GLFW_REPEAT 2).
 enum class KeyAction : int { kRelease = 0, kPress = 1, kRepeat = 2 };
 

@@ -81,10 +81,11 @@ Result<std::unique_ptr<CharacterRenderer>> create_d3d11_renderer(std::shared_ptr
                                                                  std::span<const Texture> textures,
                                                                  bool flip_textures = true);
 
-// Copies the renderer's frame (what was drawn since begin_frame()) into `texture`, an ID3D11Texture2D* of the
-// same size in DXGI_FORMAT_R8G8B8A8_UNORM (a swap chain's back buffer, say), on the GPU: how a window shows
-// it (tools/ossa_d3d11_demo). Fails for a renderer of another backend or a texture of another size.
-Result<bool> copy_frame_to(CharacterRenderer& renderer, void* texture);
+// Copies the renderer's frame (what was drawn since begin_frame()) into `texture`, an ID3D11Texture2D* in
+// DXGI_FORMAT_R8G8B8A8_UNORM (a swap chain's back buffer, say), with the frame's top-left corner at texel
+// (x, y), on the GPU: how a window shows it (tools/ossa_d3d11_demo; `ossa view` puts it between its panels).
+// Fails for a renderer of another backend, or a frame that does not fit there.
+Result<bool> copy_frame_to(CharacterRenderer& renderer, void* texture, int x = 0, int y = 0);
 
 // The HLSL sources built into the library (src/render/d3d11/shaders/), by their repository paths.
 struct HlslSource {

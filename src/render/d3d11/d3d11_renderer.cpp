@@ -275,7 +275,7 @@ class D3D11Renderer final : public CharacterRenderer {
   }
   Image end_frame() override;
   void finish() override;
-  Result<bool> copy_frame_to(ID3D11Texture2D* texture);
+  Result<bool> copy_frame_to(ID3D11Texture2D* texture, int x, int y);
 
  private:
   struct GpuMesh {
@@ -911,25 +911,28 @@ Image D3D11Renderer::end_frame() {
   ctx->Unmap(staging_.Get(), 0);
   return image;
 }
-Result<bool> D3D11Renderer::copy_frame_to(ID3D11Texture2D* texture) {
+Result<bool> D3D11Renderer::copy_frame_to(ID3D11Texture2D* texture, int x, int y) {
   if (!texture || !color_) return Result<bool>::failure("copy_frame_to: no texture or no frame");
   D3D11_TEXTURE2D_DESC desc{};
   texture->GetDesc(&desc);
-  if (static_cast<int>(desc.Width) != width_ || static_cast<int>(desc.Height) != height_ ||
-      desc.Format != DXGI_FORMAT_R8G8B8A8_UNORM || desc.SampleDesc.Count != 1)
+  if (x < 0 || y < 0 || static_cast<int64_t>(x) + width_ > desc.Width ||
+      static_cast<int64_t>(y) + height_ > desc.Height || desc.Format != DXGI_FORMAT_R8G8B8A8_UNORM ||
+      desc.SampleDesc.Count != 1)
     return Result<bool>::failure("copy_frame_to: the texture is " + std::to_string(desc.Width) + " x " +
-                                 std::to_string(desc.Height) + ", not the frame's " + std::to_string(width_) +
-                                 " x " + std::to_string(height_) + " RGBA8 (single-sampled)");
-  ctx->CopyResource(texture, color_.Get());
+                                 std::to_string(desc.Height) + ": the frame's " + std::to_string(width_) +
+                                 " x " + std::to_string(height_) + " at (" + std::to_string(x) + ", " +
+                                 std::to_string(y) + ") does not fit, or it is not RGBA8 (single-sampled)");
+  ctx->CopySubresourceRegion(texture, 0, static_cast<UINT>(x), static_cast<UINT>(y), 0, color_.Get(), 0,
+                             nullptr);
   return true;
 }
 }  // namespace
 
-Result<bool> copy_frame_to(CharacterRenderer& renderer, void* texture) {
+Result<bool> copy_frame_to(CharacterRenderer& renderer, void* texture, int x, int y) {
   auto* d3d11 = dynamic_cast<D3D11Renderer*>(&renderer);
   if (!d3d11)
     return Result<bool>::failure(std::string("copy_frame_to: a ") + renderer.backend() + " renderer");
-  return d3d11->copy_frame_to(static_cast<ID3D11Texture2D*>(texture));
+  return d3d11->copy_frame_to(static_cast<ID3D11Texture2D*>(texture), x, y);
 }
 
 Result<std::unique_ptr<CharacterRenderer>> create_d3d11_renderer(std::shared_ptr<D3D11Device> device,

@@ -1,18 +1,12 @@
-// The viewer's window: GLFW makes it, Dear ImGui draws the panels, the OpenGL renderer draws the character
-// into its own framebuffer, which is copied into the middle of the window. Every control calls the plain
-// classes (Playback, NotifyDocument, TimelineView, OrbitCamera); scripts inject the same pointer input the
-// user would give, so the scripted tests drive the real window.
+// The viewer: Dear ImGui draws the panels, a CharacterRenderer draws the character into its own frame, which
+// is copied into the middle of the window (window.h: GLFW + OpenGL on Linux, Win32 + Direct3D 11 on
+// Windows). Every control calls the plain classes (Playback, NotifyDocument, TimelineView, OrbitCamera);
+// scripts inject the same pointer input the user would give, so the scripted tests drive the real window.
+
 #include "viewer/app/viewer_window.h"
 
-#include <epoxy/gl.h>
-// GLFW after epoxy: epoxy has declared GL already, GLFW must not include the system GL header.
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
-
-#include "backends/imgui_impl_glfw.h"
-#include "backends/imgui_impl_opengl3.h"
 
 #include <algorithm>
 #include <chrono>
@@ -29,13 +23,13 @@
 
 #include "ossa/core/file_io.h"
 #include "ossa/render/baked_animation.h"
-#include "ossa/render/gl_renderer.h"
 #include "ossa/render/image.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/serialize/gltf_export.h"
 #include "ossa/serialize/load.h"
 #include "render/draw_plan.h"
+#include "viewer/app/window.h"
 #include "viewer/dope_sheet.h"
 #include "viewer/file_browser.h"
 #include "viewer/graph_document.h"
@@ -262,9 +256,8 @@ class App {
   ViewerOptions options_;
   ViewerSettings settings_;
   std::string settings_path_;
-  GLFWwindow* window_ = nullptr;
-  std::shared_ptr<GlContext> gl_;
-  bool imgui_ready_ = false;
+  std::unique_ptr<Window> window_;
+  bool imgui_ready_ = false;  // the ImGui context is made
   float ui_scale_ = 1;
   Layout layout_;
   std::unique_ptr<Document> doc_;
@@ -384,84 +377,46 @@ class App {
 };
 
 App::~App() {
-  if (doc_) doc_.reset();  // the renderer needs the context
-  gl_.reset();
-  if (imgui_ready_) {
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-  }
-  if (window_) glfwDestroyWindow(window_);
-  glfwTerminate();
+  // Renderers first: they draw on the window's device.
+  retarget_.reset();
+  doc_.reset();
+  window_.reset();
+  if (imgui_ready_) ImGui::DestroyContext();
 }
 
 bool App::create_window() {
-  glfwSetErrorCallback(
-      [](int, const char* message) { std::fprintf(stderr, "ossa view: GLFW: %s\n", message); });
-  if (!glfwInit()) {
-    std::fprintf(stderr, "ossa view: cannot open a window (no display? run under a desktop or xvfb-run)\n");
-    return false;
-  }
   const int width = options_.width > 0 ? options_.width : settings_.window_width;
   const int height = options_.height > 0 ? options_.height : settings_.window_height;
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // high-DPI: the window keeps its size in points
-  window_ = glfwCreateWindow(width, height, "Ossa viewer", nullptr, nullptr);
-  if (!window_) {
-    // Some drivers give OpenGL 4.5 through EGL only.
-    glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API);
-    window_ = glfwCreateWindow(width, height, "Ossa viewer", nullptr, nullptr);
-  }
-  if (!window_) {
-    std::fprintf(stderr, "ossa view: cannot create an OpenGL 4.5 core window\n");
-    return false;
-  }
-  glfwMakeContextCurrent(window_);
-  glfwSwapInterval(script_.empty() ? 1 : 0);  // scripts run as fast as they can
-  auto gl = GlContext::adopt_current();
-  if (!gl) {
-    std::fprintf(stderr, "ossa view: %s\n", gl.error().c_str());
-    return false;
-  }
-  gl_ = std::move(gl).value();
-  glfwSetWindowUserPointer(window_, this);
-  glfwSetWindowCloseCallback(window_, [](GLFWwindow* w) {
-    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
-    if (!app->unsaved()) return;
-    glfwSetWindowShouldClose(w, GLFW_FALSE);  // asked first
-    app->request_quit();
-  });
-  glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
-    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
-    if (count > 0) app->pending_drops_.push_back(paths[0]);
-  });
-
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
+  imgui_ready_ = true;
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // panel layout is fixed; settings live in viewer.json
-  float xscale = 1, yscale = 1;
-  glfwGetWindowContentScale(window_, &xscale, &yscale);
-  ui_scale_ = std::clamp(std::max(xscale, yscale), 1.f, 4.f);
+  WindowEvents events;
+  events.close_requested = [this] {
+    if (!unsaved()) return true;
+    request_quit();  // asked first
+    return false;
+  };
+  events.dropped = [this](const std::string& path) { pending_drops_.push_back(path); };
+  // Keys and characters go through our queue instead of straight into Dear ImGui (see feed_keys()); a
+  // scripted run sees only its script's keys, as it sees only its pointer.
+  events.key = [this](int key, KeyAction action) {
+    if (script_.empty()) keys_.push_key(key, action);
+  };
+  events.character = [this](uint32_t codepoint) {
+    if (script_.empty()) keys_.push_character(codepoint);
+  };
+  std::string error;
+  window_ = Window::open(width, height, script_.empty(), std::move(events), error);  // scripts: no vsync
+  if (!window_) {
+    std::fprintf(stderr, "ossa view: %s\n", error.c_str());
+    return false;
+  }
+  ui_scale_ = std::clamp(window_->content_scale(), 1.f, 4.f);
   ImGui::StyleColorsDark();
   ImGui::GetStyle().ScaleAllSizes(ui_scale_);
   io.FontGlobalScale = ui_scale_;
-  ImGui_ImplGlfw_InitForOpenGL(window_, true);
-  // Keys and characters go through our queue instead of straight into Dear ImGui (see feed_keys()); a
-  // scripted run sees only its script's keys, as it sees only its pointer.
-  glfwSetKeyCallback(window_, [](GLFWwindow* w, int key, int, int action, int) {
-    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
-    if (app->script_.empty()) app->keys_.push_key(key, static_cast<KeyAction>(action));
-  });
-  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int codepoint) {
-    auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
-    if (app->script_.empty()) app->keys_.push_character(codepoint);
-  });
-  ImGui_ImplOpenGL3_Init("#version 450");
-  imgui_ready_ = true;
   return true;
 }
 
@@ -488,7 +443,7 @@ void App::open(const std::string& path) {
   doc->sidecar_read = sidecar_exists;
   doc->character = std::move(loaded).value();
   const LoadedCharacter& c = *doc->character;
-  auto renderer = create_gl_renderer(gl_, c.asset, c.materials, c.textures, c.flip_textures);
+  auto renderer = window_->create_renderer(c);
   if (!renderer) {
     error_ = "cannot draw " + shown + ":\n" + renderer.error();
     return;
@@ -1018,21 +973,7 @@ void App::run_script_actions() {
 }
 
 bool App::screenshot(const std::string& path) {
-  int width = 0, height = 0;
-  glfwGetFramebufferSize(window_, &width, &height);
-  Image image;
-  image.width = width;
-  image.height = height;
-  image.rgba.resize(static_cast<size_t>(width) * height * 4);
-  std::vector<uint8_t> rows(image.rgba.size());
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  glReadBuffer(GL_BACK);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
-  const size_t row = static_cast<size_t>(width) * 4;
-  for (int y = 0; y < height; ++y) std::copy_n(&rows[(height - 1 - y) * row], row, &image.rgba[y * row]);
-  for (size_t i = 3; i < image.rgba.size(); i += 4) image.rgba[i] = 255;  // the window is opaque
-  auto written = write_png(image, path);
+  auto written = write_png(window_->read_back(), path);
   if (!written) std::fprintf(stderr, "ossa view: %s\n", written.error().c_str());
   return static_cast<bool>(written);
 }
@@ -1043,7 +984,7 @@ void App::resize_panels() {
   ImGuiIO& io = ImGui::GetIO();
   const ImVec2 m = io.MousePos;
   int w = 0, h = 0;
-  glfwGetWindowSize(window_, &w, &h);
+  window_->size(w, h);
   const float grab = 5 * ui_scale_, right_edge = static_cast<float>(w) - layout_.right,
               bottom_edge = static_cast<float>(h) - layout_.bottom;
   const bool beside_scene = m.y > layout_.menu && m.y < bottom_edge - grab;
@@ -1077,7 +1018,7 @@ void App::resize_panels() {
 
 void App::compute_layout() {
   int w = 0, h = 0;
-  glfwGetWindowSize(window_, &w, &h);
+  window_->size(w, h);
   // The panels as the user sized them, shrunk where the window is too small to leave the 3D view its minimum.
   layout_.left = static_cast<float>(settings_.left_panel) * ui_scale_;
   layout_.right = static_cast<float>(settings_.right_panel) * ui_scale_;
@@ -1109,13 +1050,10 @@ bool App::project(Vec3 world, ImVec2& out) const {
 
 void App::render_scene() {
   int fb_w = 0, fb_h = 0, win_w = 0, win_h = 0;
-  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
-  glfwGetWindowSize(window_, &win_w, &win_h);
+  window_->framebuffer_size(fb_w, fb_h);
+  window_->size(win_w, win_h);
   const float scale = win_w > 0 ? static_cast<float>(fb_w) / static_cast<float>(win_w) : 1;
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  glViewport(0, 0, fb_w, fb_h);
-  glClearColor(0.1f, 0.1f, 0.12f, 1);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  window_->clear();
   if (!doc_) return;
   const auto start = Clock::now();
   frame_.width = std::max(1, static_cast<int>(layout_.scene_w * scale));
@@ -1169,19 +1107,18 @@ void App::render_scene() {
       }
     r.draw_world_lines(segments, {0.43f, 0.67f, 0.43f});
   }
-  // Cannot fail: the renderer is the OpenGL one made in open().
-  (void)present_gl_frame(r, static_cast<int>(layout_.scene_x * scale),
-                         fb_h - static_cast<int>((layout_.scene_y + layout_.scene_h) * scale));
+  // The frame's top row: its bottom one is where the scene's bottom edge falls (the same pixels on every
+  // platform, however the edges round).
+  const int top = static_cast<int>((layout_.scene_y + layout_.scene_h) * scale) - frame_.height;
+  window_->present(r, static_cast<int>(layout_.scene_x * scale), top, frame_.height);
   if (retarget_ &&
       retarget_->session.pose(graph_ ? graph_->instance().locals() : p.locals(), retarget_->model)) {
     CharacterRenderer& target = *retarget_->renderer;
     target.begin_frame(frame_);
     target.draw_palette(world, retarget_->model);
-    (void)present_gl_frame(target, static_cast<int>((layout_.scene_x + layout_.scene_w) * scale),
-                           fb_h - static_cast<int>((layout_.scene_y + layout_.scene_h) * scale));
+    window_->present(target, static_cast<int>((layout_.scene_x + layout_.scene_w) * scale), top,
+                     frame_.height);
   }
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  glViewport(0, 0, fb_w, fb_h);
   scene_ms_.add(ms_since(start));
 }
 
@@ -1422,7 +1359,7 @@ void App::draw_left_panel() {
   const ImGuiWindowFlags fixed =
       ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
   int win_w = 0, win_h = 0;
-  glfwGetWindowSize(window_, &win_w, &win_h);
+  window_->size(win_w, win_h);
   ImGui::SetNextWindowPos(ImVec2(0, layout_.menu));
   ImGui::SetNextWindowSize(ImVec2(layout_.left, static_cast<float>(win_h) - layout_.menu - layout_.bottom));
   ImGui::Begin("Playback", nullptr, fixed);
@@ -2023,7 +1960,7 @@ void App::open_retarget(const std::string& path, const std::string& map_path) {
     return;
   }
   const LoadedCharacter& c = session->target();
-  auto renderer = create_gl_renderer(gl_, c.asset, c.materials, c.textures, c.flip_textures);
+  auto renderer = window_->create_renderer(c);
   if (!renderer) {
     error_ = "cannot draw " + path + ":\n" + renderer.error();
     return;
@@ -2120,7 +2057,7 @@ void App::draw_right_panel() {
   const ImGuiWindowFlags fixed =
       ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
   int win_w = 0, win_h = 0;
-  glfwGetWindowSize(window_, &win_w, &win_h);
+  window_->size(win_w, win_h);
   ImGui::SetNextWindowPos(ImVec2(static_cast<float>(win_w) - layout_.right, layout_.menu));
   ImGui::SetNextWindowSize(ImVec2(layout_.right, static_cast<float>(win_h) - layout_.menu - layout_.bottom));
   ImGui::Begin("Inspect", nullptr, fixed);
@@ -2684,7 +2621,7 @@ void App::draw_bottom_panel() {
                                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoScrollbar |
                                  ImGuiWindowFlags_NoScrollWithMouse;
   int win_w = 0, win_h = 0;
-  glfwGetWindowSize(window_, &win_w, &win_h);
+  window_->size(win_w, win_h);
   const float w = static_cast<float>(win_w), h = static_cast<float>(win_h);
   const float log_w = std::min(380 * ui_scale_, w * 0.4f);
   ImGui::SetNextWindowPos(ImVec2(0, h - layout_.bottom));
@@ -2816,8 +2753,8 @@ void App::draw_error() {
       "from start to end, at up to 30 frames per second",
       export_view_path_, [&](const std::string& path) { export_view(path); });
   if (error_.empty()) return;
-  int win_w = 0;
-  glfwGetWindowSize(window_, &win_w, nullptr);
+  int win_w = 0, win_h = 0;
+  window_->size(win_w, win_h);
   ImGui::SetNextWindowPos(ImVec2(static_cast<float>(win_w) * 0.5f, layout_.menu + 40 * ui_scale_),
                           ImGuiCond_Always, ImVec2(0.5f, 0));
   ImGui::SetNextWindowSize(ImVec2(std::min(560 * ui_scale_, static_cast<float>(win_w) - 20), 0));
@@ -2915,7 +2852,8 @@ void App::draw_prompts() {
       ImGui::SameLine();
       if (ImGui::Button("Discard")) choice = Answer::kDiscard;
       ImGui::SameLine();
-      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) choice = Answer::kCancel;
+      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+        choice = Answer::kCancel;
       if (choice) {
         ImGui::CloseCurrentPopup();
         answer(*choice);
@@ -2952,13 +2890,12 @@ void App::feed_keys() {
       held_keys_.clear();
     }
   }
-  // Dear ImGui 1.86 reads key state once a frame: give it this frame's share, through its GLFW backend's own
-  // handlers (which also keep Ctrl, Shift and Alt).
+  // Dear ImGui 1.86 reads key state once a frame: give it this frame's share.
   for (const InputEvent& event : keys_.next_frame()) {
     if (event.kind == InputEvent::Kind::kKey)
-      ImGui_ImplGlfw_KeyCallback(window_, event.key, 0, static_cast<int>(event.action), 0);
+      window_->key_to_imgui(event.key, event.action);
     else
-      ImGui_ImplGlfw_CharCallback(window_, event.codepoint);
+      window_->character_to_imgui(event.codepoint);
   }
 }
 
@@ -2971,8 +2908,7 @@ void App::frame(float dt) {
   if (!pending_drops_.empty()) request_open(pending_drops_.back());  // the last one asked for
   pending_drops_.clear();
 
-  ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
+  window_->new_imgui_frame();
   feed_keys();
   ImGuiIO& io = ImGui::GetIO();
   if (!script_.empty()) {
@@ -2997,32 +2933,32 @@ void App::frame(float dt) {
     Playback& p = *doc_->playback;
     const bool ctrl = io.KeyCtrl;
     // An action runs once per press; stepping frames follows the key's auto-repeat.
-    if (keys_.pressed(GLFW_KEY_SPACE)) p.set_paused(!p.paused());
-    if (keys_.pressed_or_repeated(GLFW_KEY_RIGHT)) p.step_frames(1);
-    if (keys_.pressed_or_repeated(GLFW_KEY_LEFT)) p.step_frames(-1);
-    if (keys_.pressed(GLFW_KEY_HOME)) p.seek(0);
-    if (keys_.pressed(GLFW_KEY_F)) camera_.refit(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
-    if (keys_.pressed(GLFW_KEY_G)) grid_ = !grid_;
-    if (keys_.pressed(GLFW_KEY_K)) skeleton_ = !skeleton_;
+    if (keys_.pressed(key::kSpace)) p.set_paused(!p.paused());
+    if (keys_.pressed_or_repeated(key::kRight)) p.step_frames(1);
+    if (keys_.pressed_or_repeated(key::kLeft)) p.step_frames(-1);
+    if (keys_.pressed(key::kHome)) p.seek(0);
+    if (keys_.pressed('F')) camera_.refit(doc_->lo, doc_->hi, layout_.scene_w / layout_.scene_h);
+    if (keys_.pressed('G')) grid_ = !grid_;
+    if (keys_.pressed('K')) skeleton_ = !skeleton_;
     for (int i = 0; i < 5; ++i)
-      if (keys_.pressed(GLFW_KEY_1 + i)) lighting_ = static_cast<LightingMode>(i);
-    if (ctrl && keys_.pressed(GLFW_KEY_Z) && doc_->notifies.undo()) edited("");
-    if (ctrl && keys_.pressed(GLFW_KEY_Y) && doc_->notifies.redo()) edited("");
-    if (ctrl && keys_.pressed(GLFW_KEY_S)) save_notifies("");
-    if (!ctrl && keys_.pressed(GLFW_KEY_N)) {
+      if (keys_.pressed('1' + i)) lighting_ = static_cast<LightingMode>(i);
+    if (ctrl && keys_.pressed('Z') && doc_->notifies.undo()) edited("");
+    if (ctrl && keys_.pressed('Y') && doc_->notifies.redo()) edited("");
+    if (ctrl && keys_.pressed('S')) save_notifies("");
+    if (!ctrl && keys_.pressed('N')) {
       uint32_t id = 0;
       const std::string refusal =
           doc_->notifies.add(p.clip(), new_notify_name_, on_frame(p.time()), new_notify_duration_, &id);
       if (refusal.empty()) selected_notify_ = id;
       edited(refusal);
     }
-    if (keys_.pressed(GLFW_KEY_DELETE) && selected_notify_) {
+    if (keys_.pressed(key::kDelete) && selected_notify_) {
       edited(doc_->notifies.remove(p.clip(), selected_notify_));
       selected_notify_ = 0;
     }
   }
-  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed(GLFW_KEY_O)) show_open_ = true;
-  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed(GLFW_KEY_Q)) request_quit();
+  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed('O')) show_open_ = true;
+  if (!io.WantTextInput && io.KeyCtrl && keys_.pressed('Q')) request_quit();
 
   draw_menu();
   draw_left_panel();
@@ -3054,12 +2990,12 @@ void App::frame(float dt) {
   keep_recovery(dt);
   std::string title =
       doc_ ? display_name(doc_->path) + (unsaved() ? "* - Ossa viewer" : " - Ossa viewer") : "Ossa viewer";
-  if (title != title_) glfwSetWindowTitle(window_, (title_ = std::move(title)).c_str());
+  if (title != title_) window_->set_title(title_ = std::move(title));
   render_scene();
   draw_scene_overlay();
   const auto ui_start = Clock::now();
   ImGui::Render();
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  window_->render_imgui();
   ui_ms_.add(ms_since(ui_start));
   (void)start;
 }
@@ -3085,8 +3021,7 @@ int App::run() {
   }
   if (!create_window()) return 4;
   {
-    ImGui_ImplOpenGL3_NewFrame();  // the first layout needs the font: one empty frame
-    ImGui_ImplGlfw_NewFrame();
+    window_->new_imgui_frame();  // the first layout needs the font: one empty frame
     ImGui::NewFrame();
     compute_layout();
     ImGui::EndFrame();
@@ -3094,8 +3029,8 @@ int App::run() {
   if (!options_.file.empty()) open(options_.file);
   if (doc_ && !options_.graph.empty()) open_graph(options_.graph);
   if (!error_.empty()) std::fprintf(stderr, "ossa view: %s\n", error_.c_str());
-  while (!glfwWindowShouldClose(window_) && !quit_) {
-    glfwPollEvents();
+  while (!window_->closing() && !quit_) {
+    window_->poll();
     const auto now = Clock::now();
     const float real_dt = std::min(std::chrono::duration<float>(now - last_frame_).count(), 0.1f);
     if (frames_ > 0) frame_ms_.add(std::chrono::duration<double, std::milli>(now - last_frame_).count());
@@ -3110,7 +3045,7 @@ int App::run() {
         run_action(script_[next_action_++]);
     }
     const auto swap_start = Clock::now();
-    glfwSwapBuffers(window_);  // where a software rasteriser (llvmpipe) does most of the frame's drawing
+    window_->swap();  // where a software rasteriser (llvmpipe) does most of the frame's drawing
     swap_ms_.add(ms_since(swap_start));
     ++frames_;
   }
@@ -3122,7 +3057,7 @@ int App::run() {
   keep_recovery(0, true);  // edits left unsaved (a script's quit) stay recoverable; saved ones leave no copy
   if (!settings_path_.empty()) {
     int w = 0, h = 0;
-    glfwGetWindowSize(window_, &w, &h);
+    window_->size(w, h);
     settings_.window_width = w;
     settings_.window_height = h;
     settings_.lighting = to_string(lighting_);

@@ -1,5 +1,6 @@
-// `ossa view`: the viewer's window (GLFW, Dear ImGui, the OpenGL renderer) over the plain classes beside it
-// (Playback, NotifyDocument, TimelineView, OrbitCamera, scripts, settings).
+// `ossa view`: the viewer's window (Dear ImGui and a renderer, over GLFW + OpenGL or Win32 + Direct3D 11:
+// window.h) over the plain classes beside it (Playback, NotifyDocument, TimelineView, OrbitCamera, scripts,
+// settings).
 #pragma once
 
 #include <functional>
@@ -27,7 +28,7 @@ struct ViewerOptions {
 };
 
 // Runs until the window closes or the script quits. 0, or the script's status (1 when an action failed);
-// 4 when no window can be made (no display, no OpenGL 4.5).
+// 4 when no window can be made (no display, no OpenGL 4.5 or Direct3D 11 device).
 int run_viewer(const ViewerOptions& options);
 
 }  // namespace ossa::viewer
