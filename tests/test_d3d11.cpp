@@ -349,13 +349,7 @@ TEST(D3D11, MatchesOpenGlOnTheSameFiles) {
   REQUIRE_D3D11();
   std::string dir = build::gl_reference_dir();
   if (under_wine() && !dir.empty() && dir[0] == '/') dir = "Z:" + dir;  // Wine's drive for the Unix root
-  if (!fs::exists(dir + "/manifest.txt")) {
-    if (std::getenv("OSSA_REQUIRE_D3D11"))
-      FAIL() << dir << "/manifest.txt missing: run the Linux release tests first";
-    GTEST_SKIP()
-        << dir << "/manifest.txt not found: the Linux release build's Render.WritesGlReferencesForDirect3D11 "
-        << "writes it";
-  }
+  REQUIRE_GL_REFERENCES(dir);
   std::ifstream manifest(dir + "/manifest.txt");
   int compared = 0;
   double worst_all = 0;

@@ -90,13 +90,7 @@ float bind_size(const CharacterAsset& asset) {
 // 1e-5 of the model's size (what differs is the last bits of libm's results).
 TEST(ImportPlatforms, WindowsImportsWhatLinuxImports) {
   const std::string dir = build::gl_reference_dir();
-  if (!fs::exists(dir + "/manifest.txt")) {
-    if (std::getenv("OSSA_REQUIRE_D3D11"))
-      FAIL() << dir << "/manifest.txt missing: run the Linux release tests first";
-    GTEST_SKIP()
-        << dir << "/manifest.txt not found: the Linux release build's Render.WritesGlReferencesForDirect3D11 "
-        << "writes it";
-  }
+  REQUIRE_GL_REFERENCES(dir);
   std::vector<std::string> models = test::animated_models();
   std::ifstream manifest(dir + "/manifest.txt");
   int compared = 0;

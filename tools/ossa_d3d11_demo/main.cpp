@@ -165,27 +165,10 @@ int main(int argc, char** argv) {
   if (!window) return std::fprintf(stderr, "ossa-d3d11-demo: cannot create a window\n"), 1;
   ShowWindow(window, SW_SHOW);
 
-  // The swap chain, from the factory that made the renderer's device.
-  auto* d3d = static_cast<ID3D11Device*>(device->device());
-  ComPtr<IDXGIDevice> dxgi_device;
-  ComPtr<IDXGIAdapter> adapter;
-  ComPtr<IDXGIFactory> factory;
-  d3d->QueryInterface(__uuidof(IDXGIDevice), &dxgi_device);
-  if (dxgi_device) dxgi_device->GetAdapter(&adapter);
-  if (adapter) adapter->GetParent(__uuidof(IDXGIFactory), &factory);
-  DXGI_SWAP_CHAIN_DESC chain{};
-  chain.BufferDesc.Width = static_cast<UINT>(o.width);
-  chain.BufferDesc.Height = static_cast<UINT>(o.height);
-  chain.BufferDesc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
-  chain.SampleDesc.Count = 1;
-  chain.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
-  chain.BufferCount = 2;
-  chain.OutputWindow = window;
-  chain.Windowed = TRUE;
-  chain.SwapEffect = DXGI_SWAP_EFFECT_DISCARD;
+  auto made_chain = device->create_swap_chain(window);
+  if (!made_chain) return std::fprintf(stderr, "ossa-d3d11-demo: %s\n", made_chain.error().c_str()), 1;
   ComPtr<IDXGISwapChain> swap_chain;
-  if (!factory || FAILED(factory->CreateSwapChain(d3d, &chain, &swap_chain)))
-    return std::fprintf(stderr, "ossa-d3d11-demo: cannot create the swap chain\n"), 1;
+  swap_chain.Attach(static_cast<IDXGISwapChain*>(*made_chain));
 
   ossa::Animator animator = character.animator();
   int clip = 0;

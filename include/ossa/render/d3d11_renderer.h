@@ -64,6 +64,11 @@ class D3D11Device {
   void* device() const { return device_; }    // ID3D11Device*
   void* context() const { return context_; }  // ID3D11DeviceContext*
 
+  // A swap chain (IDXGISwapChain*, two R8G8B8A8_UNORM buffers of the window's client size) for `window` (an
+  // HWND), from the factory of this device's adapter: where a window shows frames (copy_frame_to into its
+  // back buffer). The caller owns it (Release()).
+  Result<void*> create_swap_chain(void* window) const;
+
  private:
   D3D11Device() = default;
   void* device_ = nullptr;

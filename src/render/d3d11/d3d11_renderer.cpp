@@ -99,6 +99,33 @@ D3D11Device::~D3D11Device() {
   if (device_) static_cast<ID3D11Device*>(device_)->Release();
 }
 
+Result<void*> D3D11Device::create_swap_chain(void* window) const {
+  auto* d3d = static_cast<ID3D11Device*>(device_);
+  ComPtr<IDXGIDevice> dxgi_device;
+  ComPtr<IDXGIAdapter> adapter;
+  ComPtr<IDXGIFactory> factory;
+  d3d->QueryInterface(__uuidof(IDXGIDevice), &dxgi_device);
+  if (dxgi_device) dxgi_device->GetAdapter(&adapter);
+  if (adapter) adapter->GetParent(__uuidof(IDXGIFactory), &factory);
+  RECT client{};
+  GetClientRect(static_cast<HWND>(window), &client);
+  DXGI_SWAP_CHAIN_DESC chain{};
+  chain.BufferDesc.Width = static_cast<UINT>(std::max(1L, client.right - client.left));
+  chain.BufferDesc.Height = static_cast<UINT>(std::max(1L, client.bottom - client.top));
+  chain.BufferDesc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
+  chain.SampleDesc.Count = 1;
+  chain.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
+  chain.BufferCount = 2;
+  chain.OutputWindow = static_cast<HWND>(window);
+  chain.Windowed = TRUE;
+  chain.SwapEffect = DXGI_SWAP_EFFECT_DISCARD;
+  IDXGISwapChain* swap_chain = nullptr;
+  HRESULT hr = factory ? factory->CreateSwapChain(d3d, &chain, &swap_chain) : E_FAIL;
+  if (FAILED(hr))
+    return Result<void*>::failure("cannot create a swap chain for the window: HRESULT " + hresult_text(hr));
+  return static_cast<void*>(swap_chain);
+}
+
 namespace {
 // Wine's version where this process runs under Wine ("" elsewhere): ntdll exports wine_get_version there.
 std::string wine_version() {

@@ -140,29 +140,12 @@ class Win32D3D11Window final : public Window {
     }
     DragAcceptFiles(hwnd_, TRUE);
 
-    // The swap chain, from the factory that made the renderer's device.
-    ComPtr<IDXGIDevice> dxgi_device;
-    ComPtr<IDXGIAdapter> adapter;
-    ComPtr<IDXGIFactory> factory;
-    d3d->QueryInterface(__uuidof(IDXGIDevice), &dxgi_device);
-    if (dxgi_device) dxgi_device->GetAdapter(&adapter);
-    if (adapter) adapter->GetParent(__uuidof(IDXGIFactory), &factory);
-    RECT client{};
-    GetClientRect(hwnd_, &client);
-    DXGI_SWAP_CHAIN_DESC chain{};
-    chain.BufferDesc.Width = static_cast<UINT>(std::max(1L, client.right - client.left));
-    chain.BufferDesc.Height = static_cast<UINT>(std::max(1L, client.bottom - client.top));
-    chain.BufferDesc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
-    chain.SampleDesc.Count = 1;
-    chain.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
-    chain.BufferCount = 2;
-    chain.OutputWindow = hwnd_;
-    chain.Windowed = TRUE;
-    chain.SwapEffect = DXGI_SWAP_EFFECT_DISCARD;
-    if (!factory || FAILED(factory->CreateSwapChain(d3d, &chain, &swap_chain_))) {
-      error = "cannot create a swap chain for the window";
+    auto chain = device_->create_swap_chain(hwnd_);
+    if (!chain) {
+      error = chain.error();
       return false;
     }
+    swap_chain_.Attach(static_cast<IDXGISwapChain*>(*chain));
     if (!make_target()) {
       error = "cannot make the window's back buffer a render target";
       return false;
