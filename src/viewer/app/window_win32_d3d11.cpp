@@ -104,6 +104,7 @@ class Win32D3D11Window final : public Window {
     if (imgui_ready_) {
       ImGui_ImplDX11_Shutdown();
       ImGui_ImplWin32_Shutdown();
+      imgui_ready_ = false;  // the messages DestroyWindow sends no longer reach the backend
     }
     target_.Reset();
     swap_chain_.Reset();
