@@ -35,17 +35,28 @@ fi
 
 # Each source package unpacked once per version, in the build tree, with the Debian patches named after it
 # (assimp: those that take utf8cpp and stb_image from their packages, which Debian's tarball leaves out; not the
-# one that makes draco required, which has no MinGW build).
+# one that makes draco required, which has no MinGW build). The downloads are kept outside the build tree, like
+# the Wine prefix (a fresh clone fetches nothing again); dpkg-source checks them against their .dsc each time.
+downloads="${OSSA_DEBIAN_SOURCES:-${XDG_CACHE_HOME:-$HOME/.cache}/ossa-debian-sources}"
 fetch_source() {  # PACKAGE [PATCH...] -> prints the unpacked folder
   local package="$1" version folder patch
   shift
   version="$(apt-get source --print-uris -qq "$package" | awk '/\.dsc/ {print $2}' | head -1)"
   folder="$deps/src/${version%.dsc}"
   if [ ! -d "$folder" ]; then
-    mkdir -p "$deps/src/download"
-    (cd "$deps/src/download" && apt-get source -qq --download-only "$package" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
+    mkdir -p "$downloads" "$deps/src"
+    download() {
+      (cd "$downloads" && apt-get source -qq --download-only "$package" 2>&1 |
+        grep -v '^W: Download is performed unsandboxed' >&2 || true)
+    }
+    [ -f "$downloads/$version" ] || download
     rm -rf "$folder.tmp"
-    dpkg-source --no-check --skip-patches -x "$deps/src/download/$version" "$folder.tmp" >/dev/null
+    if ! dpkg-source --skip-patches -x "$downloads/$version" "$folder.tmp" >/dev/null 2>&1; then
+      rm -rf "$folder.tmp"  # a damaged or partial download: fetched again
+      download
+      dpkg-source --skip-patches -x "$downloads/$version" "$folder.tmp" >/dev/null 2>&1 ||
+        { echo "windows-deps: cannot unpack $downloads/$version" >&2; exit 1; }
+    fi
     for patch in "$@"; do
       patch -d "$folder.tmp" -p1 -s <"$folder.tmp/debian/patches/$patch"
     done
