@@ -2,11 +2,12 @@
 # Cross-builds the windows preset's dependencies from Debian's own source packages: assimp 5.2.5 (FBX, glTF 2.0
 # and COLLADA importers, static) and the minizip it reads archives with (zlib's contrib/minizip), over
 # libz-mingw-w64-dev's zlib, for the importer; Dear ImGui 1.86 with its Win32 and Direct3D 11 backends, for
-# `ossa view`. Nothing is vendored: `apt-get source` fetches the sources from the package
-# registry (a deb-src entry for the Debian mirror apt already uses is added when none is there) into the build
-# tree, and the result is installed into build/windows-deps/prefix, where the windows preset looks for it.
+# `ossa view`. Nothing is vendored: `apt-get source` fetches the sources from the package registry (a deb-src
+# entry for the Debian mirror apt already uses is added when none is there) into ~/.cache/ossa-debian-sources,
+# they are unpacked in the build tree, and the result is installed into build/windows-deps/prefix, where the
+# windows preset looks for it.
 # Usage: scripts/windows-deps.sh   (scripts/bootstrap.sh windows runs it). Quick when the prefix is up to date;
-# a first build is ~6 minutes on 2 cores (ccache makes later ones, in other clones, take seconds).
+# a first build is ~6 minutes on 2 cores (ccache makes later ones, in other clones, take ~20 s).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps="$here/build/windows-deps"
