@@ -48,12 +48,8 @@ if(WIN32 AND "import" IN_LIST OSSA_COMPONENTS AND OSSA_WINDOWS_DEPS AND EXISTS $
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT ossa_development)
 endif()
 # xxhash in inline mode (the MinGW build, cmake/windows_dependencies.cmake) is compiled into ossa::runtime.
-set(OSSA_XXHASH_INLINE OFF)
-if(TARGET PkgConfig::XXHASH)
-  get_target_property(xxhash_definitions PkgConfig::XXHASH INTERFACE_COMPILE_DEFINITIONS)
-  if(xxhash_definitions MATCHES "XXH_INLINE_ALL")
-    set(OSSA_XXHASH_INLINE ON)
-  endif()
+if(NOT OSSA_XXHASH_INLINE)
+  set(OSSA_XXHASH_INLINE OFF)  # configure_package_config_file writes it as it is
 endif()
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ossaConfig.cmake.in

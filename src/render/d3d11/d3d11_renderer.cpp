@@ -210,8 +210,8 @@ Result<const CompiledShaders*> compiled_shaders(const std::string& compiler) {
                                   {lines, "ps_main", "ps_5_0"}};
   Result<std::vector<std::vector<uint8_t>>> blobs = std::vector<std::vector<uint8_t>>{};
   if (compiler.empty()) {  // built in at build time
+    const std::span<const detail::HlslBytecode> built_in = detail::built_in_hlsl_bytecode();
     for (const detail::HlslJob& job : jobs) {
-      const std::span<const detail::HlslBytecode> built_in = detail::built_in_hlsl_bytecode();
       auto found = std::find_if(built_in.begin(), built_in.end(), [&](const detail::HlslBytecode& b) {
         return std::string_view(b.path) == job.source->path && std::string_view(b.entry) == job.entry;
       });

@@ -15,8 +15,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
+#include "ossa/core/file_io.h"
 #include "ossa/render/d3d11_renderer.h"
 #include "viewer/app/window.h"
 
@@ -77,24 +79,6 @@ WPARAM virtual_key_of(int key) {
   for (const KeyPair& pair : kKeys)
     if (pair.key == key) return pair.vk;
   return 0;
-}
-
-std::wstring wide(const std::string& utf8) {
-  std::wstring out(static_cast<size_t>(MultiByteToWideChar(CP_UTF8, 0, utf8.data(),
-                                                           static_cast<int>(utf8.size()), nullptr, 0)),
-                   L'\0');
-  MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), out.data(),
-                      static_cast<int>(out.size()));
-  return out;
-}
-
-std::string utf8(const std::wstring& text) {
-  std::string out(static_cast<size_t>(WideCharToMultiByte(
-                      CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr)),
-                  '\0');
-  WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(),
-                      static_cast<int>(out.size()), nullptr, nullptr);
-  return out;
 }
 
 class Win32D3D11Window final : public Window {
@@ -166,7 +150,8 @@ class Win32D3D11Window final : public Window {
     height = client.bottom - client.top;
   }
   void framebuffer_size(int& width, int& height) const override { size(width, height); }
-  void set_title(const std::string& title) override { SetWindowTextW(hwnd_, wide(title).c_str()); }
+  // UTF-8 to UTF-16 through the one conversion the project has (file_io.h: a path's native form).
+  void set_title(const std::string& title) override { SetWindowTextW(hwnd_, path_from_utf8(title).c_str()); }
   bool closing() const override { return closing_; }
   void poll() override {
     MSG message;
@@ -267,7 +252,8 @@ class Win32D3D11Window final : public Window {
         const auto drop = reinterpret_cast<HDROP>(wparam);
         const UINT length = DragQueryFileW(drop, 0, nullptr, 0);
         std::wstring path(length, L'\0');
-        if (length > 0 && DragQueryFileW(drop, 0, path.data(), length + 1) > 0) events_.dropped(utf8(path));
+        if (length > 0 && DragQueryFileW(drop, 0, path.data(), length + 1) > 0)
+          events_.dropped(utf8_from_path(std::filesystem::path(path)));
         DragFinish(drop);
         return 0;
       }
