@@ -67,9 +67,7 @@ cd "$here"
 if [ "$preset" = windows ]; then
   scripts/windows-deps.sh
 fi
-if [ ! -f "build/$preset/CMakeCache.txt" ]; then
-  cmake --preset "$preset" >/dev/null
-fi
+scripts/configure-preset.sh "$preset"  # also repairs a tree whose first configure failed
 cmake --build --preset "$preset" -j 2
 
 # The npm packages the glTF export's tests run (pinned in tests/gltf/package.json), into the build tree: the

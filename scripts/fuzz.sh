@@ -17,7 +17,7 @@ for p in clang libclang-rt-14-dev; do
     break
   fi
 done
-[ -f build/fuzz/CMakeCache.txt ] || cmake --preset fuzz >/dev/null
+scripts/configure-preset.sh fuzz
 cmake --build --preset fuzz -j 2
 
 corpus=build/fuzz/corpus   # what the fuzzers add (kept between runs)

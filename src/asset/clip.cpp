@@ -45,17 +45,19 @@ float rate_from_keys(const RawClip& raw) {
 }  // namespace
 
 namespace {
-// Largest rotation between consecutive frames of any joint (radians).
-float max_rotation_step(const std::vector<JointPose>& frames, int joints, int frame_count) {
-  float worst = 0;
+// Whether no joint turns more than an angle between consecutive frames, tested on the quaternions' dot
+// product (cos of half the angle) against the cosine of half that angle, given as a number: no acos per frame, so the
+// decision does not depend on the platform's libm (the frame rate it picks is part of the file's bytes).
+bool rotation_steps_within(const std::vector<JointPose>& frames, int joints, int frame_count,
+                           float cos_half_max_step) {
   for (int f = 1; f < frame_count; ++f)
     for (int j = 0; j < joints; ++j) {
       const float* a = frames[static_cast<size_t>(f - 1) * joints + j].rotation;
       const float* b = frames[static_cast<size_t>(f) * joints + j].rotation;
-      float d = std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
-      worst = std::max(worst, 2 * std::acos(std::min(d, 1.f)));
+      if (!(std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) >= cos_half_max_step))
+        return false;
     }
-  return worst;
+  return true;
 }
 }  // namespace
 
@@ -142,13 +144,13 @@ Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton
                                  std::to_string(base) +
                                  " fps is too much to resample (use the keyed layout)");
   // With an automatic rate, fast rotations get more frames (up to 8x) until no joint turns more than
-  // kMaxStep between frames: that bounds the nlerp-versus-slerp error between frames.
-  constexpr float kMaxStep = 20.f * 3.14159265f / 180.f;
+  // 20 degrees between frames: that bounds the nlerp-versus-slerp error between frames.
+  constexpr float kCosHalfMaxStep = 0.98480775f;  // cos(10 degrees)
   for (int multiple = 1;; multiple *= 2) {
     c.frame_rate_ = base * static_cast<float>(multiple);
     c.resample(raw, skeleton);
     if (frame_rate > 0 || multiple == 8 || frame_bytes(c.frame_rate_ * 2) > kMaxFrameBytes) break;
-    if (max_rotation_step(c.frames_, c.joint_count_, c.frame_count_) <= kMaxStep) break;
+    if (rotation_steps_within(c.frames_, c.joint_count_, c.frame_count_, kCosHalfMaxStep)) break;
   }
   return c;
 }

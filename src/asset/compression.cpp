@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "../runtime/kernels/kernels.h"
 #include "ossa/asset/morph_compression.h"
 #include "ossa/asset/value_ranges.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -110,6 +111,7 @@ Result<Clip> on_frames_of(const Clip& clip, float frame_rate) {
 
 std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& candidate,
                                          const Skeleton& skeleton, float shell_distance) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   const std::vector<Mat4> model = model_frames(reference, skeleton);
   const std::vector<ShellPoints> shell = shell_points(model, shell_distance);
   if (candidate.frame_count() == reference.frame_count() && candidate.frame_rate() == reference.frame_rate())
@@ -193,6 +195,7 @@ namespace {
 // fewer frames).
 Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
                                   const CompressionSettings& settings, CompressionStats* stats) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   if (!(settings.tolerance > 0) || !(settings.shell_distance > 0))
     return Result<Clip>::failure("compression tolerance and shell distance must be > 0");
   const int joints = clip.joint_count(), frames = clip.frame_count();
@@ -676,6 +679,7 @@ Result<Clip> every_nth_frame(const Clip& clip, int step) {
 
 Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const CompressionSettings& settings,
                            CompressionStats* stats) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   if (clip.layout() != Clip::Layout::kFixedRate)
     return Result<Clip>::failure("clip '" + clip.name() + "': compression starts from a fixed-rate clip");
   if (!settings.meshes.empty() && !clip.morph_weights().empty())  // the tolerance shared with the weights

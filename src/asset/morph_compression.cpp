@@ -1,4 +1,5 @@
 #include "ossa/asset/morph_compression.h"
+#include "../runtime/kernels/kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -119,6 +120,7 @@ Result<MorphWeightTracks> compress_morph_weights(const MorphWeightTracks& weight
                                                  std::span<const SkinnedMesh> meshes,
                                                  std::span<const float> skinning_scale, float budget,
                                                  double* bound) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   using R = Result<MorphWeightTracks>;
   if (!(budget > 0)) return R::failure("morph weights: the error budget must be > 0");
   std::vector<MorphWeightTracks::QuantizedTrack> shapes;
@@ -175,6 +177,7 @@ Result<MorphWeightTracks> compress_morph_weights(const MorphWeightTracks& weight
 
 Result<Clip> compress_clip_with_morph_weights(const Clip& clip, const Skeleton& skeleton,
                                               const CompressionSettings& settings, CompressionStats* stats) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   CompressionSettings joints = settings;
   joints.meshes = {};
   joints.tolerance = settings.tolerance * (1 - kMorphToleranceShare);

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/kernels.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/runtime/ik_job.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -756,6 +757,7 @@ void ContactTrack::sample(float time, std::span<float> out) const {
 
 Result<ContactTrack> find_contacts(const Clip& clip, const RetargetRig& rig,
                                    const RootMotionTrack* root_motion) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   if (!rig.source || !rig.target) return Result<ContactTrack>::failure("retarget: the rig is empty");
   if (clip.joint_count() != rig.source->joint_count())
     return Result<ContactTrack>::failure("clip '" + clip.name() +
@@ -808,6 +810,7 @@ Result<ContactTrack> find_contacts(const Clip& clip, const RetargetRig& rig,
 }
 
 Result<Clip> retarget_clip(const Clip& clip, const RetargetRig& rig, const RootMotionTrack* root_motion) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   if (!rig.source || !rig.target) return Result<Clip>::failure("retarget: the rig is empty");
   if (clip.joint_count() != rig.source->joint_count())
     return Result<Clip>::failure("clip '" + clip.name() + "' was not made for the retarget rig's source");

@@ -71,7 +71,24 @@ const char* to_string(SimdLevel level) {
 }
 
 namespace detail {
+namespace {
+// PortableKernelsScope: the thread's forced table. The counter of live scopes (any thread) keeps the common
+// path to one relaxed load: the thread-local is read only while some thread holds a scope.
+std::atomic<int> g_portable_scopes{0};
+thread_local const Kernels* t_forced_kernels = nullptr;
+}  // namespace
+
+PortableKernelsScope::PortableKernelsScope() : saved_(t_forced_kernels) {
+  t_forced_kernels = &kScalarKernels;
+  g_portable_scopes.fetch_add(1, std::memory_order_relaxed);
+}
+PortableKernelsScope::~PortableKernelsScope() {
+  g_portable_scopes.fetch_sub(1, std::memory_order_relaxed);
+  t_forced_kernels = saved_;
+}
+
 const Kernels& active_kernels() {
+  if (g_portable_scopes.load(std::memory_order_relaxed) != 0 && t_forced_kernels) return *t_forced_kernels;
 #if defined(__x86_64__) || defined(__i386__)
   switch (g_level.load(std::memory_order_relaxed)) {
     case SimdLevel::kAvx2:

@@ -100,4 +100,21 @@ extern const Kernels kAvx2Kernels;
 extern const Kernels kNeonKernels;
 const Kernels& active_kernels();
 
+// Offline work that writes files (clip and morph compression, retarget bakes, the errors they decide on) runs
+// its jobs on the scalar table while one of these lives on the calling thread: the SIMD tables round
+// differently (AVX2's fused multiply-adds, the order of sums), and an error measured a rounding either side
+// of a threshold keeps or drops a frame, so the same input would give other bytes on another CPU. The library
+// is built without implicit FMA contraction (-ffp-contract=off), so the scalar table computes the same IEEE
+// operations on x86-64, AArch64 and Windows. Other threads keep their level. Scopes nest.
+class PortableKernelsScope {
+ public:
+  PortableKernelsScope();
+  ~PortableKernelsScope();
+  PortableKernelsScope(const PortableKernelsScope&) = delete;
+  PortableKernelsScope& operator=(const PortableKernelsScope&) = delete;
+
+ private:
+  const Kernels* saved_;
+};
+
 }  // namespace ossa::detail
