@@ -189,6 +189,39 @@ OracleReport compare_with_oracle(const std::string& model_path, const std::strin
     }
   }
 
+  // Blender's rest joints against the skeleton's rest pose in the world (each joint's default transform:
+  // `ossa eval`'s `rest`) and against the bind pose (the inverse binds inverted: `bind`), the latter also
+  // after the one translation of the whole skeleton that fits best (Blender's glTF importer rebuilds the bind
+  // pose from the inverse binds and places the armature elsewhere).
+  {
+    const std::vector<Mat4> rest = reference::local_to_model(skeleton, reference::rest_pose(skeleton));
+    const std::vector<Mat4> bind = reference::bind_pose_model(skeleton);
+    std::vector<std::pair<int, Vec3>> joints;
+    Vec3 offset{0, 0, 0};
+    for (auto& [name, p] : oracle["rest"]["joints"].items())
+      if (const int j = skeleton.find_joint(name); j >= 0) {
+        joints.emplace_back(j, from_blender(p));
+        offset = offset + (joints.back().second - bind[j].translation());
+      }
+    if (!joints.empty()) offset = offset * (1.f / static_cast<float>(joints.size()));
+    report.rest_joints_compared = static_cast<int>(joints.size());
+    auto worst = [&](double& error, std::string& where, const std::vector<Mat4>& model, Vec3 shift) {
+      for (const auto& [j, blender] : joints) {
+        const double e = distance(model[j].translation() + shift, blender) / diag;
+        if (e > error) error = e, where = skeleton.joints[j].name;
+      }
+    };
+    std::string unused;
+    worst(report.max_rest_joint_error, report.worst_rest_joint, rest, {0, 0, 0});
+    worst(report.max_bind_joint_error, report.worst_bind_joint, bind, {0, 0, 0});
+    worst(report.max_bind_joint_error_translated, unused, bind, offset);
+    report.bind_translation = offset;
+    double rest_to_bind = 0;
+    for (const auto& [j, blender] : joints)
+      rest_to_bind = std::max(rest_to_bind, distance(rest[j].translation(), bind[j].translation()) / diag);
+    report.rest_is_bind = rest_to_bind <= 1e-5;
+  }
+
   // Pair oracle vertices with ours.
   const bool pair_on_first_sample = oracle.value("format", "") != "fbx";
   std::map<std::string, std::vector<VertexRef>> pairs;

@@ -27,7 +27,14 @@ struct OracleReport {
   double max_joint_error = 0;   // worst joint distance / diagonal, at key times
   double max_vertex_error = 0;  // worst vertex distance / diagonal, at key times
   double max_joint_error_between = 0, max_vertex_error_between = 0;
-  std::string worst;  // where the worst error occurred
+  // Blender's rest joints against the skeleton's rest pose in the world (`ossa eval`'s `rest`) and against
+  // the bind pose (`bind`), exactly and after the best translation of the whole skeleton (bind_translation).
+  int rest_joints_compared = 0;
+  double max_rest_joint_error = 0, max_bind_joint_error = 0, max_bind_joint_error_translated = 0;
+  std::string worst_rest_joint, worst_bind_joint;
+  Vec3 bind_translation{0, 0, 0};
+  bool rest_is_bind = false;  // the file's default pose is its bind pose (within 1e-5 of the size)
+  std::string worst;          // where the worst error occurred
   int samples = 0, joints_compared = 0, vertices_compared = 0;
   std::vector<std::string> problems;  // mismatches beyond tolerance, missing joints/clips, ...
 };

@@ -185,6 +185,66 @@ void write_animated_gltf(const std::string& file, const std::string& bin = "") {
   b.write(file, bin);
 }
 
+// ------------------------------------------------------------------------------- eval: rest and bind poses
+// (The CLI's behaviour on a well-formed file; this binary is where the CLI runs.)
+
+// A Mixamo-shaped glTF: the skeleton (bones in centimetres) under an "Armature" node of scale 0.01, the
+// skinned mesh at the scene's root with its vertices and inverse binds in those centimetres (glTF ignores a
+// skinned mesh's node: the joints' world matrices times the inverse binds place it, here in metres). The rest
+// pose is where the nodes put the joints in the world: Hips 1.04 m above the ground, Head 1.77 m. The bind
+// pose (the inverse binds inverted) is in the space the vertices are stored in: 104 and 177 units.
+void write_scaled_armature_gltf(const std::string& file) {
+  test::GltfBuilder b;
+  b.add_node({{"name", "Armature"}, {"scale", {0.01, 0.01, 0.01}}, {"children", {1}}});
+  b.add_node({{"name", "Hips"}, {"translation", {0, 104, 0}}, {"children", {2}}});
+  b.add_node({{"name", "Head"}, {"translation", {0, 73, 0}}});
+  b.add_node({{"name", "Body"}, {"mesh", 0}, {"skin", 0}});
+  b.doc()["scenes"][0]["nodes"] = {0, 3};
+  const int positions = b.add_floats({-10, 100, 0, 10, 100, 0, 0, 180, 0}, "VEC3", true);
+  const int joints = b.add_u16({0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, "VEC4");
+  const int weights = b.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4");
+  const int indices = b.add_u16({0, 1, 2}, "SCALAR");
+  b.doc()["meshes"] = {
+      {{"name", "BodyMesh"},
+       {"primitives",
+        {{{"attributes", {{"POSITION", positions}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}},
+          {"indices", indices}}}}}};
+  const int ibm = b.add_floats({1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -104, 0, 1,  //
+                                1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -177, 0, 1},
+                               "MAT4");
+  b.doc()["skins"] = {{{"joints", {1, 2}}, {"inverseBindMatrices", ibm}, {"skeleton", 1}}};
+  const int times = b.add_floats({0, 1}, "SCALAR", true);
+  const int rotations = b.add_floats({0, 0, 0, 1, 0, 0.7071068f, 0, 0.7071068f}, "VEC4");
+  b.doc()["animations"] = turn_animation(times, rotations, 1);
+  b.write(file);
+}
+
+TEST_F(CliHostile, EvalRestIsTheSkeletonInTheWorld) {
+  const std::string file = path("scaled_armature.gltf");
+  write_scaled_armature_gltf(file);
+  for (const std::string& input : {file, path("scaled_armature.ossa")}) {
+    if (input != file) {
+      ASSERT_TRUE(ends_with(ossa({"convert", file, "-o", input}), kOk));
+    }
+    const CliRun r = ossa({"eval", input, "--json", "--vertices", "--time", "0"});
+    ASSERT_TRUE(ends_with(r, kOk)) << input;
+    const nlohmann::json out = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(out.is_discarded()) << input;
+    for (const auto& [pose, unit] : {std::pair{"rest", 1.0}, std::pair{"bind", 100.0}}) {
+      SCOPED_TRACE(input + " " + pose);
+      ASSERT_TRUE(out.contains(pose)) << r.out.substr(0, 400);
+      const nlohmann::json& j = out[pose]["joints"];
+      EXPECT_NEAR(j["Hips"][1].get<double>(), 1.04 * unit, 1e-5 * unit);
+      EXPECT_NEAR(j["Head"][1].get<double>(), 1.77 * unit, 1e-5 * unit);
+      EXPECT_NEAR(j["Head"][0].get<double>(), 0, 1e-5 * unit);
+      // The vertices in that pose: skinned at the rest pose (1.0 to 1.8 m high), as stored for the bind pose.
+      EXPECT_NEAR(out[pose]["meshes"]["Body"][2][1].get<double>(), 1.8 * unit, 1e-5 * unit);
+    }
+    // The clip's first key is the rest pose: the sample at 0 agrees with `rest`.
+    EXPECT_NEAR(out["samples"][0]["joints"]["Head"][1].get<double>(), 1.77, 1e-5) << input;
+  }
+}
+
 // ------------------------------------------------------------------------------- 5: numbers on the line
 
 // WIDTHxHEIGHT is read whole: numbers that wrap a 32-bit int, trailing text and signs are usage errors.

@@ -92,10 +92,11 @@ int run_eval_ossa(const EvalArgs& args) {
   };
   // Mesh m's morph weights at `time`: its defaults, then the clip's track for it (as the Animator samples
   // them).
+  // (`time` < 0: the defaults alone, as in the rest pose).
   auto morph_weights = [&](size_t m, float time) {
     const MorphTargets& targets = asset->meshes[m].morph_targets();
     std::vector<float> weights(targets.default_weights().begin(), targets.default_weights().end());
-    if (clip) clip->morph_weights().sample_mesh(static_cast<int>(m), time, weights);
+    if (clip && time >= 0) clip->morph_weights().sample_mesh(static_cast<int>(m), time, weights);
     return weights;
   };
   // The bind-time vertices, or (`skin`) morphed at `time` and skinned with `model`.
@@ -124,11 +125,16 @@ int run_eval_ossa(const EvalArgs& args) {
     }
     return j;
   };
-  for (int i = 0; i < skeleton.joint_count(); ++i) model[i] = inverse(skeleton.inverse_binds()[i]);
-  out["rest"]["joints"] = joints();
-  if (args.vertices) out["rest"]["meshes"] = meshes(false, 0);
-  ordered_json samples = ordered_json::array();
+  // `rest`: the skeleton's rest pose in the world and the meshes skinned in it; `bind`: the pose the meshes
+  // were bound in (the inverse binds, inverted) and their vertices as stored.
   std::vector<JointPose> locals(skeleton.rest_pose().begin(), skeleton.rest_pose().end());
+  LocalToModelJob{&skeleton, locals, model}.run();
+  out["rest"]["joints"] = joints();
+  if (args.vertices) out["rest"]["meshes"] = meshes(true, -1);
+  for (int i = 0; i < skeleton.joint_count(); ++i) model[i] = inverse(skeleton.inverse_binds()[i]);
+  out["bind"]["joints"] = joints();
+  if (args.vertices) out["bind"]["meshes"] = meshes(false, 0);
+  ordered_json samples = ordered_json::array();
   SamplingCache cache;
   for (double t : times) {
     if (clip) SampleJob{clip, static_cast<float>(t), &cache, locals}.run();
@@ -221,9 +227,12 @@ int run_eval(const EvalArgs& args) {
   else
     out["clip"] = nullptr;
 
-  std::vector<Mat4> bind = reference::bind_pose_model(skeleton);
-  out["rest"]["joints"] = joints_json(skeleton, bind);
-  if (args.vertices) out["rest"]["meshes"] = meshes_json(*scene, nullptr, nullptr, 0);
+  // `rest` and `bind` as for .ossa files (run_eval_ossa).
+  const std::vector<Mat4> rest = reference::local_to_model(skeleton, reference::rest_pose(skeleton));
+  out["rest"]["joints"] = joints_json(skeleton, rest);
+  if (args.vertices) out["rest"]["meshes"] = meshes_json(*scene, &rest, nullptr, 0);
+  out["bind"]["joints"] = joints_json(skeleton, reference::bind_pose_model(skeleton));
+  if (args.vertices) out["bind"]["meshes"] = meshes_json(*scene, nullptr, nullptr, 0);
 
   ordered_json samples = ordered_json::array();
   for (double t : times) {
