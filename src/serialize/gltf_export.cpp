@@ -14,9 +14,11 @@
 #include <set>
 #include <string_view>
 
+#include "../runtime/kernels/kernels.h"
 #include "gltf_key_reduction.h"
 #include "ossa/asset/root_motion.h"
 #include "ossa/core/file_io.h"
+#include "ossa/runtime/sample_job.h"
 
 namespace ossa {
 namespace {
@@ -200,6 +202,40 @@ bool as_step_keys(std::vector<float>& times, std::vector<float>& values, size_t 
   }
   times.swap(t), values.swap(v);
   return true;
+}
+
+// glTF wants a channel's inputs at or after 0 and strictly increasing. A clip's keys may lie before its start
+// (FBX takes whose curves begin before the take's LocalStart: 3ds Max exports with take offsets) or after its
+// end. What Ossa plays there is the clip's value at the boundary, so the keys outside [0, duration] are
+// replaced by one key at each boundary holding that value (`at_start`, `at_end`: `components` floats); the
+// motion inside is unchanged. A rotation's boundary value is put on the hemisphere of the key next to it.
+void keys_within_clip(std::vector<float>& times, std::vector<float>& values, int components, bool rotation,
+                      float duration, const float* at_start, const float* at_end) {
+  if (times.empty() || (times.front() >= 0 && times.back() <= duration)) return;
+  const bool before = times.front()<0, after = times.back()> duration;
+  std::vector<float> kept_times, kept_values;
+  auto add = [&](float t, const float* v) {
+    kept_times.push_back(t);
+    kept_values.insert(kept_values.end(), v, v + components);
+  };
+  auto add_aligned = [&](float t, const float* v, const float* neighbour) {
+    std::vector<float> value(v, v + components);
+    if (components == 4 && rotation && neighbour &&
+        value[0] * neighbour[0] + value[1] * neighbour[1] + value[2] * neighbour[2] +
+                value[3] * neighbour[3] <
+            0)
+      for (float& x : value) x = -x;
+    add(t, value.data());
+  };
+  size_t first = 0, last = times.size();  // the keys kept: [first, last)
+  while (first < last && (before ? times[first] <= 0 : times[first] < 0)) ++first;
+  while (last > first && (after ? times[last - 1] >= duration : times[last - 1] > duration)) --last;
+  if (before) add_aligned(0, at_start, first < last ? &values[first * components] : nullptr);
+  for (size_t k = first; k < last; ++k) add(times[k], &values[k * components]);
+  if (after && !(kept_times.size() && kept_times.back() >= duration))
+    add_aligned(duration, at_end,
+                kept_values.empty() ? nullptr : &kept_values[kept_values.size() - components]);
+  times.swap(kept_times), values.swap(kept_values);
 }
 
 // One clip's joint poses at its frames (fixed-rate or quantized), frame-major.
@@ -397,6 +433,12 @@ class Exporter {
     std::map<std::string, int> skin_of_palette;  // meshes with the same palette share a skin
     for (const SkinnedMesh& mesh : c_.asset.meshes) {
       const int vertices = mesh.vertex_count();
+      if (vertices == 0 || mesh.indices().empty()) {  // glTF refuses empty accessors and buffer views
+        dropped_.push_back("mesh '" + mesh.name() +
+                           "': no triangles to draw (a curve or points in the source file?), left out");
+        mesh_nodes_.push_back(-1);
+        continue;
+      }
       json attributes;
       Mat4 dequantize;  // stored positions -> model space (compressed: 16-bit over the mesh's box)
       Vec3 position_step{1, 1, 1};
@@ -742,7 +784,8 @@ class Exporter {
     if (kind == 1) unit_quaternion(rest_value);  // as the node's rotation is written
     if (same_pose_value(&values[0], rest_value, components)) return std::nullopt;
     values.resize(components);
-    return detail::JointChannel{joint, kind, {times[0] > 0 ? 0.0f : times[0]}, std::move(values), false};
+    return detail::JointChannel{
+        joint, kind, {0.0f}, std::move(values), false};  // (inputs start at or after 0)
   }
 
   // A clip's joint channels into the animation (compressed: reduced, rotations as normalized 16-bit).
@@ -787,17 +830,27 @@ class Exporter {
       };
       if (clip.layout() == Clip::Layout::kKeyed) {  // (root motion is only taken out of frames)
         const auto first = clip.channel_first();
+        // The clip at its boundaries, as the runtime plays it (for keys outside [0, duration]).
+        std::vector<JointPose> at_start(clip.joint_count()), at_end(clip.joint_count());
+        SamplingCache cache;
+        SampleJob{&clip, 0, &cache, at_start}.run();
+        SampleJob{&clip, clip.duration(), &cache, at_end}.run();
         for (int j = 0; j < std::min(joints, clip.joint_count()); ++j)
           for (int kind = 0; kind < 3; ++kind) {
             const uint32_t begin = first[j * 3 + kind], end = first[j * 3 + kind + 1];
             if (begin == end) continue;
             std::vector<float> times(clip.key_times().begin() + begin, clip.key_times().begin() + end);
-            for (size_t k = 1; k < times.size(); ++k)  // strictly increasing, as glTF requires
-              if (times[k] <= times[k - 1]) times[k] = std::nextafter(times[k - 1], INFINITY);
             std::vector<float> values;
             const int components = kind == 1 ? 4 : 3;
             for (uint32_t k = begin; k < end; ++k)
               values.insert(values.end(), &clip.key_values()[k * 4], &clip.key_values()[k * 4] + components);
+            auto field = [kind](const JointPose& p) {
+              return kind == 0 ? p.translation : kind == 1 ? p.rotation : p.scale;
+            };
+            keys_within_clip(times, values, components, kind == 1, clip.duration(), field(at_start[j]),
+                             field(at_end[j]));
+            for (size_t k = 1; k < times.size(); ++k)  // strictly increasing, as glTF requires
+              if (times[k] <= times[k - 1]) times[k] = std::nextafter(times[k - 1], INFINITY);
             keep(joint_channel(j, kind, times, std::move(values)));
           }
       } else {
@@ -883,13 +936,18 @@ class Exporter {
           chosen = static_cast<int>(t);
       if (chosen < 0) continue;
       const MorphWeightTracks::Track& track = tracks.tracks()[chosen];
+      if (mesh_nodes_[m] < 0) continue;  // a mesh left out (nothing to draw)
       std::vector<float> times(tracks.key_times().begin() + track.key_first,
                                tracks.key_times().begin() + track.key_first + track.key_count);
-      for (size_t k = 1; k < times.size(); ++k)
-        if (times[k] <= times[k - 1]) times[k] = std::nextafter(times[k - 1], INFINITY);
       std::vector<float> weights;
       for (uint32_t k = 0; k < track.key_count; ++k)
         for (int t = 0; t < targets; ++t) weights.push_back(tracks.key_weight(chosen, k, t));
+      std::vector<float> at_start(targets), at_end(targets);  // as the runtime samples them there
+      tracks.sample_mesh(m, 0, at_start);
+      tracks.sample_mesh(m, clip.duration(), at_end);
+      keys_within_clip(times, weights, targets, false, clip.duration(), at_start.data(), at_end.data());
+      for (size_t k = 1; k < times.size(); ++k)
+        if (times[k] <= times[k - 1]) times[k] = std::nextafter(times[k - 1], INFINITY);
       const bool step = as_step_keys(times, weights, static_cast<size_t>(targets));
       add_channel(animation, mesh_nodes_[m], "weights", times, weights, step);
     }
@@ -964,6 +1022,7 @@ class Exporter {
 
 Result<GltfExport> encode_gltf(const LoadedCharacter& character, const GltfExportOptions& options,
                                const std::string& file_stem) {
+  detail::PortableKernelsScope portable;  // the same bytes on every CPU (kernels.h)
   return Exporter(character, options, file_stem).run();
 }
 
