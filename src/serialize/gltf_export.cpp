@@ -584,7 +584,7 @@ class Exporter {
     int per_vertex = 0;
     std::span<const uint16_t> slots;
     std::span<const float> weights;
-    std::vector<uint16_t> skeleton_slots;  // the slots as skeleton joints (whole_skeleton())
+    std::vector<uint16_t> listed_slots;  // the slots when whole_skeleton() lists the joints anew
   };
 
   // Every joint of the skeleton in the skin, so that a tool that makes bones of a skin's joints (Blender) has
@@ -593,22 +593,38 @@ class Exporter {
   void whole_skeleton(Skinning& skin) {
     const Skeleton& skeleton = c_.asset.skeleton;
     const int joints = skeleton.joint_count();
+    // Only the trees the mesh is skinned to: glTF wants a skin's joints under one root, and a skeleton may have
+    // several (a Maya rig beside its control objects at the scene's root).
+    std::vector<int> root_of(joints);
+    for (int j = 0; j < joints; ++j)
+      root_of[j] = skeleton.parents()[j] < 0 ? j : root_of[skeleton.parents()[j]];
+    std::vector<bool> tree(joints, false);
+    for (int j : skin.palette) tree[root_of[j]] = true;
     bool shared = true;
     for (size_t k = 0; k < skin.palette.size() && shared; ++k)
       shared =
           std::memcmp(&skin.inverse_binds[k], &skeleton.inverse_binds()[skin.palette[k]], sizeof(Mat4)) == 0;
-    if (shared) {
-      skin.skeleton_slots.resize(skin.slots.size());
+    if (shared) {  // the list is the trees' joints in skeleton order; the slots index it
+      skin.listed_slots.resize(skin.slots.size());  // first as skeleton joints
       for (size_t i = 0; i < skin.slots.size(); ++i)
-        skin.skeleton_slots[i] = skin.slots[i] < skin.palette.size() ? skin.palette[skin.slots[i]] : 0;
-      skin.slots = skin.skeleton_slots;
+        skin.listed_slots[i] = skin.slots[i] < skin.palette.size() ? skin.palette[skin.slots[i]] : 0;
       skin.palette.clear();
       skin.inverse_binds.clear();
+      std::vector<uint16_t> position(joints, 0);
+      for (int j = 0; j < joints; ++j)
+        if (tree[root_of[j]]) {
+          position[j] = static_cast<uint16_t>(skin.palette.size());
+          skin.palette.push_back(j), skin.inverse_binds.push_back(skeleton.inverse_binds()[j]);
+        }
+      for (uint16_t& slot : skin.listed_slots) slot = position[slot];
+      skin.slots = skin.listed_slots;
+      return;
     }
     std::vector<bool> listed(joints, false);
     for (int j : skin.palette) listed[j] = true;
     for (int j = 0; j < joints; ++j)
-      if (!listed[j]) skin.palette.push_back(j), skin.inverse_binds.push_back(skeleton.inverse_binds()[j]);
+      if (!listed[j] && tree[root_of[j]])
+        skin.palette.push_back(j), skin.inverse_binds.push_back(skeleton.inverse_binds()[j]);
   }
 
   // The source mesh's influences when they are more than the runtime mesh keeps (GltfExportOptions), else the
