@@ -1,6 +1,7 @@
 // libFuzzer target: the import front-end (assimp + Ossa's conversion and validation) on arbitrary bytes, read
-// as glTF, FBX or COLLADA depending on the first byte. An accepted scene must build runtime assets; its first
-// clip (when small enough to stay fast) is compressed and the result written and read back as .ossa.
+// as glTF, FBX, COLLADA or BVH (Ossa's own reader) depending on the first byte. An accepted scene must build
+// runtime assets; its first clip (when small enough to stay fast) is compressed and the result written and
+// read back as .ossa.
 #include <cstdint>
 #include <span>
 
@@ -11,7 +12,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
-  static const char* names[] = {"fuzz.glb", "fuzz.gltf", "fuzz.fbx", "fuzz.dae"};
+  static const char* names[] = {"fuzz.glb", "fuzz.gltf", "fuzz.fbx", "fuzz.dae", "fuzz.bvh"};
   // As a user reading untrusted files gets it: the import runs in a child under a budget (assimp's crashes,
   // hangs and huge allocations become errors there) and sends the scene back through the guard's reader. In
   // this fuzzing build the conversion also runs here, where ASan and the coverage see it, and the two scenes
@@ -20,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.isolate = true;
   options.memory_limit_mb = 1024;
   options.time_limit_seconds = 20;
-  auto scene = ossa::import_memory(std::span<const uint8_t>(data + 1, size - 1), names[data[0] % 4], options);
+  auto scene = ossa::import_memory(std::span<const uint8_t>(data + 1, size - 1), names[data[0] % 5], options);
   if (!scene) return 0;
   auto asset = ossa::CharacterAsset::build(*scene);
   if (!asset || asset->clips.empty()) return 0;

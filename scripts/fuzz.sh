@@ -37,14 +37,14 @@ if [ -x build/release/ossa ]; then
   build/release/ossa --trusted convert fuzz/seeds/tiny_morph.glb -o "$seeds/ossa/morph_compressed.ossa" --compress >/dev/null
   build/release/ossa --trusted convert fuzz/seeds/tiny_morph_tangents.glb -o "$seeds/ossa/morph_tangents.ossa" >/dev/null
 fi
-# Import seeds: the first byte picks the reader (0 glb, 1 gltf, 2 fbx, 3 dae). The few-KB files in fuzz/seeds
+# Import seeds: the first byte picks the reader (0 glb, 1 gltf, 2 fbx, 3 dae, 4 bvh). The few-KB files in fuzz/seeds
 # keep the fuzzer fast; the sample and the shared models (not in users' clones) bring the real variety.
 add_import_seed() {
   local code
-  case "${1##*.}" in glb) code='\x00' ;; gltf) code='\x01' ;; fbx) code='\x02' ;; dae) code='\x03' ;; *) return ;; esac
+  case "${1##*.}" in glb) code='\x00' ;; gltf) code='\x01' ;; fbx) code='\x02' ;; dae) code='\x03' ;; bvh) code='\x04' ;; *) return ;; esac
   { printf "$code"; cat "$1"; } > "$seeds/import/$(basename "$1").seed"
 }
-for f in fuzz/seeds/* assets/sample/ossa_sample.{glb,fbx,dae} ../shared/models/*; do
+for f in fuzz/seeds/* assets/sample/ossa_sample.{glb,fbx,dae} ../shared/models/* ../shared/mocap/*_001.bvh; do
   if [ -f "$f" ]; then add_import_seed "$f"; fi
 done
 # Import guard replies (the scene's byte form, src/import/scene_wire.h) of the small seeds (a few KB each).

@@ -18,6 +18,8 @@
 //    of several targets misread): gltf_interpolation.h reads the file's own samplers and rewrites those.
 //  * glTF morph targets' TANGENT deltas are dropped from targets without NORMAL: gltf_morph_tangents.h reads
 //    them from the file.
+//  * BVH is not read through assimp at all (position-only joints not animated, a skeleton mesh invented under
+//    the root, names with spaces refused): bvh_file.h reads it as Blender does.
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -25,6 +27,7 @@
 #include <assimp/DefaultIOSystem.h>
 #include <algorithm>
 #include <assimp/Importer.hpp>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -37,6 +40,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "bvh_file.h"
 #include "child_process.h"
 #include "gltf_file.h"
 #include "gltf_interpolation.h"
@@ -274,6 +278,7 @@ class Importer {
   double file_frame_rate() const;
   const aiScene* read_with_assimp(Assimp::Importer& importer) const;
   std::string import_here();
+  std::string import_bvh_here();
   Result<ImportedScene> import_in_worker();
   // import_in_worker's worker task (child_process.h): `request` says what this Importer was made with.
   std::string worker_request() const;
@@ -1152,6 +1157,7 @@ const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
 // assimp's read and Ossa's conversion, in this process, into out_. Returns "" or what is wrong (without the
 // file's name).
 std::string Importer::import_here() {
+  if (out_.format == "bvh") return import_bvh_here();
   Assimp::Importer importer;
   if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
   scene_ = read_with_assimp(importer);
@@ -1164,6 +1170,9 @@ std::string Importer::import_here() {
   if (!scene_->mRootNode) return "the file has no scene graph";
 
   choose_space();
+  if (options_.unit_scale > 0)
+    warn("ImportOptions::unit_scale (--scale) is for files that state no unit (BVH): ignored for this " +
+         out_.format + " file");
   detail::SpaceMapper mapper(out_.space);
   mapper_ = &mapper;
 
@@ -1176,6 +1185,36 @@ std::string Importer::import_here() {
   scene_ = nullptr;  // owned by `importer`
   if (out_.meshes.empty() && out_.clips.empty() && out_.skeleton.joints.empty())
     return "nothing to import: no meshes, joints or animations";
+  detail::fold_root_scale(out_);
+  return validate_scene(out_);
+}
+
+// BVH: Ossa's own reader (bvh_file.h) instead of assimp's, on the file's bytes or the caller's.
+std::string Importer::import_bvh_here() {
+  std::string text;
+  std::string_view view(reinterpret_cast<const char*>(memory_.data()), memory_.size());
+  auto too_large = [](uintmax_t size) {
+    return "the file is " + std::to_string(size) + " bytes: BVH files over " +
+           std::to_string(detail::kBvhMaxFileBytes) + " bytes are refused";
+  };
+  if (from_memory_) {
+    if (memory_.size() > detail::kBvhMaxFileBytes) return too_large(memory_.size());
+  } else {
+    std::error_code ec;
+    const fs::path file = path_from_utf8(path_);
+    const uintmax_t size = fs::file_size(file, ec);
+    if (ec) return "cannot read the file size (" + ec.message() + ")";
+    if (size > detail::kBvhMaxFileBytes) return too_large(size);
+    std::ifstream in(file, std::ios::binary);
+    text.resize(static_cast<size_t>(size));
+    if (!in || !in.read(text.data(), static_cast<std::streamsize>(size))) return "cannot read the file";
+    out_.source_files.push_back(utf8_from_path(fs::absolute(file, ec).lexically_normal()));
+    view = text;
+  }
+  detail::BvhOptions bvh;
+  bvh.unit_scale = options_.unit_scale;
+  bvh.left_handed = options_.left_handed;
+  if (std::string e = detail::read_bvh(view, bvh, out_); !e.empty()) return e;
   detail::fold_root_scale(out_);
   return validate_scene(out_);
 }
@@ -1223,6 +1262,7 @@ std::string Importer::worker_request() const {
   put(request, static_cast<uint64_t>(options_.max_texture_bytes));
   put(request, static_cast<uint64_t>(options_.texture_folders.size()));
   for (const std::string& folder : options_.texture_folders) put(request, folder);
+  put(request, std::bit_cast<uint64_t>(options_.unit_scale));
   return request;
 }
 
@@ -1236,6 +1276,7 @@ std::string Importer::serve(std::string_view request) {
   options.max_texture_bytes = static_cast<size_t>(take_number(request));
   for (uint64_t n = take_number(request); n > 0; --n)
     options.texture_folders.emplace_back(take_text(request));
+  options.unit_scale = std::bit_cast<double>(take_number(request));
   std::error_code ec;
   if (!folder.empty() && fs::current_path(ec) != fs::path(folder)) {
     fs::current_path(folder, ec);
@@ -1335,6 +1376,11 @@ Result<ImportedScene> Importer::run() {
   }
   if (options_.max_influences < 1 || options_.max_influences > 8)
     return fail("max_influences must be 1-8 (got " + std::to_string(options_.max_influences) + ")");
+  if (const double s = options_.unit_scale; !(s == 0 || (s >= 1e-6 && s <= 1e6))) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", s);
+    return fail(std::string("unit_scale must be 0 (as read) or 1e-6 to 1e6 (got ") + got + ")");
+  }
 
   std::string ext = lower_extension(path_);
   out_.source_path = path_;

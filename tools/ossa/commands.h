@@ -166,12 +166,16 @@ int find_clip_arg(const CharacterAsset& asset, const std::string& source, const 
 #ifdef OSSA_HAS_IMPORT
 // --trusted: model files are read without the child-process guard (ImportOptions::isolate).
 inline bool trusted_input = false;
+// --scale (info, eval, convert, retarget): file units -> metres for model files that state no unit (BVH);
+// 0: as read (ImportOptions::unit_scale).
+inline double import_unit_scale = 0;
 
 inline ImportOptions import_options(int max_influences, bool left_handed) {
   ImportOptions options;
   options.max_influences = max_influences;
   options.left_handed = left_handed;
   options.isolate = !trusted_input;
+  options.unit_scale = import_unit_scale;
   return options;
 }
 

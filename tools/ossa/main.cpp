@@ -75,6 +75,16 @@ int guarded(const char* command, int (*run)(const Args&), const Args& args) {
       [](const void* p) { return static_cast<const Call*>(p)->run(*static_cast<const Call*>(p)->args); },
       &call);
 }
+#ifdef OSSA_HAS_IMPORT
+// --scale on the commands that read model files: one value for every file the command imports.
+void add_scale_option(CLI::App* command) {
+  command
+      ->add_option("--scale", ossa::cli::import_unit_scale,
+                   "File units to metres for files that state no unit (BVH): 0.01 reads centimetres "
+                   "(default: as read, and `ossa info` says how tall the skeleton is)")
+      ->check(finite(1e-6, 1e6));
+}
+#endif
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,11 +114,14 @@ int main(int argc, char** argv) {
   ossa::cli::InfoArgs info;
   CLI::App* info_cmd =
       app.add_subcommand("info", "Joints, meshes, clips, materials and the space conversion of a file");
-  info_cmd->add_option("file", info.file, "Model file (.fbx .glb .gltf .dae) or .ossa")->required();
+  info_cmd->add_option("file", info.file, "Model file (.fbx .glb .gltf .dae .bvh) or .ossa")->required();
   info_cmd->add_flag("--json", info.json, "Print one JSON object");
   info_cmd->add_option("--max-influences", info.max_influences, "Influences kept per vertex (1-8)")
       ->check(CLI::Range(1, 8));
   info_cmd->add_flag("--left-handed", info.left_handed, "Convert to left-handed (z mirrored) instead");
+#ifdef OSSA_HAS_IMPORT
+  add_scale_option(info_cmd);
+#endif
 
   ossa::cli::EvalArgs eval;
   CLI::App* eval_cmd =
@@ -124,6 +137,9 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--max-influences", eval.max_influences, "Influences kept per vertex (1-8)")
       ->check(CLI::Range(1, 8));
   eval_cmd->add_flag("--left-handed", eval.left_handed, "Convert to left-handed (z mirrored) instead");
+#ifdef OSSA_HAS_IMPORT
+  add_scale_option(eval_cmd);
+#endif
   eval_cmd->add_flag("--json", eval.json, "Print JSON (the documented contract)");
 
   ossa::cli::BenchArgs bench;
@@ -222,12 +238,16 @@ int main(int argc, char** argv) {
           "Keep the target's feet (and hands) planted where the source's stand still: feet | feet,hands")
       ->delimiter(',')
       ->check(CLI::IsMember({"feet", "hands"}));
+#ifdef OSSA_HAS_IMPORT
+  add_scale_option(retarget_cmd);
+#endif
 
 #ifdef OSSA_HAS_IMPORT
   ossa::cli::ConvertArgs convert;
   CLI::App* convert_cmd =
       app.add_subcommand("convert", "Convert model files to the .ossa runtime format, or export glTF 2.0");
-  convert_cmd->add_option("inputs", convert.inputs, "Model files (.fbx .glb .gltf .dae), or .ossa for glTF")
+  convert_cmd
+      ->add_option("inputs", convert.inputs, "Model files (.fbx .glb .gltf .dae .bvh), or .ossa for glTF")
       ->required();
   convert_cmd
       ->add_option("-o,--output", convert.output,
@@ -255,6 +275,7 @@ int main(int argc, char** argv) {
           ->check(frame_rate_option());
   convert_cmd->add_option("--clips", convert.clips, "Only these clips, comma-separated");
   convert_cmd->add_flag("--left-handed", convert.left_handed, "Convert to left-handed (z mirrored)");
+  add_scale_option(convert_cmd);
   CLI::Option* root_motion_flag = convert_cmd->add_flag("--root-motion", convert.root_motion,
                                                         "Extract root motion: clips in place + tracks");
   // What a game should ship is the default (fixed-rate frames: the fastest to play); exact keys are asked

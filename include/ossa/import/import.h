@@ -29,6 +29,10 @@ namespace ossa {
 struct ImportOptions {
   int max_influences = 4;    // 1..8: strongest kept per vertex, renormalised to sum 1
   bool left_handed = false;  // mirror z (D3D-style) instead of the right-handed canonical space
+  // File units -> metres for formats that state none (BVH; `ossa --scale`): 0 reads them as metres. A BVH
+  // import's SpaceConversion::note gives the skeleton's height and the likely unit (175 units: centimetres,
+  // 0.01). Ignored, with a warning, for formats that state their unit.
+  double unit_scale = 0;
 
   // Guard against hostile files: the import runs in a worker process under these budgets (per import) and
   // sends the scene back (checked here as hostile input), so a file that makes assimp crash, hang or
