@@ -10,15 +10,15 @@
 #include <random>
 #include <string>
 
+#include "baseline/naive_animator.h"
 #include "ossa/asset/character.h"
-#include "ossa/baseline/naive_animator.h"
 #include "ossa/import/import.h"
+#include "ossa/offline/retarget.h"
 #include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/blend_space.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"
-#include "ossa/runtime/retarget.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/runtime/thread_pool.h"

@@ -3,16 +3,22 @@
 include(CMakePackageConfigHelpers)
 set(OSSA_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ossa)
 
-# Headers of the components built (runtime headers are everything outside import/ and render/).
+# Headers of the components built (runtime headers are everything outside offline/, import/ and render/, less
+# the glTF export's, which ossa::offline defines). The test oracles (src/reference, src/baseline) are never
+# installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ossa DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         COMPONENT ossa_development
-        PATTERN "import" EXCLUDE PATTERN "render" EXCLUDE PATTERN "baseline" EXCLUDE)
-foreach(component import render)
+        PATTERN "offline" EXCLUDE PATTERN "import" EXCLUDE PATTERN "render" EXCLUDE PATTERN "gltf_export.h" EXCLUDE)
+foreach(component offline import render)
   if(${component} IN_LIST OSSA_COMPONENTS)
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ossa/${component} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ossa
             COMPONENT ossa_development)
   endif()
 endforeach()
+if(offline IN_LIST OSSA_COMPONENTS)
+  install(FILES ${PROJECT_SOURCE_DIR}/include/ossa/serialize/gltf_export.h
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ossa/serialize COMPONENT ossa_development)
+endif()
 
 foreach(component IN LISTS OSSA_COMPONENTS)
   install(TARGETS ossa_${component} EXPORT ossa-${component}-targets
@@ -96,6 +102,9 @@ foreach(component IN LISTS OSSA_COMPONENTS)
     set(OSSA_PC_CFLAGS "")  # C++20 or later: the headers check (ossa/core/language.h), the user picks the flag
   else()
     set(own_requires "ossa-runtime = ${PROJECT_VERSION}")
+    if(component STREQUAL import)
+      set(own_requires "ossa-offline = ${PROJECT_VERSION}")  # which requires ossa-runtime
+    endif()
     string(TOUPPER ${component} upper)
     set(OSSA_PC_CFLAGS "-DOSSA_HAS_${upper}=1 ${OSSA_PC_${component}_CFLAGS}")
   endif()

@@ -13,10 +13,10 @@
 
 #include "ossa/asset/character.h"
 #include "ossa/import/import.h"
-#include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/skinning_job.h"
+#include "reference/reference_eval.h"
 #include "test_paths.h"
 
 namespace ossa::test {

@@ -49,7 +49,7 @@ struct OraclePose {
 // Evaluates `scene`'s clip `clip` at time t (seconds). Called with the scene compare_with_oracle imported.
 using OracleEvaluator = std::function<OraclePose(const ImportedScene& scene, int clip, float t)>;
 
-// Ossa's reference evaluation (ossa/reference/reference_eval.h): what compare_with_oracle uses by default.
+// Ossa's reference evaluation (reference/reference_eval.h): what compare_with_oracle uses by default.
 OraclePose reference_pose(const ImportedScene& scene, int clip, float t);
 // Ossa's runtime path: CharacterAsset::build(scene) in `layout` (built on the first call), an Animator
 // playing the clip seeked to t, then per mesh MorphJob (the Animator's weights) and SkinningJob (its

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <random>
 
+#include "ossa/offline/clip_builder.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/animator.h"
 
 #ifdef OSSA_HAS_IMPORT  // the one test on the bundled sample (the runtime-only builds have no importer)

@@ -12,7 +12,7 @@
 
 #include "oracle_compare.h"
 #include "ossa/ossa.h"
-#include "ossa/reference/reference_eval.h"  // the test oracle: not in the umbrella header
+#include "reference/reference_eval.h"  // the test oracle: not in the umbrella header
 
 namespace ossa {
 namespace {

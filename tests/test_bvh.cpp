@@ -24,8 +24,8 @@
 #include "oracle_compare.h"
 #include "ossa/asset/character.h"
 #include "ossa/import/import.h"
-#include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/animator.h"
+#include "reference/reference_eval.h"
 
 namespace ossa::test {
 namespace {

@@ -13,11 +13,11 @@
 
 #include <xxhash.h>
 
-#include "ossa/asset/compression.h"
-#include "ossa/reference/reference_eval.h"
+#include "ossa/offline/compression.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/simd.h"
 #include "ossa/serialize/ossa_file.h"
+#include "reference/reference_eval.h"
 #include "synthetic_character.h"
 
 #ifdef OSSA_HAS_IMPORT  // the real models go through the importer (not in runtime-only builds)

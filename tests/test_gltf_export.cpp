@@ -15,8 +15,8 @@
 #include <set>
 
 #include "oracle_compare.h"
-#include "ossa/asset/root_motion.h"
 #include "ossa/import/load_character.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"

@@ -17,8 +17,8 @@
 #include "gltf_builder.h"
 #include "ossa/asset/character.h"
 #include "ossa/import/import.h"
-#include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/sample_job.h"
+#include "reference/reference_eval.h"
 
 namespace ossa::test {
 namespace {

@@ -13,8 +13,9 @@
 #include <functional>
 #include <limits>
 
-#include "ossa/asset/compression.h"
 #include "ossa/asset/notifies.h"
+#include "ossa/offline/compression.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/playhead.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/serialize/ossa_file.h"

@@ -13,7 +13,7 @@
 #include "gltf_builder.h"
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
-#include "ossa/reference/reference_eval.h"
+#include "reference/reference_eval.h"
 
 namespace ossa::test {
 namespace {

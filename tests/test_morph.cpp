@@ -7,9 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "ossa/asset/compression.h"
-#include "ossa/asset/morph_compression.h"
-#include "ossa/asset/root_motion.h"
+#include "ossa/offline/compression.h"
+#include "ossa/offline/morph_compression.h"
+#include "ossa/offline/retarget.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/morph_job.h"
@@ -25,7 +26,7 @@
 #include "gltf_builder.h"
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
-#include "ossa/reference/reference_eval.h"
+#include "reference/reference_eval.h"
 #endif
 
 namespace ossa {

@@ -12,12 +12,13 @@
 #include <optional>
 #include <random>
 
-#include "ossa/asset/compression.h"
-#include "ossa/reference/reference_eval.h"
+#include "ossa/offline/compression.h"
+#include "ossa/offline/retarget.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/serialize/ossa_file.h"
 #include "ossa_bytes.h"
+#include "reference/reference_eval.h"
 #include "synthetic_character.h"
 
 #ifdef OSSA_HAS_IMPORT

@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "oracle_compare.h"
+#include "ossa/offline/retarget.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/ossa.h"
-#include "ossa/runtime/retarget.h"
 #include "test_paths.h"
 
 namespace ossa {

@@ -12,8 +12,7 @@
 #include <random>
 
 #include "ossa/asset/character.h"
-#include "ossa/asset/compression.h"
-#include "ossa/reference/reference_eval.h"
+#include "ossa/offline/compression.h"
 #include "ossa/runtime/blend_job.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -21,6 +20,7 @@
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
+#include "reference/reference_eval.h"
 #include "synthetic_character.h"
 
 #ifdef OSSA_HAS_IMPORT

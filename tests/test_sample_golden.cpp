@@ -9,7 +9,7 @@
 
 #include "oracle_compare.h"
 #include "ossa/import/import.h"
-#include "ossa/reference/reference_eval.h"
+#include "reference/reference_eval.h"
 
 namespace ossa::test {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ossa/asset/character.h"
-#include "ossa/asset/compression.h"
+#include "ossa/offline/compression.h"
 #include "ossa/runtime/blend_job.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/palette_job.h"

@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "ossa/asset/compression.h"
 #include "ossa/core/math.h"
+#include "ossa/offline/compression.h"
 #include "ossa/runtime/sample_job.h"
 #include "synthetic_character.h"
 #include "viewer/dope_sheet.h"

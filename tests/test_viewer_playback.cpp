@@ -11,6 +11,8 @@
 
 #include "oracle_compare.h"
 #include "ossa/import/load_character.h"
+#include "ossa/offline/retarget.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "viewer/graph_document.h"

@@ -36,9 +36,9 @@
 #include <vector>
 
 #include "ossa/asset/character.h"
-#include "ossa/asset/compression.h"
 #include "ossa/import/import.h"
 #include "ossa/import/imported_scene.h"
+#include "ossa/offline/compression.h"
 #include "ossa/runtime/sample_job.h"
 
 namespace {

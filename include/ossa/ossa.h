@@ -3,16 +3,17 @@
 //   #include <ossa/ossa.h>
 //
 // Always the runtime (ossa::runtime): math, assets, jobs, Animator, notifies, crowd, .ossa loading. With
+// ossa::offline linked (it defines OSSA_HAS_OFFLINE) also what builds and transforms assets once:
+// compression, root-motion extraction, retargeting's rigs and bakes, clip builders, glTF export. With
 // ossa::import linked (it defines OSSA_HAS_IMPORT for its users) also the import API and load_character();
 // with ossa::render (OSSA_HAS_RENDER) the renderer (OpenGL on Linux, Direct3D 11 on Windows) and image
-// output. Not the reference evaluator (ossa/reference/reference_eval.h): it is the tests' slow, obviously
+// output. Not the reference evaluator (reference/reference_eval.h): it is the tests' slow, obviously
 // correct oracle, for tools that check Ossa, not for games.
 #pragma once
 
 #include "ossa/asset/character.h"
 #include "ossa/asset/clip.h"
 #include "ossa/asset/clip_names.h"
-#include "ossa/asset/compression.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/asset/raw.h"
 #include "ossa/asset/root_motion.h"
@@ -36,9 +37,17 @@
 #include "ossa/runtime/simd.h"
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/runtime/thread_pool.h"
-#include "ossa/serialize/gltf_export.h"
 #include "ossa/serialize/load.h"
 #include "ossa/serialize/ossa_file.h"
+
+#if defined(OSSA_HAS_OFFLINE)
+#include "ossa/offline/clip_builder.h"
+#include "ossa/offline/compression.h"
+#include "ossa/offline/morph_compression.h"
+#include "ossa/offline/retarget.h"
+#include "ossa/offline/root_motion.h"
+#include "ossa/serialize/gltf_export.h"
+#endif
 
 #if defined(OSSA_HAS_IMPORT)
 #include "ossa/import/import.h"

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "ossa/asset/joint_pose.h"
 #include "ossa/asset/value_ranges.h"
-#include "ossa/runtime/pose.h"
 
 namespace ossa {
 namespace {

@@ -1,4 +1,4 @@
-#include "ossa/baseline/naive_animator.h"
+#include "baseline/naive_animator.h"
 
 #include <functional>
 #include <map>

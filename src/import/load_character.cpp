@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "gltf_file.h"
-#include "ossa/asset/root_motion.h"
+#include "ossa/offline/root_motion.h"
 
 namespace ossa {
 namespace {

@@ -1,4 +1,4 @@
-#include "ossa/reference/reference_eval.h"
+#include "reference/reference_eval.h"
 
 #include <algorithm>
 

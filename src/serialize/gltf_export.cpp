@@ -14,8 +14,8 @@
 #include <set>
 #include <string_view>
 
+#include "../offline/gltf_key_reduction.h"
 #include "../runtime/kernels/kernels.h"
-#include "gltf_key_reduction.h"
 #include "ossa/asset/root_motion.h"
 #include "ossa/core/file_io.h"
 #include "ossa/runtime/sample_job.h"
@@ -593,8 +593,8 @@ class Exporter {
   void whole_skeleton(Skinning& skin) {
     const Skeleton& skeleton = c_.asset.skeleton;
     const int joints = skeleton.joint_count();
-    // Only the trees the mesh is skinned to: glTF wants a skin's joints under one root, and a skeleton may have
-    // several (a Maya rig beside its control objects at the scene's root).
+    // Only the trees the mesh is skinned to: glTF wants a skin's joints under one root, and a skeleton may
+    // have several (a Maya rig beside its control objects at the scene's root).
     std::vector<int> root_of(joints);
     for (int j = 0; j < joints; ++j)
       root_of[j] = skeleton.parents()[j] < 0 ? j : root_of[skeleton.parents()[j]];

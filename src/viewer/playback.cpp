@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ossa/asset/root_motion.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/sample_job.h"
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ossa/asset/notifies.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/blend_space.h"
 #include "ossa/runtime/foot_placement.h"

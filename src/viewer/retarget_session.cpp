@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ossa/core/file_io.h"
+#include "ossa/offline/retarget.h"
 #include "ossa/runtime/local_to_model_job.h"
 
 namespace ossa::viewer {

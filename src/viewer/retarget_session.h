@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ossa/core/result.h"
-#include "ossa/runtime/retarget.h"
+#include "ossa/offline/retarget.h"
 #include "ossa/serialize/load.h"
 
 namespace ossa::viewer {

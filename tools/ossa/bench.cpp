@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "ossa/asset/character.h"
-#include "ossa/asset/compression.h"
+#include "ossa/offline/compression.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
@@ -25,7 +25,7 @@
 #include "ossa/runtime/thread_pool.h"
 #include "text_output.h"
 #ifdef OSSA_HAS_IMPORT
-#include "ossa/baseline/naive_animator.h"
+#include "baseline/naive_animator.h"
 #endif
 
 namespace ossa::cli {

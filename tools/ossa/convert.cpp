@@ -13,8 +13,9 @@
 
 #include "commands.h"
 #include "json_output.h"
-#include "ossa/asset/compression.h"
 #include "ossa/core/file_io.h"
+#include "ossa/offline/compression.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/thread_pool.h"
 #include "ossa/serialize/gltf_export.h"
@@ -90,7 +91,7 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
     CompressionSettings settings;
     settings.tolerance = static_cast<float>(args.tolerance_mm / 1000.0);
     settings.shell_distance = static_cast<float>(args.shell_mm / 1000.0);
-    settings.meshes = asset->meshes;  // morph weights share the tolerance (ossa/asset/morph_compression.h)
+    settings.meshes = asset->meshes;  // morph weights share the tolerance (ossa/offline/morph_compression.h)
     const int count = static_cast<int>(asset->clips.size());
     std::vector<std::optional<Result<Clip>>> compressed(count);
     std::vector<CompressionStats> stats(count);

@@ -5,13 +5,13 @@
 
 #include "commands.h"
 #include "json_output.h"
-#include "ossa/reference/reference_eval.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/morph_job.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/skinning_job.h"
 #include "ossa/serialize/ossa_file.h"
+#include "reference/reference_eval.h"
 #include "text_output.h"
 
 namespace ossa::cli {
@@ -152,7 +152,7 @@ int run_eval_ossa(const EvalArgs& args) {
 }
 
 #ifdef OSSA_HAS_IMPORT
-// A model file: evaluated by the reference (ossa/reference/reference_eval.h) straight from the imported keys.
+// A model file: evaluated by the reference (reference/reference_eval.h) straight from the imported keys.
 namespace {
 ordered_json joints_json(const RawSkeleton& skeleton, const std::vector<Mat4>& model) {
   ordered_json j = ordered_json::object();

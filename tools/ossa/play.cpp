@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "json_output.h"
+#include "ossa/offline/root_motion.h"
 #include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/blend_space.h"

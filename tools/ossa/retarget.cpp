@@ -10,7 +10,7 @@
 #include "ossa/asset/clip_names.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/core/file_io.h"
-#include "ossa/runtime/retarget.h"
+#include "ossa/offline/retarget.h"
 #include "ossa/serialize/ossa_file.h"
 
 namespace ossa::cli {

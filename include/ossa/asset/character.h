@@ -36,9 +36,10 @@ struct CharacterAsset {
   std::vector<Clip> clips;
   std::vector<SkinnedMesh> meshes;
 
-  // From an import (defined in ossa::import, which produces ImportedScene).
+  // The builders are offline work: from an import (defined in ossa::import, which produces ImportedScene), or
+  // from Raw* data (defined in ossa::offline). A game that loads .ossa files needs neither.
   static Result<CharacterAsset> build(const ImportedScene& scene, const CharacterBuildOptions& options = {});
-  // From Raw* data made any other way (ossa::runtime); errors start with `source_name`.
+  // From Raw* data made any other way; errors start with `source_name`.
   static Result<CharacterAsset> build(const RawSkeleton& skeleton, std::span<const RawClip> clips,
                                       std::span<const RawMesh> meshes, const std::string& source_name,
                                       const CharacterBuildOptions& options = {});

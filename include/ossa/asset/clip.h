@@ -12,7 +12,7 @@
 //    tests hold it under 1e-3.
 //  * Keyed: each joint's translation/rotation/scale keys kept exactly as imported (slerp between them).
 //    Sampling searches, helped by a per-instance SamplingCache so forward playback only steps ahead.
-//  * Quantized (ossa/asset/compression.h): the fixed-rate frames compressed within an error bound.
+//  * Quantized (ossa/offline/compression.h): the fixed-rate frames compressed within an error bound.
 // Joints without keys hold their rest pose in every layout. Morph target weights, when the clip animates
 // some, are keyed tracks in every layout (morph_weights(), ossa/asset/morph.h). Built from a RawClip and the
 // Skeleton it animates; read-only afterwards, shareable between threads.
@@ -77,6 +77,7 @@ class Clip {
     uint8_t range_extent[3] = {0, 0, 0};  // segment extent = extent * range_extent / 255
   };
 
+  // Builders from raw keys, offline work: defined in ossa::offline (src/offline/clip_builder.cpp; link it).
   // frame_rate 0 picks the rate from the key times.
   static Result<Clip> build_fixed_rate(const RawClip& raw, const Skeleton& skeleton, float frame_rate = 0);
   static Result<Clip> build_keyed(const RawClip& raw, const Skeleton& skeleton);
@@ -172,10 +173,6 @@ class Clip {
   std::vector<uint8_t> packed_;  // packed_size_ bytes, then 8 zero bytes for the 64-bit reads
   size_t packed_size_ = 0;
 };
-
-// The clip as deltas from `reference` (one pose per joint, e.g. the clip's first frame or the rest pose), for
-// additive layers: translation - ref, conjugate(ref rotation) * rotation, scale / ref scale. Fixed-rate only.
-Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> reference);
 
 // Per-instance sampling state; SampleJob sizes it (reset) and notices a clip change by itself.
 // Keyed clips: where each time track (Clip::time_tracks) stands at the last time sampled, so an update that

@@ -4,7 +4,7 @@
 // a clip's weight animation lives in Clip (MorphWeightTracks: one keyed track per animated mesh). Weights are
 // kept as keys in every clip layout and sampled by linear interpolation (clamped outside the keys), as glTF
 // and Blender evaluate them; a clip's fixed-rate or compressed joint data is unaffected. Compressed clips
-// (ossa/asset/morph_compression.h) keep the key times and quantise the weights, per target, within a bound
+// (ossa/offline/morph_compression.h) keep the key times and quantise the weights, per target, within a bound
 // on vertex displacement. Both are empty, and
 // cost nothing, for meshes and clips without morphs. MorphJob (ossa/runtime/morph_job.h) applies the weights;
 // Animator samples and blends them.
@@ -55,7 +55,7 @@ class MorphTargets {
 // A clip's weight keys, per animated mesh: track i has `targets` weights per key, its keys at
 // key_times()[key_first + k] with weights key_weights()[weight_first + k * targets + t].
 //
-// Quantized (made by compress_morph_weights, ossa/asset/morph_compression.h): key_weights() is empty; each
+// Quantized (made by compress_morph_weights, ossa/offline/morph_compression.h): key_weights() is empty; each
 // target of each track is a WeightChannel (channels(), track-major: the track's targets from its
 // weight_first), and key k of a track stores, target after target, `bits` bits q (0-24; the weight is
 // min + step * q) or the float itself (kBitsFloat). A track's keys are bit-packed one after another

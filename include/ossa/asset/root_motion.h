@@ -1,10 +1,11 @@
 // ossa/asset/root_motion.h — root motion: the character's travel taken out of a clip into its own track.
 //
-// extract_root_motion() reads the root joint's model-space translation (horizontal: x, z) and heading (yaw
-// about +Y) at every frame of a fixed-rate clip, stores them as a RootMotionTrack, and returns the clip
-// played in place: the root keeps its frame-0 offset and heading, and its vertical motion (bobbing) stays in
-// the pose. At run time the game moves the character by the per-update delta (Animator::root_delta(), or
-// RootMotionTrack::delta() composed over the playhead's segments), so loops and reverse play add up exactly.
+// extract_root_motion() (ossa/offline/root_motion.h) reads the root joint's model-space translation
+// (horizontal: x, z) and heading (yaw about +Y) at every frame of a fixed-rate clip, stores them as a
+// RootMotionTrack, and returns the clip played in place: the root keeps its frame-0 offset and heading, and
+// its vertical motion (bobbing) stays in the pose. At run time the game moves the character by the per-update
+// delta (Animator::root_delta(), or RootMotionTrack::delta() composed over the playhead's segments), so loops
+// and reverse play add up exactly.
 #pragma once
 
 #include <span>
@@ -30,23 +31,5 @@ struct RootMotionTrack {
   RootDelta delta(float from, float to) const;  // motion from `from` to `to` in the frame at `from`
   RootDelta total() const { return delta(0, duration); }
 };
-
-struct InPlaceClip {
-  Clip clip;
-  RootMotionTrack track;
-};
-
-// root_joint -1: default_root_joint().
-Result<InPlaceClip> extract_root_motion(const Clip& clip, const Skeleton& skeleton, int root_joint = -1);
-
-// Every clip of a character at once (default root joint), in clip order: what an Animator or a
-// BlendSpacePlayer takes as its clips and root-motion tracks. The error names the clip that failed.
-struct InPlaceClips {
-  std::vector<Clip> clips;
-  std::vector<RootMotionTrack> tracks;
-};
-Result<InPlaceClips> extract_root_motion(std::span<const Clip> clips, const Skeleton& skeleton);
-// The joint called "root" (any case, or "<namespace>:root"), else the first joint that has a parent.
-int default_root_joint(const Skeleton& skeleton);
 
 }  // namespace ossa

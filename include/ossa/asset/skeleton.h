@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ossa/asset/joint_pose.h"
 #include "ossa/asset/raw.h"
 #include "ossa/core/result.h"
-#include "ossa/runtime/pose.h"
 
 namespace ossa {
 

@@ -1,5 +1,7 @@
 // ossa/runtime/retarget.h — play one skeleton's animation on another with other names, rest poses and
-// proportions.
+// proportions: the per-frame side (RetargetJob on a RetargetRig, ContactTrack weights). The rig, the bone map
+// that pairs the joints, contact finding and clips baked for the target are offline work
+// (ossa/offline/retarget.h, ossa::offline).
 //
 // snippet: examples/retarget.cpp retarget
 //   auto map = ossa::build_bone_map(source.skeleton, target.skeleton);  // names, profiles (and a JSON map)
@@ -28,13 +30,6 @@
 //     baked.push_back(std::move(retargeted).value());
 //   }
 //
-// The bone map pairs each target joint with a source joint: an explicit map first (JSON, target name ->
-// source name), then humanoid profiles (Mixamo, the Unreal mannequin, VRM, Blender's metarig: both skeletons'
-// names are read as canonical humanoid bones when each matches a profile), then the same name, then the same
-// normalised name (namespaces such as "mixamorig:" and "Armature|" dropped, case and separators ignored,
-// Left/L/_l/.L side conventions unified). A name two joints share after normalising is ambiguous: it is
-// reported and not mapped, never guessed.
-//
 // Transfer, per mapped target joint j following source joint s: the source's rotation relative to its rest,
 // in model space, S(t) * S0^-1, is applied to the target's rest after aligning the target's rest bone
 // direction with the source's (the shortest rotation Q between them, from each joint to its first mapped
@@ -51,13 +46,11 @@
 // rig's constant frames, so most joints cost two quaternion products.
 //
 // Contacts (RetargetRig::build with RetargetContacts): the target's feet (and hands) as two-bone chains
-// (thigh, calf, foot). find_contacts() marks where the source's end joint stands still near the ground (in
-// the world, with the clip's root motion when given): weight 1 while it moves under kContactSpeed hip heights
-// a second within kContactHeight of its lowest, fading to 0 at twice those. Weighted by it, the job bends the
-// target limb with TwoBoneIkJob so that its end lands where the source's is, taken from rest and scaled like
-// the hips: so while a source foot is planted the target's stays put, on the ground, whatever its leg
-// proportions. The end joint keeps its model-space rotation; the knee bends in the plane the retargeted leg
-// had (straight legs: towards the toes).
+// (thigh, calf, foot), weighted per frame by a ContactTrack (find_contacts, offline). Weighted by it, the job
+// bends the target limb with TwoBoneIkJob so that its end lands where the source's is, taken from rest and
+// scaled like the hips: so while a source foot is planted the target's stays put, on the ground, whatever its
+// leg proportions. The end joint keeps its model-space rotation; the knee bends in the plane the retargeted
+// leg had (straight legs: towards the toes).
 #pragma once
 
 #include <array>
@@ -75,41 +68,7 @@
 
 namespace ossa {
 
-// A bone name taken apart: its side and the rest, lowercase, without separators or namespace
-// ("mixamorig:LeftUpLeg" -> left, "upleg"; "upper_arm.L" -> left, "upperarm"; "thigh_r" -> right, "thigh").
-struct NormalizedBoneName {
-  enum Side : uint8_t { kCenter, kLeft, kRight } side = kCenter;
-  std::string base;
-  bool operator==(const NormalizedBoneName&) const = default;
-};
-NormalizedBoneName normalize_bone_name(std::string_view name);
-
-struct BoneMapOptions {
-  std::string explicit_json{};  // {"target joint": "source joint", ...}: wins over every rule; "" for none
-  bool profiles = true;         // read names as humanoid bones (Mixamo, Unreal, VRM, Blender metarig)
-  // Read both skeletons' names with this profile instead of detecting one ("mixamo", "unreal", "vrm",
-  // "blender-metarig"); "" detects. An unknown name is an error that lists the profiles.
-  std::string profile{};
-};
-
-// The humanoid profiles build_bone_map knows, by name.
-std::vector<std::string> bone_map_profiles();
-
-struct BoneMap {
-  std::vector<int> source_of;       // per target joint: the source joint it follows, or -1
-  std::string source_profile;       // the humanoid profile the source's names match, or ""
-  std::string target_profile;       // the target's
-  std::vector<std::string> report;  // one line per unmapped or ambiguous bone, by name
-  int target_hips = -1;             // the target's hips by its profile, or -1 (RetargetRig then finds them)
-  // The target's left foot, right foot, left hand and right hand (by its profile, else by normalised name:
-  // "foot", "hand"), or -1: the ends of the limbs a contact pass keeps planted.
-  std::array<int, 4> target_limb_ends{-1, -1, -1, -1};
-  int mapped() const;
-};
-
-// Fails on an explicit map that names a joint either skeleton lacks, or that is not a JSON object of strings.
-Result<BoneMap> build_bone_map(const Skeleton& source, const Skeleton& target,
-                               const BoneMapOptions& options = {});
+struct BoneMap;  // ossa/offline/retarget.h
 
 // Which limbs the contact pass keeps planted.
 enum class RetargetContacts : uint8_t { kNone = 0, kFeet = 1, kHands = 2, kFeetAndHands = 3 };
@@ -117,6 +76,7 @@ enum class RetargetContacts : uint8_t { kNone = 0, kFeet = 1, kHands = 2, kFeetA
 // What a RetargetJob needs, computed once from the two skeletons' rest poses and the map. Keeps pointers to
 // both skeletons: they must outlive it. Fails when contacts are asked for and a limb is missing or unmapped.
 struct RetargetRig {
+  // Offline work: defined in ossa::offline (ossa/offline/retarget.h, with the BoneMap it reads).
   static Result<RetargetRig> build(const Skeleton& source, const Skeleton& target, const BoneMap& map,
                                    RetargetContacts contacts = RetargetContacts::kNone);
 
@@ -199,26 +159,5 @@ struct ContactTrack {
   // Interpolated between frames, clamped to the clip; `out` holds one weight per contact.
   void sample(float time, std::span<float> out) const;
 };
-
-// A limb counts as planted below this speed, in source hip heights per second, and this height above the
-// lowest it reaches in the clip, in hip heights (fully at these, not at all from twice these).
-constexpr float kContactSpeed = 0.15f;
-constexpr float kContactHeight = 0.05f;
-
-// `clip` (made for rig.source) sampled at its frame rate (60 fps for a keyed clip). `root_motion`: the
-// clip's track when it plays in place (its travel then counts), else null.
-Result<ContactTrack> find_contacts(const Clip& clip, const RetargetRig& rig,
-                                   const RootMotionTrack* root_motion = nullptr);
-
-// The clip for the target: `clip` (made for rig.source) sampled at its frame rate (60 fps for a keyed clip)
-// and retargeted frame by frame into a fixed-rate clip, which compresses like any other; with the rig's
-// contacts held where the source's limbs stand still (find_contacts, with `root_motion` as there). Morph
-// weights are not carried (retarget_morph_weights in ossa/serialize/ossa_file.h does, by name).
-Result<Clip> retarget_clip(const Clip& clip, const RetargetRig& rig,
-                           const RootMotionTrack* root_motion = nullptr);
-
-// The clip's root-motion track for the target: travel scaled by rig.hips_scale, on the target joint that
-// follows the track's joint (else the target's default root joint).
-RootMotionTrack retarget_root_motion(const RootMotionTrack& track, const RetargetRig& rig);
 
 }  // namespace ossa

@@ -65,23 +65,4 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file);
 Result<OssaFile> read_ossa(const std::string& path);
 Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& name);
 
-// Maps a clip made for `source` onto `target` by joint names. Joints of the target the source lacks keep
-// their rest pose; `unmatched` receives the source joints the target lacks. Keyed and fixed-rate clips.
-Result<Clip> retarget_clip(const Clip& clip, const Skeleton& source, const Skeleton& target,
-                           std::vector<std::string>* unmatched = nullptr);
-
-// The same for a whole character, morph weights too (the overload above drops them: they name meshes of the
-// source). A target mesh's morph target receives the weights of the source's morph target of the same name,
-// taken from the source mesh of the same name when it animates one, else from any animated source mesh; the
-// target's other morph targets keep their default weights. Exact: the weights are the source's keys (merged
-// across source meshes where one target mesh takes from several, steps kept). `unmatched` also receives the
-// animated source morph targets no target took, as "mesh/target".
-Result<Clip> retarget_clip(const Clip& clip, const CharacterAsset& source, const CharacterAsset& target,
-                           std::vector<std::string>* unmatched = nullptr);
-// Only the morph weights of that (what a clip retargeted with ossa/runtime/retarget.h takes with
-// Clip::with_morph_weights); empty tracks when the clip animates none.
-Result<MorphWeightTracks> retarget_morph_weights(const Clip& clip, const CharacterAsset& source,
-                                                 const CharacterAsset& target,
-                                                 std::vector<std::string>* unmatched = nullptr);
-
 }  // namespace ossa

@@ -1,7 +1,7 @@
 // Internal: a clip's joint keys reduced within an error bound on virtual vertices (the glTF export's
 // --compress).
 //
-// The bound is the one `.ossa` compression uses (ossa/asset/compression.h): points `shell` from each joint
+// The bound is the one `.ossa` compression uses (ossa/offline/compression.h): points `shell` from each joint
 // along its three axes, both ways, moved in model space by no more than `tolerance` at any time. Rotations
 // are rounded to normalized 16-bit when asked and when that alone keeps within half the bound. Each channel
 // drops the keys that linear interpolation between the keys kept reproduces within a share of the bound

@@ -1,4 +1,4 @@
-// ossa/baseline/naive_animator.h — the per-frame update as a typical tutorial writes it, kept only to be
+// baseline/naive_animator.h — the per-frame update as a typical tutorial writes it, kept only to be
 // measured.
 //
 // Every frame it rebuilds a std::map from channel name to keys, walks the hierarchy with a recursive

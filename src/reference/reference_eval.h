@@ -1,4 +1,5 @@
-// ossa/reference/reference_eval.h — the straightforward, obviously-correct evaluator.
+// reference/reference_eval.h — the straightforward, obviously-correct evaluator: a test oracle, private to
+// the tests, benchmarks and `ossa eval` (never installed, never included by the library).
 //
 // It allocates, searches keys with std::upper_bound and slerps: slow, but each step is the textbook one, so
 // it is the truth the fast runtime jobs are tested against and what `ossa eval` prints.

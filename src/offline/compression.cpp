@@ -1,16 +1,16 @@
-#include "ossa/asset/compression.h"
+#include "ossa/offline/compression.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "../asset/quantization.h"
 #include "../runtime/kernels/kernels.h"
-#include "ossa/asset/morph_compression.h"
 #include "ossa/asset/value_ranges.h"
+#include "ossa/offline/morph_compression.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/sample_job.h"
-#include "quantization.h"
 
 namespace ossa {
 namespace {
@@ -654,7 +654,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
   for (float e : errors)
     if (!(e <= settings.tolerance))
       return Result<Clip>::failure("clip '" + clip.name() + "': the error bound could not be met");
-  // Without the meshes, morph weights stay exact keys (ossa/asset/morph_compression.h).
+  // Without the meshes, morph weights stay exact keys (ossa/offline/morph_compression.h).
   return Clip::with_morph_weights(std::move(built).value(), clip.morph_weights());
 }
 

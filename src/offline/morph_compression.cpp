@@ -1,4 +1,4 @@
-#include "ossa/asset/morph_compression.h"
+#include "ossa/offline/morph_compression.h"
 #include "../runtime/kernels/kernels.h"
 
 #include <algorithm>

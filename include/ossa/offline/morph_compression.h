@@ -1,4 +1,5 @@
-// ossa/asset/morph_compression.h — morph weights of compressed clips, within a bound on vertex displacement.
+// ossa/offline/morph_compression.h — morph weights of compressed clips, within a bound on vertex
+// displacement.
 //
 // The bound. A weight error e on target t moves a vertex, before skinning, by at most |e| * D(t), D(t) the
 // target's largest position delta (max_position_delta). Skinning blends palette matrices with weights summing
@@ -21,8 +22,8 @@
 
 #include <span>
 
-#include "ossa/asset/compression.h"
 #include "ossa/asset/skinned_mesh.h"
+#include "ossa/offline/compression.h"
 
 namespace ossa {
 

@@ -1,4 +1,4 @@
-// ossa/asset/compression.h — lossy clip compression within an error bound in model units.
+// ossa/offline/compression.h — lossy clip compression within an error bound in model units.
 //
 // The error of a compressed clip is the displacement of virtual vertices, measured in model space (the
 // skeleton's space, metres for imported models) whatever the rig's own units: around each joint, at every
@@ -41,7 +41,7 @@ struct CompressionSettings {
   float tolerance = 1e-4f;       // model units (metres): 0.01 cm
   float shell_distance = 0.03f;  // model units (metres): 3 cm
   // The clip's meshes: when given, morph weights are compressed too, within a share of the tolerance
-  // (ossa/asset/morph_compression.h); without them they stay exact keys.
+  // (ossa/offline/morph_compression.h); without them they stay exact keys.
   std::span<const SkinnedMesh> meshes;
 };
 
