@@ -6,8 +6,8 @@
 #include <span>
 
 #include "ossa/asset/character.h"
-#include "ossa/asset/compression.h"
 #include "ossa/import/import.h"
+#include "ossa/offline/compression.h"
 #include "ossa/serialize/ossa_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
