@@ -189,6 +189,8 @@ void ViewState::edited(const std::string& refusal) {
     error = "the edited notifies do not load: " + set.error();
     return;
   }
+  doc->edited_notifies = std::make_shared<const NotifySet>(*set);
+  if (graph) graph->set_notifies(doc->edited_notifies);  // the graph fires them too (from its entry states)
   doc->playback->set_notifies(std::move(set).value());
 }
 
@@ -217,7 +219,7 @@ void ViewState::save_notifies(const std::string& path) {
 
 void ViewState::open_graph(const std::string& path) {
   if (!doc) return;
-  auto opened = GraphDocument::open(path, doc->character);
+  auto opened = GraphDocument::open(path, doc->character, doc->edited_notifies);
   if (!opened) {
     error = "cannot open the graph " + path + ":\n" + opened.error();
     return;
@@ -231,16 +233,76 @@ void ViewState::remember_field(const char* label) {
   fields[label] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
 }
 
-std::span<const Mat4> ViewState::shown_model() const {
-  if (display.bind_pose && !doc->bind_model.empty()) return doc->bind_model;
+std::span<const Mat4> ViewState::pose_model() const {
   return graph ? graph->instance().animator().model() : doc->playback->model();
 }
 
+std::span<const JointPose> ViewState::pose_locals() const {
+  return graph ? graph->instance().locals() : doc->playback->locals();
+}
+
+const CharacterAsset& ViewState::pose_asset() const {
+  return graph ? doc->character->asset : doc->playback->animated_asset();
+}
+
+std::span<const Mat4> ViewState::shown_model() const {
+  if (display.bind_pose && !doc->bind_model.empty()) return doc->bind_model;
+  return pose_model();
+}
+
+const Clip* ViewState::clip_at(int clip) const {
+  if (!doc) return nullptr;
+  const auto& clips = doc->character->asset.clips;
+  return clip >= 0 && clip < static_cast<int>(clips.size()) ? &clips[clip] : nullptr;
+}
+
+ShownClip ViewState::shown_clip() const {
+  ShownClip shown;
+  if (!doc) return shown;
+  const Playback& p = *doc->playback;
+  if (!graph) {
+    shown.clip = p.current_clip() ? p.clip() : -1;
+    shown.time = p.time();
+    return shown;
+  }
+  const AnimGraphInstance& anim = graph->instance();
+  if (anim.graph().layers().empty()) return shown;
+  const AnimGraphLayer& layer = anim.graph().layers()[0];
+  const AnimGraphState& state = layer.states[anim.current_state(0)];
+  shown.what = "graph: " + layer.name + " in " + state.name;
+  if (const Clip* clip = state.kind == AnimGraphState::kClip ? clip_at(state.clip) : nullptr) {
+    // The state's normalised time (unwrapped over loops) as the clip's time.
+    const double n = anim.state_time(0), f = state.loop ? n - std::floor(n) : std::clamp(n, 0.0, 1.0);
+    shown.clip = state.clip;
+    shown.time = std::clamp(static_cast<float>(f * clip->duration()), 0.f, clip->duration());
+    shown.what += ", " + clip->name();
+  } else if (state.kind == AnimGraphState::kEmpty) {
+    shown.what += " (empty: no clip plays)";
+  } else {
+    shown.what += state.kind == AnimGraphState::kBlend1D ? " (a 1D blend space of" : " (a 2D blend space of";
+    for (size_t i = 0; i < state.clips.size(); ++i)
+      if (const Clip* clip = clip_at(state.clips[i])) shown.what += (i ? ", " : " ") + clip->name();
+    shown.what += ": no one clip plays)";
+  }
+  return shown;
+}
+
 float ViewState::on_frame(float time) const {
-  const Clip* clip = doc ? doc->playback->current_clip() : nullptr;
+  const Clip* clip = clip_at(shown_clip().clip);
   if (!clip) return time;
   return TimelineView::snap_to_frame(time, clip->duration(),
                                      clip->frame_rate() > 0 ? clip->frame_rate() : 30.f);
+}
+
+std::string ViewState::baked_limit() const {
+  if (!doc) return "";
+  const Playback& p = *doc->playback;
+  if (graph) return "an animation graph drives the pose";
+  if (p.blend_space_on()) return "a blend space drives the pose";
+  if (p.layer_clip() >= 0) return "the override layer is not baked";
+  if (p.foot_placement()) return "planted feet are not baked";
+  if (display.bind_pose) return "the bind pose is not a clip";
+  return "";
 }
 
 }  // namespace ossa::viewer

@@ -105,6 +105,7 @@ struct Document {
   std::vector<int> depth;           // joint tree: depth of each joint
   std::vector<char> expanded;       // joint tree: children shown
   std::vector<Mat4> bind_model;     // the pose the meshes were bound in: each joint's inverse bind, inverted
+  std::shared_ptr<const NotifySet> edited_notifies;  // the notifies as last edited (null: never edited)
   // Blend space being set up: per clip, whether it is a sample and where.
   struct BlendRow {
     bool use = false;
@@ -159,6 +160,15 @@ struct ChannelSelection {
   bool euler = true;
 };
 
+// The clip the character plays, whatever drives it: the playback's base clip, or the clip of the state an
+// animation graph's first layer is in; what the timeline, the dope sheet, the curves, the notify editor and
+// the Clip tab show.
+struct ShownClip {
+  int clip = -1;     // -1: no one clip plays (a graph in a blend space or an empty state; no clip at all)
+  float time = 0;    // the clip's time
+  std::string what;  // under a graph: its layer, state and what plays ("graph: base in Turn, Armature|Turn")
+};
+
 // Unsaved edits are never thrown away: opening another file or quitting asks first (save, discard, cancel),
 // and a recovery copy is kept beside the settings while they are unsaved (viewer/recovery.h).
 enum class Pending { kNone, kOpen, kQuit };
@@ -187,6 +197,7 @@ struct ViewState {
 
   OrbitCamera camera;
   Display display;
+  int drawn_skinning = kSkinPalette;  // the path the 3D view drew with (baked falls back: baked_limit())
   FrameSettings frame;  // the 3D view as last drawn (size, camera, lighting, grid): exports draw with it
   Mat4 view_proj;       // and its projection (points in the scene to the window)
   TimeAxis axis;
@@ -240,8 +251,19 @@ struct ViewState {
   void open_graph(const std::string& path);
   void remember_field(const char* label);  // the last ImGui item, for click-field
 
-  std::span<const Mat4> shown_model() const;  // the graph's pose when one drives the character
-  float on_frame(float time) const;           // `time` snapped to the current clip's nearest frame
+  // The pose of what drives the character: the graph's when one is open, else the playback's (its blend
+  // space, layer and planted feet included).
+  std::span<const Mat4> pose_model() const;
+  std::span<const JointPose> pose_locals() const;
+  const CharacterAsset& pose_asset()
+      const;  // the clips it samples (the playback's are in place with root motion)
+  std::span<const Mat4> shown_model() const;  // pose_model(), or the bind pose while View > Bind pose is on
+  ShownClip shown_clip() const;
+  const Clip* clip_at(int clip) const;  // the document's clip, or null
+  float on_frame(float time) const;     // `time` snapped to the shown clip's nearest frame
+  // Why the baked path (each clip's frames baked into a texture) cannot draw the pose shown ("" when it
+  // can): the view then draws it with GPU palettes, and says so.
+  std::string baked_limit() const;
 };
 
 }  // namespace ossa::viewer

@@ -264,7 +264,7 @@ void App::frame(float dt) {
     const auto update_start = Clock::now();
     s_.doc->playback->update(dt);
     if (s_.graph) {
-      if (!s_.doc->playback->paused()) s_.graph->instance().update(dt);
+      if (!s_.doc->playback->paused()) s_.graph->update(dt);
       graph_checked_ += dt;
       if (graph_checked_ >= 0.5) {  // a designer's edit on disk shows within half a second
         graph_checked_ = 0;

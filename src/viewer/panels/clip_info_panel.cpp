@@ -11,7 +11,9 @@ class ClipInfoPanel : public Panel {
   Dock dock() const override { return Dock::kInspect; }
 
   void draw(ViewState& s) override {
-    const Clip* clip = s.doc->playback->current_clip();
+    const ShownClip shown = s.shown_clip();  // under a graph, its first layer's state's clip
+    if (!shown.what.empty()) ImGui::TextWrapped("%s", shown.what.c_str());
+    const Clip* clip = s.clip_at(shown.clip);
     if (!clip) return;
     const char* layouts[] = {"fixed rate", "keyed", "compressed"};
     ImGui::Text("%s", clip->name().c_str());
@@ -19,7 +21,7 @@ class ClipInfoPanel : public Panel {
     if (clip->frame_rate() > 0) ImGui::Text("%d frames at %.2f fps", clip->frame_count(), clip->frame_rate());
     ImGui::Text("%d joints, %.1f KiB in memory", clip->joint_count(),
                 static_cast<double>(clip->memory_bytes()) / 1024);
-    const auto& list = s.doc->notifies.notifies(s.doc->playback->clip());
+    const auto& list = s.doc->notifies.notifies(shown.clip);
     ImGui::Text("%zu notifies", list.size());
   }
 };

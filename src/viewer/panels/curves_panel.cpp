@@ -21,9 +21,13 @@ class CurvesPanel : public Panel {
   void draw(ViewState& s) override {
     refresh_dope_sheet(s);
     ChannelSelection& ch = s.channel;
-    const Playback& p = *s.doc->playback;
-    const CharacterAsset& asset = p.animated_asset();
+    const ShownClip shown = s.shown_clip();
+    const CharacterAsset& asset = s.pose_asset();
     const float ui = s.ui_scale;
+    if (!shown.what.empty()) {  // what the graph plays
+      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "%s", shown.what.c_str());
+      if (shown.clip < 0) return;
+    }
     const DopeRow* row =
         ch.row >= 0 && ch.row < static_cast<int>(ch.dope.rows.size()) ? &ch.dope.rows[ch.row] : nullptr;
     const int joint = row ? row->joint : s.selected_joint;
@@ -47,9 +51,9 @@ class CurvesPanel : public Panel {
     }
     ImGui::TextUnformatted(row ? row->name.c_str() : asset.skeleton.name(joint).c_str());
     const auto key =
-        std::make_tuple(&asset, p.clip(), morph ? -2 - ch.row : joint, static_cast<int>(ch.kind));
+        std::make_tuple(&asset, shown.clip, morph ? -2 - ch.row : joint, static_cast<int>(ch.kind));
     if (key != curve_for_) {
-      curve_ = channel_curve(asset, p.clip(), ch.kind, joint, morph ? row->mesh : -1,
+      curve_ = channel_curve(asset, shown.clip, ch.kind, joint, morph ? row->mesh : -1,
                              morph ? row->target : -1, 240);
       curve_for_ = key;
     }
@@ -100,7 +104,7 @@ class CurvesPanel : public Panel {
           draw->AddCircleFilled(ImVec2(t.x_of(view, sample.time), y_of(value(sample, k))), 2.5f * ui,
                                 colors[morph ? 3 : k]);
     }
-    const float px = t.x_of(view, p.time());
+    const float px = t.x_of(view, shown.time);
     draw->AddLine(ImVec2(px, t.origin.y), ImVec2(px, t.origin.y + t.avail.y), IM_COL32(255, 80, 80, 255), 2);
     draw->PopClipRect();
     draw->PopClipRect();

@@ -18,8 +18,12 @@ class DopeSheetPanel : public Panel {
   void draw(ViewState& s) override {
     refresh_dope_sheet(s);
     ChannelSelection& ch = s.channel;
-    const Playback& p = *s.doc->playback;
+    const ShownClip shown = s.shown_clip();
     const float ui = s.ui_scale;
+    if (!shown.what.empty()) {  // what the graph plays
+      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "%s", shown.what.c_str());
+      if (shown.clip < 0) return;
+    }
     ImGui::TextDisabled("%zu rows, %zu keys", ch.dope.rows.size(), ch.dope.key_count());
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "translation");
@@ -85,7 +89,7 @@ class DopeSheetPanel : public Panel {
         rows->PopClipRect();
       }
     }
-    const float px = t.x_of(view, p.time());
+    const float px = t.x_of(view, shown.time);
     rows->PushClipRect(ImVec2(t.track_x, t.origin.y), ImVec2(t.track_end, t.origin.y + t.avail.y), true);
     rows->AddLine(ImVec2(px, ImGui::GetWindowPos().y),
                   ImVec2(px, ImGui::GetWindowPos().y + ImGui::GetWindowHeight()), IM_COL32(255, 80, 80, 255),

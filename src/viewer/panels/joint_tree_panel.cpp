@@ -62,8 +62,8 @@ class JointTreePanel : public Panel {
     ImGui::EndChild();
     const int selected = s.selected_joint;
     if (selected >= 0 && selected < joints) {
-      const JointPose& local = doc.playback->locals()[selected];
-      const Transform model = decompose(doc.playback->model()[selected]);
+      const JointPose& local = s.pose_locals()[selected];  // the graph's pose when one drives
+      const Transform model = decompose(s.pose_model()[selected]);
       ImGui::Text("%s", skeleton.name(selected).c_str());
       ImGui::Text("local  t %.4f %.4f %.4f", local.translation[0], local.translation[1],
                   local.translation[2]);

@@ -1,6 +1,7 @@
 // Inspect > Notify: add a notify at the playhead (name, instant or state), and edit the selected one (rename,
 // time, duration, payload JSON checked as it is typed, delete). Undo, redo and save are here too (keys and
-// script verbs), with the verbs that edit a notify by name.
+// script verbs), with the verbs that edit a notify by name. The clip is the one the timeline shows (under an
+// animation graph, the clip of its first layer's state).
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -16,7 +17,7 @@ class NotifyEditorPanel : public Panel {
   Dock dock() const override { return Dock::kInspect; }
 
   void draw(ViewState& s) override {
-    const int clip = s.doc->playback->clip();
+    const int clip = s.shown_clip().clip;  // the clip on the timeline
     NotifyDocument& notifies = s.doc->notifies;
     ImGui::InputText("name", &new_name_);
     s.remember_field("name");
@@ -84,7 +85,7 @@ class NotifyEditorPanel : public Panel {
     if (ctrl && keys.pressed('S')) s.save_notifies("");
     if (!ctrl && keys.pressed('N')) add(s);
     if (keys.pressed(key::kDelete) && s.selected_notify) {
-      s.edited(notifies.remove(s.doc->playback->clip(), s.selected_notify));
+      s.edited(notifies.remove(s.shown_clip().clip, s.selected_notify));
       s.selected_notify = 0;
     }
   }
@@ -100,9 +101,9 @@ class NotifyEditorPanel : public Panel {
       return *shown == c.word(1) || c.fail("the field '" + c.word(0) + "' shows '" + *shown + "'");
     });
     table.add("add-notify", Needs::kDocument, [](const ActionCall& c) {
-      const Playback& p = *c.s.doc->playback;
+      const ShownClip shown = c.s.shown_clip();
       uint32_t id = 0;
-      const std::string refusal = c.s.doc->notifies.add(p.clip(), c.word(0), c.s.on_frame(p.time()),
+      const std::string refusal = c.s.doc->notifies.add(shown.clip, c.word(0), c.s.on_frame(shown.time),
                                                         c.a.numbers.empty() ? 0.f : c.number_f(0), &id);
       if (refusal.empty()) c.s.selected_notify = id;
       return c.edit(refusal);
@@ -119,7 +120,7 @@ class NotifyEditorPanel : public Panel {
     });
     table.add("expect-notifies", Needs::kDocument, [](const ActionCall& c) {
       const auto want = static_cast<size_t>(c.number(0));
-      const size_t have = c.s.doc->notifies.notifies(c.s.doc->playback->clip()).size();
+      const size_t have = c.s.doc->notifies.notifies(c.s.shown_clip().clip).size();
       return have == want ||
              c.fail("the clip has " + std::to_string(have) + " notifies, expected " + std::to_string(want));
     });
@@ -132,7 +133,7 @@ class NotifyEditorPanel : public Panel {
         const EditableNotify* n = named(c);
         if (!n) return c.fail("the clip playing has no notify '" + c.word(0) + "'");
         c.s.selected_notify = n->id;
-        return edit(c, c.s.doc->notifies, c.s.doc->playback->clip(), n->id);
+        return edit(c, c.s.doc->notifies, c.s.shown_clip().clip, n->id);
       });
     };
     on_notify("move-notify", [](const ActionCall& c, NotifyDocument& d, int clip, uint32_t id) {
@@ -155,17 +156,17 @@ class NotifyEditorPanel : public Panel {
 
  private:
   void add(ViewState& s) {
-    const Playback& p = *s.doc->playback;
+    const ShownClip shown = s.shown_clip();
     uint32_t id = 0;
     const std::string refusal =
-        s.doc->notifies.add(p.clip(), new_name_, s.on_frame(p.time()), new_duration_, &id);
+        s.doc->notifies.add(shown.clip, new_name_, s.on_frame(shown.time), new_duration_, &id);
     if (refusal.empty()) s.selected_notify = id;
     s.edited(refusal);
   }
 
-  // The first notify of the clip playing named by the action's first word.
+  // The first notify of the clip shown named by the action's first word.
   static const EditableNotify* named(const ActionCall& c) {
-    for (const EditableNotify& n : c.s.doc->notifies.notifies(c.s.doc->playback->clip()))
+    for (const EditableNotify& n : c.s.doc->notifies.notifies(c.s.shown_clip().clip))
       if (n.name == c.word(0)) return &n;
     return nullptr;
   }

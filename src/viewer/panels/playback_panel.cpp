@@ -20,6 +20,14 @@ void go_to_frame(Playback& p, int frame) {
   p.seek(std::clamp(static_cast<float>(frame) / rate, 0.f, clip->duration()));
 }
 
+// `time` snapped to the base clip's nearest frame (the playback's clip, whatever drives the character).
+float on_frame(const Playback& p, float time) {
+  const Clip* clip = p.current_clip();
+  if (!clip) return time;
+  return TimelineView::snap_to_frame(time, clip->duration(),
+                                     clip->frame_rate() > 0 ? clip->frame_rate() : 30.f);
+}
+
 // out < 0: the clip's end.
 void set_loop_in_out(ViewState& s, float in, float out) {
   Playback& p = *s.doc->playback;
@@ -38,6 +46,11 @@ class PlaybackPanel : public Panel {
     Playback& p = *s.doc->playback;
     const CharacterAsset& asset = s.doc->character->asset;
     const float ui = s.ui_scale;
+    if (s.graph) {  // what these controls drive plays beneath the graph (their transport drives it too)
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.8f, 1, 1));
+      ImGui::TextWrapped("Driven by a graph (Inspect > Graph)");
+      ImGui::PopStyleColor();
+    }
     if (ImGui::BeginTable("clips", 4,
                           ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV,
                           ImVec2(0, ImGui::GetTextLineHeightWithSpacing() *
@@ -98,10 +111,10 @@ class PlaybackPanel : public Panel {
     if (ImGui::SmallButton("-1x")) p.set_speed(-1);
     // The loop range: in and out at the playhead (snapped to frames), played over and over.
     if (ImGui::SmallButton("in"))
-      set_loop_in_out(s, s.on_frame(p.time()), p.has_loop_range() ? p.loop_out() : -1);
+      set_loop_in_out(s, on_frame(p, p.time()), p.has_loop_range() ? p.loop_out() : -1);
     ImGui::SameLine();
     if (ImGui::SmallButton("out"))
-      set_loop_in_out(s, p.has_loop_range() ? p.loop_in() : 0, s.on_frame(p.time()));
+      set_loop_in_out(s, p.has_loop_range() ? p.loop_in() : 0, on_frame(p, p.time()));
     ImGui::SameLine();
     if (p.has_loop_range()) {
       ImGui::Text("loop %.3f-%.3f s", p.loop_in(), p.loop_out());
@@ -167,7 +180,7 @@ class PlaybackPanel : public Panel {
     });
     table.add("expect-clip", Needs::kDocument, [=](const ActionCall& c) {
       const CharacterAsset& asset = c.s.doc->character->asset;
-      const int want = asset.find_clip(c.word(0)), clip = playback(c).clip();
+      const int want = asset.find_clip(c.word(0)), clip = c.s.shown_clip().clip;  // a graph's state's too
       return (want >= 0 && want == clip) ||
              c.fail("the clip playing is '" + (clip >= 0 ? asset.clips[clip].name() : std::string("none")) +
                     "'");

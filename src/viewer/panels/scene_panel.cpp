@@ -82,14 +82,19 @@ class SceneView : public ScenePanel {
     const Playback& p = *doc.playback;
     r.begin_frame(s.frame);
     const Mat4 world = p.world();
-    if (d.skinning == kSkinBaked && !s.graph && s.prepare_bake()) {  // a graph's pose is no baked clip
+    // The baked path draws a clip's baked frames: what it cannot hold (baked_limit) is drawn with palettes,
+    // and the overlay says so.
+    s.drawn_skinning = d.skinning;
+    if (d.skinning == kSkinBaked && (!s.baked_limit().empty() || !s.prepare_bake()))
+      s.drawn_skinning = kSkinPalette;
+    if (s.drawn_skinning == kSkinBaked) {
       BakedInstance self;
       self.world = world;
       self.clip = std::max(p.clip(), 0);
       self.time = p.time();
       self.speed = 0;
       r.draw_baked({&self, 1}, 0);
-    } else if (d.skinning == kSkinCpu) {
+    } else if (s.drawn_skinning == kSkinCpu) {
       r.draw_cpu(world, s.shown_model(), p.animator().morph_weights());
     } else {
       r.draw_palette(world, s.shown_model(), p.animator().morph_weights());
@@ -250,6 +255,9 @@ class SceneView : public ScenePanel {
     if (!s.doc->baked_error.empty() && (d.skinning == kSkinBaked || d.crowd > 0))
       draw->AddText(ImVec2(l.scene_x + 8, l.scene_y + 8), IM_COL32(255, 120, 100, 255),
                     ("baked path unavailable: " + s.doc->baked_error).c_str());
+    else if (d.skinning == kSkinBaked && s.drawn_skinning != kSkinBaked)
+      draw->AddText(ImVec2(l.scene_x + 8, l.scene_y + 8), IM_COL32(255, 200, 90, 255),
+                    ("baked path off: " + s.baked_limit() + "\n(drawn with GPU palettes)").c_str());
   }
 
   void keys(ViewState& s, const KeyInput& keys, bool) override {

@@ -6,10 +6,10 @@
 namespace ossa::viewer {
 
 Track begin_track(ViewState& s, float name_w, float marker_half) {
-  const Playback& p = *s.doc->playback;
-  if (const Clip* c = p.current_clip(); c && s.axis.clip != p.clip()) {
+  const int shown = s.shown_clip().clip;
+  if (const Clip* c = s.clip_at(shown); c && s.axis.clip != shown) {
     s.axis.view.set_clip(c->duration(), c->frame_rate() > 0 ? c->frame_rate() : 30);
-    s.axis.clip = p.clip();
+    s.axis.clip = shown;
   }
   Track t;
   t.origin = ImGui::GetCursorScreenPos();
@@ -50,7 +50,7 @@ void track_input(ViewState& s, const Track& t, bool hovered) {
       io.MousePos.x >= t.track_x)
     axis.drag = Drag::kScrub;
   Playback& p = *s.doc->playback;
-  if (axis.drag == Drag::kScrub && p.current_clip()) {
+  if (axis.drag == Drag::kScrub && p.current_clip() && !s.graph) {  // a graph plays on (it has no playhead)
     p.set_paused(true);
     p.seek(std::clamp(axis.view.x_to_time(lx), 0.f, p.current_clip()->duration()));
   }
@@ -60,13 +60,13 @@ void track_input(ViewState& s, const Track& t, bool hovered) {
 }
 
 void refresh_dope_sheet(ViewState& s) {
-  const Playback& p = *s.doc->playback;
   ChannelSelection& c = s.channel;
-  const CharacterAsset* asset = &p.animated_asset();
-  if (asset == c.asset && p.clip() == c.clip) return;
-  c.dope = make_dope_sheet(*asset, p.clip());
+  const CharacterAsset* asset = &s.pose_asset();
+  const int clip = s.shown_clip().clip;
+  if (asset == c.asset && clip == c.clip) return;
+  c.dope = clip >= 0 ? make_dope_sheet(*asset, clip) : DopeSheet{};
   c.asset = asset;
-  c.clip = p.clip();
+  c.clip = clip;
   c.row = -1;
   for (size_t r = 0; r < c.dope.rows.size() && s.selected_joint >= 0; ++r)
     if (c.dope.rows[r].joint == s.selected_joint) c.row = static_cast<int>(r);

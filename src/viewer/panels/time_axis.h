@@ -20,11 +20,12 @@ struct Track {
 // Lays out the region left in the window (the axis is set up for the current clip when it changed).
 Track begin_track(ViewState& s, float name_w, float marker_half);
 void draw_ruler(const ViewState& s, ImDrawList* draw, const Track& track);
-// Scrub on the ruler (left drag), zoom (wheel) and pan (middle drag) over the track's region.
+// Scrub on the ruler (left drag; not while a graph drives the character: it has no playhead to move), zoom
+// (wheel) and pan (middle drag) over the track's region.
 void track_input(ViewState& s, const Track& track, bool hovered);
 
-// The dope sheet of the current clip (made again when the clip or the asset changed; the row of the selected
-// joint selected).
+// The dope sheet of the shown clip (ViewState::shown_clip; made again when the clip or the asset changed, the
+// row of the selected joint selected; none while no one clip plays).
 void refresh_dope_sheet(ViewState& s);
 
 }  // namespace ossa::viewer

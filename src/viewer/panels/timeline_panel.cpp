@@ -1,6 +1,8 @@
 // The timeline (bottom window, Notifies tab): the ruler to scrub, one lane per notify name (instants as
 // diamonds, states as bars with their duration), the playhead; select, move and resize notifies with the
-// pointer, zoom with the wheel, pan with the middle button. Undo, redo, save and fit above it.
+// pointer, zoom with the wheel, pan with the middle button. Undo, redo, save and fit above it. The clip is
+// the one the character plays: under an animation graph, the clip of its first layer's state (or what the
+// state plays instead, said above the lanes).
 #include <algorithm>
 #include <cmath>
 
@@ -20,9 +22,10 @@ class TimelinePanel : public Panel {
     NotifyDocument& notifies = s.doc->notifies;
     Playback& p = *s.doc->playback;
     TimelineView& view = s.axis.view;
-    const int clip = p.clip();
-    const Clip* c = p.current_clip();
-    if (!c) return;
+    const ShownClip shown = s.shown_clip();  // the playback's clip, or the clip of the graph's state
+    const int clip = shown.clip;
+    const Clip* c = s.clip_at(clip);
+    if (!c && shown.what.empty()) return;
     const float ui = s.ui_scale;
     if (ImGui::Button("Undo") && notifies.undo()) s.edited("");
     ImGui::SameLine();
@@ -32,7 +35,12 @@ class TimelinePanel : public Panel {
     ImGui::SameLine();
     if (ImGui::Button("Fit")) view.show_all();
     ImGui::SameLine();
+    if (!shown.what.empty()) {  // what the graph plays
+      ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "%s", shown.what.c_str());
+      ImGui::SameLine();
+    }
     ImGui::TextDisabled("%s", s.status_message.c_str());
+    if (!c) return;
 
     const float lane_h = 22 * ui, marker_half = lane_h * 0.5f - 3;
     const Track track = begin_track(s, 90 * ui, marker_half);
@@ -77,7 +85,7 @@ class TimelinePanel : public Panel {
       }
     }
     // Playhead
-    const float px = x0 + view.time_to_x(p.time());
+    const float px = x0 + view.time_to_x(shown.time);
     draw->AddLine(ImVec2(px, origin.y), ImVec2(px, origin.y + avail.y), IM_COL32(255, 80, 80, 255), 2);
     draw->PopClipRect();
     draw->PopClipRect();
@@ -119,6 +127,7 @@ class TimelinePanel : public Panel {
     }
     switch (drag) {
       case Drag::kScrub:
+        if (s.graph) break;  // a graph plays on: it has no playhead to move
         p.set_paused(true);
         p.seek(std::clamp(view.x_to_time(lx), 0.f, c->duration()));
         break;
@@ -150,7 +159,7 @@ class TimelinePanel : public Panel {
     // The timeline, about the playhead (as the wheel does about the pointer).
     table.add("zoom", ActionTable::Needs::kDocument, [](const ActionCall& c) {
       TimelineView& view = c.s.axis.view;
-      view.zoom(c.number_f(0), view.time_to_x(c.s.doc->playback->time()));
+      view.zoom(c.number_f(0), view.time_to_x(c.s.shown_clip().time));
       return true;
     });
   }
