@@ -29,6 +29,9 @@ void draw_left(ViewState& s, const std::vector<std::unique_ptr<Panel>>& panels) 
   ImGui::End();
 }
 
+// Inspect's tabs as buttons in rows, as many equal columns as the widest name allows (two rows of four at
+// the default size), so that every name reads whole; the chosen one lit as a tab bar's is. (A tab bar of
+// eight shrinks each to its first letters: "Not... Joi... Mes...".)
 void draw_inspect(ViewState& s, const std::vector<std::unique_ptr<Panel>>& panels) {
   int win_w = 0, win_h = 0;
   s.window->size(win_w, win_h);
@@ -36,16 +39,47 @@ void draw_inspect(ViewState& s, const std::vector<std::unique_ptr<Panel>>& panel
   ImGui::SetNextWindowSize(
       ImVec2(s.layout.right, static_cast<float>(win_h) - s.layout.menu - s.layout.bottom));
   ImGui::Begin("Inspect", nullptr, kFixed);
-  if (s.doc && ImGui::BeginTabBar("inspect")) {
-    for (const auto& panel : panels) {
-      if (panel->dock() != Dock::kInspect || !s.doc) continue;
-      const ImGuiTabItemFlags flags = panel->wants_forward(s) ? ImGuiTabItemFlags_SetSelected : 0;
-      if (!ImGui::BeginTabItem(panel->name(), nullptr, flags)) continue;
-      panel->draw(s);
-      ImGui::EndTabItem();
-    }
-    ImGui::EndTabBar();
+  std::vector<Panel*> tabs;
+  for (const auto& panel : panels)
+    if (panel->dock() == Dock::kInspect) tabs.push_back(panel.get());
+  if (!s.doc || tabs.empty()) {
+    ImGui::End();
+    return;
   }
+  Panel* chosen = tabs.front();
+  for (Panel* tab : tabs)
+    if (tab->name() == s.inspect_tab) chosen = tab;
+  for (Panel* tab : tabs)
+    if (tab->wants_forward(s)) chosen = tab;  // a joint picked in the view, a graph or target just opened
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float widest = 0;
+  for (Panel* tab : tabs)
+    widest = std::max(widest, ImGui::CalcTextSize(tab->name()).x + 2 * style.FramePadding.x);
+  const float avail = ImGui::GetContentRegionAvail().x, spacing = style.ItemSpacing.x;
+  const int count = static_cast<int>(tabs.size());
+  const int columns = std::clamp(static_cast<int>((avail + spacing) / (widest + spacing)), 1, count);
+  const float width =
+      std::floor((avail - spacing * static_cast<float>(columns - 1)) / static_cast<float>(columns));
+  ImGui::PushID("tabs");
+  ImGui::PushStyleVar(ImGuiStyleVar_FrameRounding, style.TabRounding);
+  for (int i = 0; i < count; ++i) {
+    if (i % columns) ImGui::SameLine();
+    const bool on = tabs[i] == chosen;
+    ImGui::PushStyleColor(ImGuiCol_Button, style.Colors[on ? ImGuiCol_TabActive : ImGuiCol_Tab]);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, style.Colors[ImGuiCol_TabHovered]);
+    ImGui::PushStyleColor(ImGuiCol_ButtonActive, style.Colors[ImGuiCol_TabActive]);
+    if (ImGui::Button(tabs[i]->name(), ImVec2(width, 0))) chosen = tabs[i];
+    ImGui::PopStyleColor(3);
+  }
+  ImGui::PopStyleVar();
+  ImGui::PopID();
+  // The line under the tabs, as under a tab bar.
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y - style.ItemSpacing.y * 0.5f),
+                                      ImVec2(at.x + avail, at.y - style.ItemSpacing.y * 0.5f),
+                                      ImGui::GetColorU32(ImGuiCol_TabActive));
+  s.inspect_tab = chosen->name();
+  chosen->draw(s);
   ImGui::End();
 }
 

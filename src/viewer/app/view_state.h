@@ -212,6 +212,7 @@ struct ViewState {
   bool show_export_view = false;           // File > Export view's prompt
   bool show_graph_tab = false;             // bring Inspect > Graph forward (a graph was just opened)
   bool show_retarget_tab = false;          // bring Inspect > Retarget forward (a target was just opened)
+  std::string inspect_tab;                 // the right window's tab (a kInspect panel's name; "": the first)
   std::string bottom_tab = "Notifies";     // the bottom window's tab (a kBottom panel's name)
   bool select_bottom_tab = false;          // a script (or a pick) chose it: brought forward next frame
   std::vector<std::string> pending_drops;  // files to open (dropped, File > Recent)
