@@ -310,6 +310,15 @@ int App::run() {
     }
     script_ = std::move(script).value();
     if (script_.empty()) script_.push_back({"quit", {}, {}, 0});
+    // Every action of the grammar has a verb in the table (a panel left out of make_panels() would leave
+    // its verbs failing mid-run).
+    std::string missing;
+    for (const std::string& action : script_action_names())
+      if (!actions_.has(action)) missing += " " + action;
+    if (!missing.empty()) {
+      std::fprintf(stderr, "ossa view: no panel runs these script actions:%s\n", missing.c_str());
+      return 2;
+    }
   }
   if (!create_window()) return 4;
   {
