@@ -12,6 +12,7 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -907,6 +908,20 @@ TEST(ViewerScript, ParsesEveryActionWithItsWordsNumbersAndLines) {
   EXPECT_EQ(at("quit").numbers, std::vector<double>{2});
   EXPECT_EQ(at("quit").line, 37);
   EXPECT_EQ(at("expect-events").numbers, std::vector<double>{3});
+}
+
+// The grammar's actions, listed for the viewer to check that each has a verb: unique, and each one a script
+// may name (a name not listed is an unknown action).
+TEST(ViewerScript, ListsTheActionsItKnows) {
+  const std::vector<std::string> names = script_action_names();
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+  for (const char* name : {"open", "play", "layer", "payload-notify", "bottom-tab", "expect-events", "quit"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  for (const std::string& name : names) {
+    auto parsed = parse_script(name + "\n", "s.txt");  // known: at worst its words are missing
+    EXPECT_TRUE(parsed.ok() || parsed.error().find("unknown action") == std::string::npos) << parsed.error();
+  }
+  EXPECT_NE(parse_script("teleport\n", "s.txt").error().find("unknown action"), std::string::npos);
 }
 
 // The error for a one-line script (with a first line so that the line number is 2).

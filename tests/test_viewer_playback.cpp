@@ -511,3 +511,49 @@ TEST(GraphDocument, ReloadsWhenTheFileChangesAndKeepsTheValues) {
 
 }  // namespace
 }  // namespace ossa
+
+namespace ossa {
+namespace {
+
+// The viewer's graph logs the events of each update (what its events panel lists), and fires the notifies as
+// the document last edited them: an edit that takes Walk's notifies away stops them, the parameters kept.
+TEST(GraphDocument, LogsItsEventsAndFiresTheEditedNotifies) {
+  auto doc =
+      viewer::GraphDocument::open(test::source_dir() + "/assets/sample/ossa_sample.animgraph.json", sample());
+  ASSERT_TRUE(doc) << doc.error();
+  EXPECT_EQ(doc->set("speed", "1.5"), "");
+  size_t fired = 0;
+  for (int i = 0; i < 60; ++i) {
+    doc->update(1 / 60.f);
+    fired += doc->instance().events().size();
+  }
+  EXPECT_EQ(doc->step(), 60);
+  ASSERT_EQ(doc->events().size(), fired);
+  const viewer::GraphLoggedEvent& first = doc->events().front();
+  EXPECT_EQ(first.step, 0);
+  EXPECT_EQ(first.layer, "base");
+  EXPECT_EQ(first.type, "state_enter");
+  EXPECT_EQ(first.state, "Locomotion");
+  auto walk_notifies = [&] {
+    size_t n = 0;
+    for (const viewer::GraphLoggedEvent& e : doc->events())
+      n += e.notify && e.clip == "Armature|Walk" && !e.name.empty();
+    return n;
+  };
+  EXPECT_GE(walk_notifies(), 2u);  // FootL, FootR, ArmSwing's begin and end over a second of walking
+
+  NotifySet edited = sample()->notifies;
+  ClipNotifies& walk = edited.clips[sample()->asset.find_clip("Walk")];
+  walk.instants.clear();
+  walk.states.clear();
+  doc->set_notifies(std::make_shared<const NotifySet>(std::move(edited)));
+  doc->clear_events();
+  for (int i = 0; i < 60; ++i) doc->update(1 / 60.f);
+  EXPECT_EQ(doc->instance().value(doc->instance().parameter("speed")), 1.5f);
+  EXPECT_EQ(doc->instance().current_state(0), doc->graph().find_state(0, "Locomotion"));
+  EXPECT_FALSE(doc->events().empty());  // the state entered again
+  EXPECT_EQ(walk_notifies(), 0u);
+}
+
+}  // namespace
+}  // namespace ossa

@@ -59,20 +59,22 @@ struct ViewerRun {
   std::string out, err;
 };
 
-// Runs `ossa view FILE --script tests/viewer/SCRIPT` in `dir` (its outputs land there).
+// Runs `ossa view FILE --script tests/viewer/SCRIPT` (or SCRIPT, a path made by the test) in `dir` (its
+// outputs land there).
 ViewerRun run_view(const fs::path& dir, const std::string& script, const std::string& extra = "",
                    const std::string& model = sample_fbx()) {
+  const std::string script_path =
+      fs::path(script).is_absolute() ? script : test::source_dir() + "/tests/viewer/" + script;
 #if defined(_WIN32)  // cmd.exe: double quotes, and the status is the program's
   const std::string command = "cd /d \"" + dir.string() + "\" && \"" + std::string(build::cli_path()) +
-                              "\" view \"" + model + "\" --script \"" + test::source_dir() +
-                              "/tests/viewer/" + script + "\" --settings settings.json --size " +
-                              std::to_string(kWidth) + "x" + std::to_string(kHeight) + " " + extra +
-                              " > out.txt 2> err.txt";
+                              "\" view \"" + model + "\" --script \"" + script_path +
+                              "\" --settings settings.json --size " + std::to_string(kWidth) + "x" +
+                              std::to_string(kHeight) + " " + extra + " > out.txt 2> err.txt";
 #else
   const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' view '" +
-                              model + "' --script '" + test::source_dir() + "/tests/viewer/" + script +
-                              "' --settings settings.json --size " + std::to_string(kWidth) + "x" +
-                              std::to_string(kHeight) + " " + extra + " > out.txt 2> err.txt";
+                              model + "' --script '" + script_path + "' --settings settings.json --size " +
+                              std::to_string(kWidth) + "x" + std::to_string(kHeight) + " " + extra +
+                              " > out.txt 2> err.txt";
 #endif
   ViewerRun run;
   run.status = exit_status(std::system(command.c_str()));
@@ -482,6 +484,46 @@ TEST(ViewerWindow, AnimationGraphDrivesTheCharacter) {
   auto image = read_png((dir / "graph.png").string());
   ASSERT_TRUE(image) << image.error();
   expect_matches_golden(*image, "graph.png");
+}
+
+// While an animation graph drives the sample, the events panel lists the graph's events: exactly those
+// `ossa play --graph` prints for the same updates and parameters (state changes, transitions and the notifies
+// of the clips it plays, not the events of the playback beneath it); the timeline shows the clip of the base
+// layer's state (Turn, with its notifies).
+TEST(ViewerWindow, TheEventsPanelListsTheGraphsEvents) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("graph_events");
+  const std::string graph = test::source_dir() + "/assets/sample/ossa_sample.animgraph.json";
+  // The window's updates, 1/60 s each: `graph-set` acts before its frame's update, `wait N` lets N more
+  // frames pass, an expect-* runs before its frame's update. So: 41 updates walking, then 21 turning.
+  {
+    std::ofstream inputs(dir / "inputs.txt");
+    for (int step = 0; step < 62; ++step)
+      inputs << "0.0166666675" << (step == 0 ? " speed=1.5" : step == 41 ? " speed=0 turn" : "") << "\n";
+  }
+  const std::string play = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) + "' play '" +
+                           sample_fbx() + "' --graph '" + graph +
+                           "' --inputs inputs.txt --events-json > play.jsonl";
+  ASSERT_EQ(std::system(play.c_str()), 0);
+  size_t events = 0, notifies = 0;
+  std::istringstream lines(read_text(dir / "play.jsonl"));
+  for (std::string line; std::getline(lines, line); ++events)
+    notifies += nlohmann::json::parse(line).contains("clip");
+  EXPECT_GT(notifies, 3u) << "the steps should fire the clips' notifies too";
+  auto character = load_character(sample_fbx());
+  ASSERT_TRUE(character) << character.error();
+  const ClipNotifies& turn = (*character)->notifies.clips[(*character)->asset.find_clip("Turn")];
+  const size_t turn_notifies = turn.instants.size() + turn.states.size();
+  ASSERT_GT(turn_notifies, 0u);
+  {
+    std::ofstream script(dir / "graph_events.txt");
+    script << "graph \"" << graph
+           << "\"\ngraph-set speed 1.5\nwait 40\ngraph-set speed 0\ngraph-set turn set\n"
+           << "wait 20\nexpect-state base Turn\nexpect-events " << events << "\nexpect-clip Turn\n"
+           << "expect-notifies " << turn_notifies << "\nquit\n";
+  }
+  const ViewerRun run = run_view(dir, (dir / "graph_events.txt").string());
+  EXPECT_EQ(run.status, 0) << run.err;
 }
 
 // A click in the scene from far away, arriving and pressing in one poll, leaves the camera where it was (it

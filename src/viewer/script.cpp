@@ -296,6 +296,12 @@ std::string check_action(ScriptAction& action) {
 
 }  // namespace
 
+std::vector<std::string> script_action_names() {
+  std::vector<std::string> names;
+  for (const ActionSpec& spec : action_table()) names.push_back(spec.name);
+  return names;
+}
+
 Result<std::vector<ScriptAction>> parse_script(const std::string& text, const std::string& source_name) {
   using R = Result<std::vector<ScriptAction>>;
   if (static_cast<long long>(text.size()) > kMaxScriptBytes)

@@ -71,6 +71,8 @@ constexpr int kMaxScriptActions = 100000;
 
 // Parses and checks a whole script (arity, numbers finite and in range, known enumerations).
 Result<std::vector<ScriptAction>> parse_script(const std::string& text, const std::string& source_name);
+// Every action the grammar knows (the viewer checks that each has a verb to run it).
+std::vector<std::string> script_action_names();
 Result<std::vector<ScriptAction>> load_script(const std::string& path);
 
 }  // namespace ossa::viewer

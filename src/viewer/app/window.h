@@ -1,8 +1,8 @@
 // The viewer's window and its graphics device, one implementation per platform: GLFW + OpenGL 4.5 on Linux
 // (window_glfw_gl.cpp) and Win32 + Direct3D 11 on Windows (window_win32_d3d11.cpp). The viewer itself
-// (viewer_window.cpp) draws its panels with Dear ImGui and its scene with a CharacterRenderer made here, and
-// calls no platform or graphics API of its own, so that both platforms run the same viewer and its scripted
-// tests compare both with the same goldens.
+// (viewer_window.cpp, docks.cpp and its panels in src/viewer/panels/) draws its panels with Dear ImGui and
+// its scene with a CharacterRenderer made here, and calls no platform or graphics API of its own, so that
+// both platforms run the same viewer and its scripted tests compare both with the same goldens.
 #pragma once
 
 #include <cstdint>
