@@ -3,6 +3,9 @@
 // sequences), the Animator and BlendJob for poses, the notify rules, every load-time error, and threads.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -531,6 +534,46 @@ TEST(AnimGraph, EveryLoadErrorNamesTheItem) {
     EXPECT_NE(g.error().find(expected), std::string::npos)
         << "expected '" << expected << "' in: " << g.error();
     EXPECT_EQ(g.error().rfind("case.json", 0), 0u) << g.error();
+  }
+}
+
+// A list over its limit is refused as soon as its entry over the limit is read, in time linear in the text:
+// 120,000 states (4.3 MB) took 7.5 s to refuse and 450,000 (under the 16 MB a graph file may have) about 2
+// minutes, the duplicate-key check running in nlohmann's callback parser, which is quadratic in a list's
+// length (ctest's 120 s timeout catches a return of it). Also a nested list with no limit of its own, and a
+// parameters object of over 1,024 names.
+TEST(AnimGraph, ListsOverTheirLimitsAreRefusedInLinearTime) {
+  auto many = [](int n, const std::string& head, auto entry, const std::string& tail) {
+    std::string text = head;
+    for (int i = 0; i < n; ++i) text += (i ? "," : "") + entry(i);
+    return text + tail;
+  };
+  const std::string states = many(
+      450000, R"({"layers": [{"name": "b", "entry": "S0", "states": [)",
+      [](int i) { return R"({"name": "S)" + std::to_string(i) + R"(", "clip": "Walk"})"; }, "]}]}");
+  const std::string transitions = many(
+      300000,
+      R"({"parameters": {"go": {"type": "trigger"}}, "layers": [{"name": "b", "entry": "A",
+          "states": [{"name": "A", "clip": "Walk"}, {"name": "B", "clip": "Idle"}], "transitions": [)",
+      [](int) { return std::string(R"({"from": "A", "to": "B", "when": ["go"]})"); }, "]}]}");
+  const std::string parameters = many(
+      300000, R"({"parameters": {)",
+      [](int i) { return R"("p)" + std::to_string(i) + R"(": {"type": "float"})"; },
+      R"(}, "layers": [{"name": "b", "entry": "A", "states": [{"name": "A", "clip": "Walk"}]}]})");
+  const std::string nested = many(
+      2000000, R"({"layers": [{"name": "b", "entry": "A", "states": [{"name": "A", "clip": "Walk", "x": [)",
+      [](int) { return std::string("0"); }, "]}]}]}");
+  for (const auto& [text, expected] :
+       {std::pair{states, "over 1,024 states"}, std::pair{transitions, "over 4,096 transitions"},
+        std::pair{parameters, "over 1,024 parameters"},
+        std::pair{nested, "over 4,096 entries in one list"}}) {
+    const auto start = std::chrono::steady_clock::now();
+    auto g = AnimGraph::parse(text, sample().asset, "many.json");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_FALSE(g) << expected;
+    EXPECT_NE(g.error().find(expected), std::string::npos) << g.error();
+    std::printf("  %.1f MB refused in %.3f s: %s\n", static_cast<double>(text.size()) / 1e6, seconds,
+                g.error().c_str());
   }
 }
 
