@@ -248,42 +248,16 @@ TEST(Bvh, LayoutVariantsReadTheSame) {
   }
 }
 
-// A 175-unit skeleton: hips 95 up, the head 70 above them, its End Site 10 above that, the foot on the
-// ground. Frame 0 lifts the hips to 100 and moves them 10 along z.
-const char* kCentimetres = R"(HIERARCHY
-ROOT Hips
-{
-  OFFSET 0 95 0
-  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
-  JOINT Head
-  {
-    OFFSET 0 70 0
-    CHANNELS 3 Zrotation Xrotation Yrotation
-    End Site
-    {
-      OFFSET 0 10 0
-    }
-  }
-  JOINT Foot
-  {
-    OFFSET 0 -95 0
-    CHANNELS 3 Zrotation Xrotation Yrotation
-    End Site
-    {
-      OFFSET 0 0 10
-    }
-  }
+// tests/bvh/centimetres.bvh, a 175-unit skeleton: hips 95 up, the head 70 above them, its End Site 10 above
+// that, the foot on the ground. Frame 0 lifts the hips to 100 and moves them 10 along z.
+std::string centimetres_bvh() {  // shared with the CLI tests (tests/CMakeLists.txt)
+  return test::source_dir() + "/tests/bvh/centimetres.bvh";
 }
-MOTION
-Frames: 1
-Frame Time: 0.0333333
-0 100 10 0 0 0 0 0 0 0 0 0
-)";
 
 // Shape 4: BVH states no unit. The import says so, with the skeleton's height and the likely unit, and
 // takes a scale (ImportOptions::unit_scale) that applies to offsets and positions alike.
 TEST(Bvh, SaysItHasNoUnitAndTakesAScale) {
-  const std::string path = write_bvh("centimetres.bvh", kCentimetres);
+  const std::string path = centimetres_bvh();
   const ImportedScene as_read = import_bvh(path);
   EXPECT_NE(as_read.space.note.find("BVH has no unit: read as metres; the skeleton is 175 units tall, likely "
                                     "centimetres: --scale 0.01"),
@@ -324,7 +298,7 @@ TEST(Bvh, SaysItHasNoUnitAndTakesAScale) {
 // Shape 5: a BVH holds a skeleton and motion, no mesh; its one clip keeps the name assimp gave it ("Motion"),
 // keys at frame k * Frame Time.
 TEST(Bvh, MakesNoMeshAndOneClipCalledMotion) {
-  const std::string path = write_bvh("no_mesh.bvh", kCentimetres);
+  const std::string path = centimetres_bvh();
   const ImportedScene scene = import_bvh(path);
   EXPECT_EQ(scene.format, "bvh");
   EXPECT_TRUE(scene.meshes.empty());

@@ -7,6 +7,32 @@ namespace ossa::viewer {
 
 namespace {
 
+// The events table of both lists: step, `second` (clip or layer), type, name, `time` and loop columns, rows
+// drawn by `row(i)` (only those in view), kept scrolled to the newest while at the bottom.
+template <class Row>
+void event_table(const char* id, const char* second, const char* time, size_t count, Row&& row) {
+  if (!ImGui::BeginTable(id, 6,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("step");
+  ImGui::TableSetupColumn(second);
+  ImGui::TableSetupColumn("type");
+  ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(time);
+  ImGui::TableSetupColumn("loop");
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(count));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      ImGui::TableNextRow();
+      row(i);
+    }
+  if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1) ImGui::SetScrollHereY(1.0f);
+  ImGui::EndTable();
+}
+
 class EventsPanel : public Panel {
  public:
   const char* name() const override { return "Events"; }
@@ -20,42 +46,24 @@ class EventsPanel : public Panel {
     if (ImGui::SmallButton("clear")) s.doc->playback->clear_events();
     // In a crossfade both clips fire: each event names its clip (the part after "Armature|"; the whole name
     // in its tooltip).
-    if (ImGui::BeginTable("events", 6,
-                          ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
-      ImGui::TableSetupScrollFreeze(0, 1);
-      ImGui::TableSetupColumn("step");
-      ImGui::TableSetupColumn("clip");
-      ImGui::TableSetupColumn("type");
-      ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
-      ImGui::TableSetupColumn("t");
-      ImGui::TableSetupColumn("loop");
-      ImGui::TableHeadersRow();
-      ImGuiListClipper clipper;
-      clipper.Begin(static_cast<int>(events.size()));
-      while (clipper.Step()) {
-        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-          const LoggedEvent& e = events[i];
-          ImGui::TableNextRow();
-          ImGui::TableNextColumn();
-          ImGui::Text("%lld", e.step);
-          ImGui::TableNextColumn();
-          const size_t bar = e.clip.rfind('|');
-          ImGui::TextUnformatted(bar == std::string::npos ? e.clip.c_str() : e.clip.c_str() + bar + 1);
-          if (bar != std::string::npos && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.clip.c_str());
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(to_string(e.type));
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(e.name.empty() ? "-" : e.name.c_str());
-          if (!e.payload.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.payload.c_str());
-          ImGui::TableNextColumn();
-          ImGui::Text("%.4f", e.time);
-          ImGui::TableNextColumn();
-          ImGui::Text("%d", e.loop);
-        }
-      }
-      if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1) ImGui::SetScrollHereY(1.0f);
-      ImGui::EndTable();
-    }
+    event_table("events", "clip", "t", events.size(), [&](int i) {
+      const LoggedEvent& e = events[i];
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", e.step);
+      ImGui::TableNextColumn();
+      const size_t bar = e.clip.rfind('|');
+      ImGui::TextUnformatted(bar == std::string::npos ? e.clip.c_str() : e.clip.c_str() + bar + 1);
+      if (bar != std::string::npos && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.clip.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(to_string(e.type));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(e.name.empty() ? "-" : e.name.c_str());
+      if (!e.payload.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.payload.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", e.time);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", e.loop);
+    });
   }
 
   void add_actions(ActionTable& table) override {
@@ -77,48 +85,30 @@ class EventsPanel : public Panel {
     if (ImGui::SmallButton("clear")) graph.clear_events();
     ImGui::SameLine();
     ImGui::TextDisabled("(graph)");
-    if (ImGui::BeginTable("graph events", 6,
-                          ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
-      ImGui::TableSetupScrollFreeze(0, 1);
-      ImGui::TableSetupColumn("step");
-      ImGui::TableSetupColumn("layer");
-      ImGui::TableSetupColumn("type");
-      ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
-      ImGui::TableSetupColumn("t / n");
-      ImGui::TableSetupColumn("loop");
-      ImGui::TableHeadersRow();
-      ImGuiListClipper clipper;
-      clipper.Begin(static_cast<int>(events.size()));
-      while (clipper.Step()) {
-        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-          const GraphLoggedEvent& e = events[i];
-          ImGui::TableNextRow();
-          ImGui::TableNextColumn();
-          ImGui::Text("%lld", e.step);
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(e.layer.c_str());
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(e.type.c_str());
-          ImGui::TableNextColumn();
-          // A notify's name (its state and clip on hover); a state, or a transition's "from -> to".
-          const std::string name = e.notify         ? (e.name.empty() ? "-" : e.name)
-                                   : e.from.empty() ? e.state
-                                                    : e.from + " -> " + e.state;
-          ImGui::TextUnformatted(name.c_str());
-          if (e.notify && ImGui::IsItemHovered())
-            ImGui::SetTooltip("%s: %s%s%s", e.state.c_str(), e.clip.c_str(), e.payload.empty() ? "" : "\n",
-                              e.payload.c_str());
-          else if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("%s", name.c_str());
-          ImGui::TableNextColumn();
-          ImGui::Text("%.4f", e.time);
-          ImGui::TableNextColumn();
-          if (e.notify) ImGui::Text("%d", e.loop);
-        }
-      }
-      if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1) ImGui::SetScrollHereY(1.0f);
-      ImGui::EndTable();
-    }
+    event_table("graph events", "layer", "t / n", events.size(), [&](int i) {
+      const GraphLoggedEvent& e = events[i];
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", e.step);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(e.layer.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(e.type.c_str());
+      ImGui::TableNextColumn();
+      // A notify's name (its state and clip on hover); a state, or a transition's "from -> to".
+      const std::string name = e.notify         ? (e.name.empty() ? "-" : e.name)
+                               : e.from.empty() ? e.state
+                                                : e.from + " -> " + e.state;
+      ImGui::TextUnformatted(name.c_str());
+      if (e.notify && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s: %s%s%s", e.state.c_str(), e.clip.c_str(), e.payload.empty() ? "" : "\n",
+                          e.payload.c_str());
+      else if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", e.time);
+      ImGui::TableNextColumn();
+      if (e.notify) ImGui::Text("%d", e.loop);
+    });
   }
 };
 
