@@ -39,6 +39,22 @@ Quat quat_from_axis_angle(Vec3 axis, float radians) {
   return {a.x * s, a.y * s, a.z * s, std::cos(radians * 0.5f)};
 }
 
+Vec3 rotation_vector(Quat q) {
+  if (q.w < 0) q = {-q.x, -q.y, -q.z, -q.w};  // the shorter way round
+  const float s = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+  if (s < 1e-12f) return {2 * q.x, 2 * q.y, 2 * q.z};
+  // atan2 keeps the angle exact near 0 and near pi, where acos(w) or asin(s) lose digits.
+  const float k = 2 * std::atan2(s, q.w) / s;
+  return {q.x * k, q.y * k, q.z * k};
+}
+
+Quat quat_from_rotation_vector(Vec3 v) {
+  const float angle = length(v);
+  if (angle < 1e-12f) return normalize(Quat{v.x * 0.5f, v.y * 0.5f, v.z * 0.5f, 1});
+  const float k = std::sin(angle * 0.5f) / angle;
+  return {v.x * k, v.y * k, v.z * k, std::cos(angle * 0.5f)};
+}
+
 Quat slerp(Quat a, Quat b, float t) {
   float d = dot(a, b);
   if (d < 0) {

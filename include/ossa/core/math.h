@@ -59,6 +59,10 @@ Quat normalize(Quat q);          // identity when q is 0
 Quat conjugate(Quat q);
 Vec3 rotate(Quat q, Vec3 v);
 Quat quat_from_axis_angle(Vec3 axis, float radians);
+// A rotation as one vector: axis * angle (radians, 0 to pi: the shorter way round), and back. Rotation
+// vectors add and scale where quaternions do not, so offsets and angular velocities are kept as them.
+Vec3 rotation_vector(Quat q);
+Quat quat_from_rotation_vector(Vec3 v);
 // Spherical interpolation along the shortest arc (b is negated when dot(a, b) < 0).
 Quat slerp(Quat a, Quat b, float t);
 // Normalised linear interpolation along the shortest arc: the fast approximation of slerp.
