@@ -1,0 +1,67 @@
+// ossa/runtime/motion_search.h — the database frame nearest to a query: exact, brute force or accelerated.
+//
+// snippet-free sketch:
+//   ossa::MotionSearchIndex index(db);                  // once per database (allocates)
+//   float query[ossa::MotionDatabase::kStride];         // db.normalize(raw_features, query)
+//   ossa::MotionMatch best;
+//   ossa::MotionSearchJob{.database = &db, .index = &index, .query = query, .current_frame = playing,
+//                         .output = &best}.run();
+//
+// The cost of frame f is the squared distance between the query and f's normalised features. The answer is
+// the frame of least cost among those not excluded and holding every required tag; of equal costs the lowest
+// frame wins, except that `current_frame` (what plays now) wins any tie, so a character already on the best
+// frame keeps playing it. Both paths compute each frame's cost with the same SIMD code (SSE2, NEON or
+// scalar), so they return the same frame and the same cost, bit for bit.
+//
+// The index is Holden's two levels of bounding boxes: the features' per-dim min and max over groups of 16 and
+// 64 consecutive frames. A box is skipped when the squared distance from the query to it (a lower bound on
+// the cost of every frame inside, taken a little low against rounding) is above the best cost found so far,
+// or when none of its frames may be matched. No allocation in run().
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ossa/asset/motion_database.h"
+
+namespace ossa {
+
+class MotionSearchIndex {
+ public:
+  static constexpr int kSmall = 16, kLarge = 64;
+  MotionSearchIndex() = default;
+  explicit MotionSearchIndex(const MotionDatabase& database);
+  const MotionDatabase* database() const { return database_; }
+
+ private:
+  friend struct MotionSearchJob;
+  struct Boxes {
+    std::vector<float> min, max;  // kStride per box
+    std::vector<uint32_t> tags;   // per box: the union of its matchable frames' tags; 0 when none is
+  };
+  const MotionDatabase* database_ = nullptr;
+  Boxes small_, large_;
+};
+
+struct MotionMatch {
+  int frame = -1;  // -1 when no frame may be matched
+  float cost = 0;
+};
+
+struct MotionSearchJob {
+  const MotionDatabase* database = nullptr;
+  const MotionSearchIndex* index = nullptr;  // null: the brute force over every frame
+  std::span<const float> query;              // kStride floats, normalised (MotionDatabase::normalize)
+  uint32_t required_tags = 0;                // bits of MotionDatabase::tag_names every match must have
+  int current_frame = -1;                    // wins ties; -1 for none
+  MotionMatch* output = nullptr;
+
+  bool validate() const;  // database, output, query size; an index built for this database
+  bool run() const;
+};
+
+// The cost of one frame, as both searches compute it.
+float motion_cost(const MotionDatabase& database, const float* query, int frame);
+
+}  // namespace ossa

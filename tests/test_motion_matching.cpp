@@ -1,0 +1,284 @@
+// Motion matching: the database's features (ossa/offline/motion_database.h) and the search
+// (ossa/runtime/motion_search.h). Truths: a plain loop over the features in double precision, the brute force
+// for the accelerated search, and what ../shared/mocap's MANIFEST says of its takes (straight walks and runs
+// along +Z, turns to the left and right, centimetres).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "oracle_compare.h"
+#include "ossa/import/load_character.h"
+#include "ossa/offline/motion_database.h"
+#include "ossa/runtime/motion_search.h"
+
+namespace ossa {
+namespace {
+
+using DB = MotionDatabase;
+namespace fs = std::filesystem;
+
+// A database of `frames` frames whose features wander smoothly (as a character's do from frame to frame) in
+// ranges of 100 to 400 frames, the last 60 of each excluded, with two tags over random stretches.
+DB wandering_database(int frames, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> step(0, 0.08f);
+  std::uniform_int_distribution<int> length(100, 400);
+  DB db;
+  db.tag_names = {"run", "turn"};
+  db.offset.assign(DB::kFeatures, 0);
+  db.scale.assign(DB::kFeatures, 1);
+  float x[DB::kFeatures] = {};
+  while (db.frame_count() < frames) {
+    const int count = std::min(length(rng), frames - db.frame_count());
+    db.ranges.push_back({static_cast<int>(db.ranges.size()), db.frame_count(), count, 0});
+    for (float& v : x) v = std::normal_distribution<float>(0, 1)(rng);
+    const uint32_t tag = rng() % 4;
+    for (int k = 0; k < count; ++k) {
+      for (float& v : x) v = 0.98f * v + step(rng);
+      db.features.insert(db.features.end(), x, x + DB::kFeatures);
+      db.features.push_back(0);
+      db.tags.push_back((k + 60 >= count ? DB::kExcludedTag : 0) | (k % 90 < 45 ? tag : 0));
+      db.roots.push_back({});
+    }
+  }
+  EXPECT_EQ(db.check(), "");
+  return db;
+}
+
+struct Query {
+  std::vector<float> features;
+  uint32_t required = 0;
+  int current = -1;
+};
+
+// Half near a frame of the database (what a character asks mid-motion), half anywhere; some require a tag,
+// some name a current frame.
+std::vector<Query> queries(const DB& db, int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> noise(0, 0.3f), wide(0, 1.5f);
+  std::vector<Query> out(count);
+  for (int i = 0; i < count; ++i) {
+    Query& q = out[i];
+    q.features.assign(DB::kStride, 0);
+    const int near = static_cast<int>(rng() % db.frame_count());
+    for (int d = 0; d < DB::kFeatures; ++d)
+      q.features[d] = i % 2 ? db.frame_features(near)[d] + noise(rng) : wide(rng);
+    if (i % 5 == 0) q.required = 1u << (rng() % 2);
+    if (i % 3 == 0) q.current = static_cast<int>(rng() % db.frame_count());
+    if (i % 7 == 0) q.current = near;  // sometimes the best already plays
+  }
+  return out;
+}
+
+MotionMatch search(const DB& db, const MotionSearchIndex* index, const Query& q) {
+  MotionMatch m;
+  const MotionSearchJob job{.database = &db,
+                            .index = index,
+                            .query = q.features,
+                            .required_tags = q.required,
+                            .current_frame = q.current,
+                            .output = &m};
+  EXPECT_TRUE(job.run());
+  return m;
+}
+
+TEST(MotionSearch, AcceleratedSearchReturnsTheBruteForcesFrame) {
+  const DB db = wandering_database(20000, 3);
+  const MotionSearchIndex index(db);
+  int kept_current = 0;
+  for (const Query& q : queries(db, 10000, 4)) {
+    const MotionMatch brute = search(db, nullptr, q), fast = search(db, &index, q);
+    ASSERT_GE(brute.frame, 0);
+    ASSERT_EQ(fast.frame, brute.frame);
+    ASSERT_EQ(fast.cost, brute.cost);
+    EXPECT_FALSE(db.tags[brute.frame] & DB::kExcludedTag);
+    EXPECT_EQ(db.tags[brute.frame] & q.required, q.required);
+    kept_current += brute.frame == q.current;
+  }
+  EXPECT_GT(kept_current, 100);  // the current frame wins where it is the best (no jitter)
+}
+
+TEST(MotionSearch, BruteForceAgreesWithADoublePrecisionLoop) {
+  const DB db = wandering_database(5000, 5);
+  for (const Query& q : queries(db, 300, 6)) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int f = 0; f < db.frame_count(); ++f) {
+      if ((db.tags[f] & DB::kExcludedTag) || (db.tags[f] & q.required) != q.required) continue;
+      double cost = 0;
+      for (int d = 0; d < DB::kFeatures; ++d) {
+        const double diff = static_cast<double>(q.features[d]) - db.frame_features(f)[d];
+        cost += diff * diff;
+      }
+      best = std::min(best, cost);
+    }
+    const MotionMatch m = search(db, nullptr, q);
+    ASSERT_GE(m.frame, 0);
+    // The frame found costs the least in double precision too, up to float rounding (28 terms: 1e-5).
+    double found = 0;
+    for (int d = 0; d < DB::kFeatures; ++d) {
+      const double diff = static_cast<double>(q.features[d]) - db.frame_features(m.frame)[d];
+      found += diff * diff;
+    }
+    EXPECT_LE(found, best * (1 + 1e-5) + 1e-9);
+    EXPECT_NEAR(m.cost, found, found * 1e-5 + 1e-9);
+  }
+}
+
+TEST(MotionSearch, NothingMatchableGivesNoFrame) {
+  DB db = wandering_database(500, 7);
+  const MotionSearchIndex index(db);
+  Query q = queries(db, 1, 8)[0];
+  q.required = 1u << 5;  // no frame has it
+  EXPECT_EQ(search(db, nullptr, q).frame, -1);
+  EXPECT_EQ(search(db, &index, q).frame, -1);
+  MotionMatch m;
+  const std::vector<float> short_query(DB::kFeatures);
+  const MotionSearchJob short_job{.database = &db, .query = short_query, .output = &m};
+  EXPECT_FALSE(short_job.run());
+  const DB other = wandering_database(500, 9);
+  const MotionSearchJob other_job{.database = &other, .index = &index, .query = q.features, .output = &m};
+  EXPECT_FALSE(other_job.run());
+}
+
+// Times one search per query over the whole set; microseconds per search.
+double microseconds_per_search(const DB& db, const MotionSearchIndex* index, const std::vector<Query>& qs) {
+  const auto start = std::chrono::steady_clock::now();
+  int sink = 0;
+  for (const Query& q : qs) sink += search(db, index, q).frame;
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(sink, -static_cast<int>(qs.size()));
+  return us / static_cast<double>(qs.size());
+}
+
+// The shared mocap as one character: the first file's skeleton and every file's clip (the files share one
+// hierarchy, MANIFEST.md), read in centimetres.
+struct Mocap {
+  CharacterAsset character;
+  std::vector<std::string> names;
+};
+Mocap load_mocap(const std::vector<std::string>& files) {
+  Mocap out;
+  ModelLoadOptions options;
+  options.import.unit_scale = 0.01;
+  for (const std::string& file : files) {
+    auto loaded = load_character(test::shared_dir() + "/mocap/" + file, options);
+    EXPECT_TRUE(loaded) << (loaded ? "" : loaded.error());
+    if (!loaded) continue;
+    if (out.names.empty()) out.character.skeleton = (*loaded)->asset.skeleton;
+    EXPECT_EQ((*loaded)->asset.skeleton.joint_count(), out.character.skeleton.joint_count());
+    out.character.clips.push_back((*loaded)->asset.clips.at(0));
+    out.names.push_back(file);
+  }
+  return out;
+}
+
+#define REQUIRE_MOCAP()                                                               \
+  if (test::shared_dir().empty() || !fs::is_directory(test::shared_dir() + "/mocap")) \
+  GTEST_SKIP() << "../shared/mocap not found (OSSA_SHARED_DIR): skipped"
+
+TEST(MotionDatabase, MocapFeaturesFollowWhatTheTakesDo) {
+  REQUIRE_MOCAP();
+  const Mocap mocap =
+      load_mocap({"dataset-2_walk_normal_001.bvh", "dataset-2_run_normal_001.bvh",
+                  "dataset-2_walk-turn-left_normal_001.bvh", "dataset-2_walk-turn-right_normal_001.bvh"});
+  ASSERT_EQ(mocap.character.clips.size(), 4u);
+  const MotionJoints joints = find_motion_joints(mocap.character.skeleton);
+  ASSERT_GE(joints.left_foot, 0);
+  EXPECT_EQ(mocap.character.skeleton.name(joints.left_foot), "Foot_L");
+  EXPECT_EQ(mocap.character.skeleton.name(joints.right_foot), "Foot_R");
+  EXPECT_EQ(mocap.character.skeleton.name(joints.hips), "Hips");
+  const std::vector<MotionSource> sources = {{0}, {1}, {2}, {3}};
+  const std::vector<MotionTagRange> tags = {{1, "run", 0, 100}, {0, "mm_exclude", 1.0f, 1.5f}};
+  auto built = build_motion_database(mocap.character, sources, tags);
+  ASSERT_TRUE(built) << built.error();
+  const DB& db = *built;
+  ASSERT_EQ(db.ranges.size(), 4u);
+  auto raw = [&](int frame, int d) { return db.frame_features(frame)[d] / db.scale[d] + db.offset[d]; };
+  double speed[4] = {}, turn[4] = {}, lowest[4] = {1, 1, 1, 1};
+  for (int r = 0; r < 4; ++r) {
+    const DB::Range& range = db.ranges[r];
+    // 30 fps takes at 60 frames a second: twice the frames, less one.
+    const int manifest_frames[4] = {273, 68, 102, 100};  // MANIFEST.md
+    EXPECT_EQ(range.count, 2 * (manifest_frames[r] - 1) + 1) << mocap.names[r];
+    int matchable = 0;
+    for (int k = 0; k < range.count; ++k) matchable += !(db.tags[range.first + k] & DB::kExcludedTag);
+    const int excluded_by_tag = r == 0 ? 31 : 0;  // mm_exclude over [1.0, 1.5] s: 31 frames at 60 fps
+    EXPECT_EQ(matchable, range.count - 60 - excluded_by_tag) << mocap.names[r];
+    for (int k = 0; k + 60 < range.count; ++k) {
+      const int f = range.first + k;
+      speed[r] += std::hypot(raw(f, 19), raw(f, 20)) / (range.count - 60);  // metres covered in 1 s
+      turn[r] += std::atan2(raw(f, 25), raw(f, 26)) / (range.count - 60);   // facing 1 s ahead, + = left
+      // Feet stay under the hips (within 1 m) and below the knees (0.7 m), and touch the ground.
+      for (int d : {0, 3}) {
+        EXPECT_LT(std::hypot(raw(f, d), raw(f, d + 2)), 1.0);
+        EXPECT_LT(raw(f, d + 1), 0.7);
+        lowest[r] = std::min(lowest[r], static_cast<double>(raw(f, d + 1)));
+      }
+      EXPECT_EQ((db.tags[f] & 1u) != 0, r == 1);  // the "run" tag on the run only
+    }
+  }
+  std::printf(
+      "mean speed (m/s): walk %.2f run %.2f left %.2f right %.2f; mean turn in 1 s (rad): walk %.2f "
+      "run %.2f left %.2f right %.2f\n",
+      speed[0], speed[1], speed[2], speed[3], turn[0], turn[1], turn[2], turn[3]);
+  for (double low : lowest) EXPECT_LT(low, 0.15);  // the ankle over a planted foot
+  EXPECT_GT(speed[0], 0.8);                        // walking pace, 0.8-2 m/s
+  EXPECT_LT(speed[0], 2.0);
+  EXPECT_GT(speed[1], 1.4 * speed[0]);  // running is faster
+  EXPECT_LT(std::abs(turn[0]), 0.1);    // straight takes keep their heading
+  EXPECT_GT(turn[2], 0.2);              // the left turn turns left (+), the right one right
+  EXPECT_LT(turn[3], -0.2);
+}
+
+TEST(MotionSearch, CostAtOneHundredThousandFrames) {
+  // The shared mocap tiled to 100,000 frames when present (the real features' spread), else a wandering set.
+  DB db;
+  std::string what = "wandering features";
+  if (!test::shared_dir().empty() && fs::is_directory(test::shared_dir() + "/mocap")) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(test::shared_dir() + "/mocap"))
+      if (e.path().extension() == ".bvh") files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    const Mocap mocap = load_mocap(files);
+    std::vector<MotionSource> sources;
+    for (int c = 0; c < static_cast<int>(mocap.character.clips.size()); ++c) sources.push_back({c});
+    const auto start = std::chrono::steady_clock::now();
+    auto built = build_motion_database(mocap.character, sources);
+    ASSERT_TRUE(built) << built.error();
+    std::printf("database build: %d frames from %zu clips in %.1f ms\n", built->frame_count(), sources.size(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    db = *built;
+    const DB one = *built;
+    // Tiles of the same frames, each moved by a little noise (0.05 of a group's spread): copies would tie.
+    std::mt19937 rng(13);
+    std::normal_distribution<float> noise(0, 0.05f);
+    while (db.frame_count() < 100000) {
+      for (const DB::Range& r : one.ranges)
+        db.ranges.push_back({r.clip, db.frame_count() + r.first, r.count, r.start});
+      for (size_t i = 0; i < one.features.size(); ++i)
+        db.features.push_back(i % DB::kStride == DB::kFeatures ? 0.f : one.features[i] + noise(rng));
+      db.tags.insert(db.tags.end(), one.tags.begin(), one.tags.end());
+      db.roots.insert(db.roots.end(), one.roots.begin(), one.roots.end());
+    }
+    ASSERT_EQ(db.check(), "");
+    what = "the shared mocap, tiled with noise";
+  } else {
+    db = wandering_database(100000, 11);
+  }
+  const MotionSearchIndex index(db);
+  const std::vector<Query> qs = queries(db, 200, 12);
+  const double brute = microseconds_per_search(db, nullptr, qs),
+               fast = microseconds_per_search(db, &index, qs);
+  std::printf("one search over %d frames (%s): brute force %.0f us, bounding boxes %.1f us (%.1fx)\n",
+              db.frame_count(), what.c_str(), brute, fast, brute / fast);
+  EXPECT_LT(fast, brute);
+}
+
+}  // namespace
+}  // namespace ossa
