@@ -37,6 +37,34 @@ inline float squared_distance(const float* a, const float* b) {
 #endif
 }
 
+// squared_distance(a, b) when it is at most `limit`, else a value above `limit`: the sum stops after 16 of
+// the 28 floats when it already exceeds it. Every lane only grows as terms are added (and so does their final
+// sum), so a partial sum above the limit means the whole one is too; the full sum is the same bits as
+// squared_distance's.
+inline float squared_distance_below(const float* a, const float* b, float limit) {
+#ifdef OSSA_MOTION_SEARCH_SIMD
+  using namespace detail::vec4;
+  F4 sum = set1(0);
+  for (int d = 0; d < 16; d += 4) {
+    const F4 diff = sub(loadu(a + d), loadu(b + d));
+    sum = add(mul(diff, diff), sum);
+  }
+  alignas(16) float lanes[4];
+  store(lanes, sum);
+  const float partial = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  if (partial > limit) return partial;
+  for (int d = 16; d < kStride; d += 4) {
+    const F4 diff = sub(loadu(a + d), loadu(b + d));
+    sum = add(mul(diff, diff), sum);
+  }
+  store(lanes, sum);
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+#else
+  (void)limit;
+  return squared_distance(a, b);
+#endif
+}
+
 // The squared distance from the query to a box: a lower bound on the cost of every frame in it.
 inline float box_distance(const float* q, const float* lo, const float* hi) {
 #ifdef OSSA_MOTION_SEARCH_SIMD
@@ -77,33 +105,77 @@ float motion_cost(const MotionDatabase& database, const float* query, int frame)
 }
 
 MotionSearchIndex::MotionSearchIndex(const MotionDatabase& database) : database_(&database) {
-  const int frames = database.frame_count();
-  auto build = [&](Boxes& boxes, int size) {
-    const int count = (frames + size - 1) / size;
-    boxes.min.assign(static_cast<size_t>(count) * kStride, std::numeric_limits<float>::infinity());
-    boxes.max.assign(static_cast<size_t>(count) * kStride, -std::numeric_limits<float>::infinity());
-    boxes.tags.assign(static_cast<size_t>(count), 0);
-    for (int f = 0; f < frames; ++f) {
-      const int b = f / size;
-      const float* x = database.frame_features(f);
+  for (int f = 0; f < database.frame_count(); ++f)
+    if (!(database.tags[f] & MotionDatabase::kExcludedTag)) order_.push_back(f);
+  const int count = static_cast<int>(order_.size());
+  large_.first.push_back(0);
+  small_.first.push_back(0);
+  split(0, count, kLarge);
+  features_.resize(order_.size() * kStride);
+  for (int i = 0; i < count; ++i)
+    std::copy_n(database.frame_features(order_[i]), kStride, &features_[static_cast<size_t>(i) * kStride]);
+  // Box bounds and tag unions, small boxes from their frames, large ones from their small boxes.
+  auto bound = [&](Boxes& boxes, int count_boxes, auto&& item_min, auto&& item_max, auto&& item_tags) {
+    boxes.min.assign(static_cast<size_t>(count_boxes) * kStride, std::numeric_limits<float>::infinity());
+    boxes.max.assign(static_cast<size_t>(count_boxes) * kStride, -std::numeric_limits<float>::infinity());
+    boxes.tags.assign(static_cast<size_t>(count_boxes), 0);
+    for (int b = 0; b < count_boxes; ++b) {
       float *lo = &boxes.min[static_cast<size_t>(b) * kStride],
             *hi = &boxes.max[static_cast<size_t>(b) * kStride];
-      for (int d = 0; d < kStride; ++d) lo[d] = std::min(lo[d], x[d]), hi[d] = std::max(hi[d], x[d]);
-      if (!(database.tags[f] & MotionDatabase::kExcludedTag)) boxes.tags[b] |= database.tags[f] | (1u << 31);
+      for (int i = boxes.first[b]; i < boxes.first[b + 1]; ++i) {
+        const float *a = item_min(i), *z = item_max(i);
+        for (int d = 0; d < kStride; ++d) lo[d] = std::min(lo[d], a[d]), hi[d] = std::max(hi[d], z[d]);
+        boxes.tags[b] |= item_tags(i);
+      }
     }
   };
-  build(small_, kSmall);
-  build(large_, kLarge);
+  const int smalls = static_cast<int>(small_.first.size()) - 1,
+            larges = static_cast<int>(large_.first.size()) - 1;
+  auto frame_at = [&](int i) { return &features_[static_cast<size_t>(i) * kStride]; };
+  bound(small_, smalls, frame_at, frame_at, [&](int i) { return database.tags[order_[i]]; });
+  bound(
+      large_, larges, [&](int b) { return &small_.min[static_cast<size_t>(b) * kStride]; },
+      [&](int b) { return &small_.max[static_cast<size_t>(b) * kStride]; },
+      [&](int b) { return small_.tags[b]; });
+}
+
+// Splits order_[begin, end) at the median of its widest feature until the parts hold at most `limit` frames:
+// kLarge for a large box (each then split to kSmall), kSmall for a small one.
+void MotionSearchIndex::split(int begin, int end, int limit) {
+  if (end - begin <= limit) {
+    if (limit == kLarge) {
+      split(begin, end, kSmall);
+      large_.first.push_back(static_cast<int>(small_.first.size()) - 1);
+    } else {
+      small_.first.push_back(end);
+    }
+    return;
+  }
+  int widest = 0;
+  float widest_extent = -1;
+  for (int d = 0; d < MotionDatabase::kFeatures; ++d) {
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (int i = begin; i < end; ++i) {
+      const float v = database_->frame_features(order_[i])[d];
+      lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    if (hi - lo > widest_extent) widest_extent = hi - lo, widest = d;
+  }
+  const int mid = begin + (end - begin) / 2;
+  // Ties broken by frame, so that the index is the same on every machine.
+  std::nth_element(order_.begin() + begin, order_.begin() + mid, order_.begin() + end, [&](int a, int b) {
+    const float va = database_->frame_features(a)[widest], vb = database_->frame_features(b)[widest];
+    return va < vb || (va == vb && a < b);
+  });
+  split(begin, mid, limit);
+  split(mid, end, limit);
 }
 
 bool MotionSearchJob::validate() const {
   if (!database || !output || query.size() != static_cast<size_t>(kStride)) return false;
   if (database->features.size() != static_cast<size_t>(database->frame_count()) * kStride) return false;
+  if (database->tags.size() != static_cast<size_t>(database->frame_count())) return false;
   if (index && index->database_ != database) return false;
-  if (index && index->small_.tags.size() !=
-                   static_cast<size_t>((database->frame_count() + MotionSearchIndex::kSmall - 1) /
-                                       MotionSearchIndex::kSmall))
-    return false;
   return current_frame >= -1 && current_frame < database->frame_count();
 }
 
@@ -114,31 +186,32 @@ bool MotionSearchJob::run() const {
   MotionMatch best{-1, std::numeric_limits<float>::infinity()};
   if (current_frame >= 0 && matchable(db.tags[current_frame], required_tags))
     best = {current_frame, motion_cost(db, q, current_frame)};
-  auto consider = [&](int f) {
-    if (!matchable(db.tags[f], required_tags)) return;
-    const float cost = squared_distance(q, db.frame_features(f));
-    if (cost < best.cost) best = {f, cost};
-  };
-  const int frames = db.frame_count();
   if (!index) {
-    for (int f = 0; f < frames; ++f) consider(f);
+    for (int f = 0; f < db.frame_count(); ++f) {
+      if (!matchable(db.tags[f], required_tags)) continue;
+      const float cost = squared_distance(q, db.frame_features(f));
+      if (cost < best.cost) best = {f, cost};
+    }
   } else {
-    // A box may hold frames only when its tag union has the marker bit (31) and every required tag.
-    const uint32_t need = required_tags | (1u << 31);
     const MotionSearchIndex::Boxes &large = index->large_, &small = index->small_;
     const int large_count = static_cast<int>(large.tags.size());
     for (int lb = 0; lb < large_count; ++lb) {
-      if ((large.tags[lb] & need) != need) continue;
+      if ((large.tags[lb] & required_tags) != required_tags) continue;
       const size_t lo = static_cast<size_t>(lb) * kStride;
       if (safe_bound(box_distance(q, &large.min[lo], &large.max[lo])) > best.cost) continue;
-      const int small_end = std::min((lb + 1) * (MotionSearchIndex::kLarge / MotionSearchIndex::kSmall),
-                                     static_cast<int>(small.tags.size()));
-      for (int sb = lb * (MotionSearchIndex::kLarge / MotionSearchIndex::kSmall); sb < small_end; ++sb) {
-        if ((small.tags[sb] & need) != need) continue;
+      for (int sb = large.first[lb]; sb < large.first[lb + 1]; ++sb) {
+        if ((small.tags[sb] & required_tags) != required_tags) continue;
         const size_t so = static_cast<size_t>(sb) * kStride;
         if (safe_bound(box_distance(q, &small.min[so], &small.max[so])) > best.cost) continue;
-        const int end = std::min((sb + 1) * MotionSearchIndex::kSmall, frames);
-        for (int f = sb * MotionSearchIndex::kSmall; f < end; ++f) consider(f);
+        for (int i = small.first[sb]; i < small.first[sb + 1]; ++i) {
+          const int f = index->order_[i];
+          if ((db.tags[f] & required_tags) != required_tags) continue;
+          const float cost =
+              squared_distance_below(q, &index->features_[static_cast<size_t>(i) * kStride], best.cost);
+          // The brute force's order: the lower frame wins a tie, the current frame any tie.
+          if (cost < best.cost || (cost == best.cost && f < best.frame && best.frame != current_frame))
+            best = {f, cost};
+        }
       }
     }
   }

@@ -13,10 +13,15 @@
 // frame keeps playing it. Both paths compute each frame's cost with the same SIMD code (SSE2, NEON or
 // scalar), so they return the same frame and the same cost, bit for bit.
 //
-// The index is Holden's two levels of bounding boxes: the features' per-dim min and max over groups of 16 and
-// 64 consecutive frames. A box is skipped when the squared distance from the query to it (a lower bound on
-// the cost of every frame inside, taken a little low against rounding) is above the best cost found so far,
-// or when none of its frames may be matched. No allocation in run().
+// The index is two levels of bounding boxes, as Holden's, but over frames grouped by where their features
+// lie rather than by time: consecutive frames of a gait differ in their velocities so much that boxes of 16
+// of them are nearly as wide as the database. The matchable frames are split at the median of their widest
+// feature until a group holds at most 64 (a large box), and each of those likewise into groups of at most 16
+// (small boxes), their features copied in that order. A box is skipped when the squared distance from the
+// query to it (a lower bound on the cost of every frame inside, taken a little low against rounding) is above
+// the best cost found so far, or when none of its frames has the required tags; ties go to the lower frame,
+// as in the brute force. Starting from the current frame's cost (what a matcher passes) prunes most boxes at
+// once. No allocation in run().
 #pragma once
 
 #include <cstdint>
@@ -38,10 +43,15 @@ class MotionSearchIndex {
   friend struct MotionSearchJob;
   struct Boxes {
     std::vector<float> min, max;  // kStride per box
-    std::vector<uint32_t> tags;   // per box: the union of its matchable frames' tags; 0 when none is
+    std::vector<uint32_t> tags;   // per box: the union of its frames' tags
+    std::vector<int> first;       // box b holds the items [first[b], first[b + 1]) below it
   };
+  void split(int begin, int end, int limit);
   const MotionDatabase* database_ = nullptr;
-  Boxes small_, large_;
+  std::vector<int> order_;       // the matchable frames, small box after small box
+  std::vector<float> features_;  // their features in that order (kStride each)
+  Boxes small_;                  // items: entries of order_
+  Boxes large_;                  // items: small boxes
 };
 
 struct MotionMatch {
