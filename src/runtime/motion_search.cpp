@@ -176,7 +176,7 @@ bool MotionSearchJob::validate() const {
   if (database->features.size() != static_cast<size_t>(database->frame_count()) * kStride) return false;
   if (database->tags.size() != static_cast<size_t>(database->frame_count())) return false;
   if (index && index->database_ != database) return false;
-  return current_frame >= -1 && current_frame < database->frame_count();
+  return current_frame >= -1 && current_frame < database->frame_count() && skip_count >= 0;
 }
 
 bool MotionSearchJob::run() const {
@@ -184,11 +184,14 @@ bool MotionSearchJob::run() const {
   const MotionDatabase& db = *database;
   const float* q = query.data();
   MotionMatch best{-1, std::numeric_limits<float>::infinity()};
-  if (current_frame >= 0 && matchable(db.tags[current_frame], required_tags))
+  auto skipped = [&](int f) {
+    return static_cast<unsigned>(f - skip_first) < static_cast<unsigned>(skip_count);
+  };
+  if (current_frame >= 0 && matchable(db.tags[current_frame], required_tags) && !skipped(current_frame))
     best = {current_frame, motion_cost(db, q, current_frame)};
   if (!index) {
     for (int f = 0; f < db.frame_count(); ++f) {
-      if (!matchable(db.tags[f], required_tags)) continue;
+      if (!matchable(db.tags[f], required_tags) || skipped(f)) continue;
       const float cost = squared_distance(q, db.frame_features(f));
       if (cost < best.cost) best = {f, cost};
     }
@@ -205,7 +208,7 @@ bool MotionSearchJob::run() const {
         if (safe_bound(box_distance(q, &small.min[so], &small.max[so])) > best.cost) continue;
         for (int i = small.first[sb]; i < small.first[sb + 1]; ++i) {
           const int f = index->order_[i];
-          if ((db.tags[f] & required_tags) != required_tags) continue;
+          if ((db.tags[f] & required_tags) != required_tags || skipped(f)) continue;
           const float cost =
               squared_distance_below(q, &index->features_[static_cast<size_t>(i) * kStride], best.cost);
           // The brute force's order: the lower frame wins a tie, the current frame any tie.

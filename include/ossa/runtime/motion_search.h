@@ -65,6 +65,7 @@ struct MotionSearchJob {
   std::span<const float> query;              // kStride floats, normalised (MotionDatabase::normalize)
   uint32_t required_tags = 0;                // bits of MotionDatabase::tag_names every match must have
   int current_frame = -1;                    // wins ties; -1 for none
+  int skip_first = 0, skip_count = 0;        // frames [skip_first, skip_first + skip_count) are not matched
   MotionMatch* output = nullptr;
 
   bool validate() const;  // database, output, query size; an index built for this database

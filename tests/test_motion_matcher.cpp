@@ -1,0 +1,187 @@
+// The motion matcher (ossa/runtime/motion_matcher.h) on the shared mocap under scripted sticks. Truths: the
+// desired trajectory the matcher itself predicted one second earlier (where the root should then be), the
+// feet's world positions rebuilt from its output (a planted foot's ground travel), and the same run with hard
+// cuts instead of inertialization. Units: metres, seconds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "oracle_compare.h"
+#include "ossa/import/load_character.h"
+#include "ossa/offline/motion_database.h"
+#include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/motion_matcher.h"
+
+namespace ossa {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Mocap {
+  CharacterAsset character;
+  MotionDatabase database;
+};
+
+const Mocap* shared_mocap() {
+  static const Mocap* mocap = [] {
+    const std::string dir = test::shared_dir() + "/mocap";
+    if (test::shared_dir().empty() || !fs::is_directory(dir)) return static_cast<Mocap*>(nullptr);
+    auto* out = new Mocap;
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".bvh") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    ModelLoadOptions options;
+    options.import.unit_scale = 0.01;  // centimetres (MANIFEST.md)
+    std::vector<MotionSource> sources;
+    for (const std::string& file : files) {
+      auto loaded = load_character(file, options);
+      if (!loaded) continue;
+      if (sources.empty()) out->character.skeleton = (*loaded)->asset.skeleton;
+      sources.push_back({static_cast<int>(out->character.clips.size())});
+      out->character.clips.push_back((*loaded)->asset.clips.at(0));
+    }
+    auto db = build_motion_database(out->character, sources);
+    if (!db) return static_cast<Mocap*>(nullptr);
+    out->database = std::move(*db);
+    return out;
+  }();
+  return mocap;
+}
+
+struct Input {
+  Vec2 stick;
+  bool run = false;
+};
+
+struct Outcome {
+  double follow_mean = 0, follow_max = 0;  // |root(t + 1 s) - desired(t, 1 s ahead)|
+  double slide_mean = 0, slide_max = 0;    // a planted foot's ground travel per contact
+  int contacts = 0;
+  double jumps_per_second = 0, searches_per_second = 0;
+  double largest_joint_step = 0;  // the largest one-frame move of a joint in the root's frame
+};
+
+// Runs `seconds` of a script at 60 Hz.
+Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const std::function<Input(double)>& script,
+              double seconds, const MotionMatcherSettings& settings = {}) {
+  MotionMatcher matcher(mocap.character, mocap.database, index, settings);
+  const Skeleton& skeleton = mocap.character.skeleton;
+  std::vector<Mat4> model(skeleton.joint_count()), previous_model;
+  const int frames = static_cast<int>(seconds * 60), ahead = 60;
+  const float dt = 1 / 60.f;
+  std::vector<RootDelta> roots, desired;
+  std::vector<Vec3> feet[2];
+  Outcome out;
+  for (int f = 0; f < frames; ++f) {
+    const Input in = script(f * dt);
+    matcher.update(in.stick, in.run, dt);
+    roots.push_back(matcher.root());
+    desired.push_back(matcher.desired_trajectory()[2]);
+    const LocalToModelJob to_model{.skeleton = &skeleton, .input = matcher.locals(), .output = model};
+    EXPECT_TRUE(to_model.run());
+    if (!previous_model.empty()) {
+      for (int j = 0; j < skeleton.joint_count(); ++j) {
+        const Vec3 a = transform_point(previous_model[j], {}), b = transform_point(model[j], {});
+        out.largest_joint_step = std::max(out.largest_joint_step, static_cast<double>(length(b - a)));
+      }
+    }
+    previous_model = model;
+    const RootDelta r = matcher.root();
+    const float c = std::cos(r.yaw), s = std::sin(r.yaw);
+    const int foot[2] = {mocap.database.left_foot, mocap.database.right_foot};
+    for (int k = 0; k < 2; ++k) {
+      const Vec3 p = transform_point(model[foot[k]], {});
+      feet[k].push_back({c * p.x + s * p.z + r.x, p.y, -s * p.x + c * p.z + r.z});
+    }
+  }
+  int follow_count = 0;
+  for (int f = 60; f + ahead < frames; ++f) {  // from 1 s on: the start settles first
+    const double e = std::hypot(roots[f + ahead].x - desired[f].x, roots[f + ahead].z - desired[f].z);
+    out.follow_mean += e, ++follow_count;
+    out.follow_max = std::max(out.follow_max, e);
+  }
+  out.follow_mean /= std::max(follow_count, 1);
+  // A contact: the ankle within 2 cm of its lowest height over the run, for at least 4 frames (67 ms).
+  for (const auto& track : feet) {
+    float lowest = 1e9f;
+    for (const Vec3& p : track) lowest = std::min(lowest, p.y);
+    for (size_t f = 0; f < track.size();) {
+      size_t end = f;
+      while (end < track.size() && track[end].y < lowest + 0.02f) ++end;
+      if (end - f >= 4) {
+        const double slide = std::hypot(track[end - 1].x - track[f].x, track[end - 1].z - track[f].z);
+        out.slide_mean += slide, ++out.contacts;
+        out.slide_max = std::max(out.slide_max, slide);
+      }
+      f = std::max(end, f + 1);
+    }
+  }
+  out.slide_mean /= std::max(out.contacts, 1);
+  out.jumps_per_second = matcher.stats().jumps / seconds;
+  out.searches_per_second = matcher.stats().searches / seconds;
+  return out;
+}
+
+void report(const char* name, const Outcome& r, const Outcome& hard) {
+  std::printf(
+      "%-13s follow 1 s ahead: mean %.3f max %.3f m | slide per contact: mean %.3f max %.3f m (%d) | "
+      "%.1f jumps/s, %.1f searches/s | largest joint step %.3f m (hard cuts: %.3f m)\n",
+      name, r.follow_mean, r.follow_max, r.slide_mean, r.slide_max, r.contacts, r.jumps_per_second,
+      r.searches_per_second, r.largest_joint_step, hard.largest_joint_step);
+}
+
+TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
+  const Mocap* mocap = shared_mocap();
+  if (!mocap) GTEST_SKIP() << "../shared/mocap not found (OSSA_SHARED_DIR): skipped";
+  const MotionSearchIndex index(mocap->database);
+  MotionMatcherSettings hard;
+  hard.inertialize_duration = 0;
+  struct Script {
+    const char* name;
+    std::function<Input(double)> input;
+  };
+  const Script scripts[] = {
+      {"straight",
+       [](double) {
+         return Input{{0, 1}};
+       }},
+      {"circle",
+       [](double t) {
+         return Input{{static_cast<float>(std::sin(0.4 * t)), static_cast<float>(std::cos(0.4 * t))}};
+       }},
+      {"180 turns",
+       [](double t) {
+         return Input{{0, std::fmod(t, 6) < 3 ? 1.f : -1.f}};
+       }},
+      {"run bursts",
+       [](double t) {
+         return Input{{0, 1}, std::fmod(t, 4) >= 2};
+       }},
+      {"stop and go",
+       [](double t) {
+         return Input{{0, std::fmod(t, 4) < 2 ? 1.f : 0.f}};
+       }},
+  };
+  for (const Script& s : scripts) {
+    const Outcome r = drive(*mocap, index, s.input, 16), cut = drive(*mocap, index, s.input, 16, hard);
+    report(s.name, r, cut);
+    // Inertialization hides the jumps: no joint moves in one frame as far as with hard cuts.
+    EXPECT_LT(r.largest_joint_step, cut.largest_joint_step) << s.name;
+    EXPECT_LT(r.jumps_per_second, 10) << s.name;  // no jitter: far fewer jumps than searches
+    // Where the database holds the motion asked for (walks straight and turning), the root is where the
+    // stick wanted it 1 s earlier within 0.3 m on average; 180-degree turns and run bursts ask for what the
+    // shared takes hold little of (no turn on the spot, 2-second runs) and are reported.
+    if (std::string(s.name) == "straight" || std::string(s.name) == "circle") {
+      EXPECT_LT(r.follow_mean, 0.3) << s.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ossa
