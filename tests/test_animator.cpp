@@ -1,6 +1,6 @@
 // The Animator on hand-made clips whose blended poses can be computed by hand: crossfade, time-synced
 // crossfade, masked override layer, additive layer, root motion across wraps and in reverse, notify
-// threshold.
+// threshold; inertialized clip switches on the synthetic character.
 #include <gtest/gtest.h>
 
 #include "expect_near.h"
@@ -12,6 +12,7 @@
 #include "ossa/offline/clip_builder.h"
 #include "ossa/offline/root_motion.h"
 #include "ossa/runtime/animator.h"
+#include "synthetic_character.h"
 
 #ifdef OSSA_HAS_IMPORT  // the one test on the bundled sample (the runtime-only builds have no importer)
 #include "oracle_compare.h"
@@ -362,6 +363,105 @@ TEST(Animator, RootMotionDeltasAddUpToTheClipDisplacement) {
   EXPECT_NEAR(there_and_back.x, 0.f, 1e-4f);
   EXPECT_NEAR(there_and_back.z, 0.f, 1e-4f);
   EXPECT_NEAR(there_and_back.yaw, 0.f, 1e-4f);
+}
+
+// ---- Inertialized switches (inertialize()), on the synthetic character (33 joints, about 2 units tall) ----
+
+// Largest distance between the joints' model-space positions of two poses, in model units.
+float max_distance(std::span<const Mat4> a, std::span<const Mat4> b) {
+  float worst = 0;
+  for (size_t j = 0; j < a.size(); ++j)
+    worst = std::max(worst, length(a[j].translation() - b[j].translation()));
+  return worst;
+}
+
+// Walk for 0.5 s at 60 Hz, then switch to Wave: play() jumps; inertialize() continues the shown motion, its
+// first pose within 2 mm of the last two poses extrapolated (the quintic's acceleration term over one frame)
+// where play() jumps by over ten times that.
+TEST(Animator, InertializeContinuesTheShownPoseWherePlayJumps) {
+  const CharacterAsset c = test::synthetic_character();
+  const int walk = c.find_clip("Walk"), wave = c.find_clip("Wave");
+  ASSERT_GE(walk, 0);
+  ASSERT_GE(wave, 0);
+  constexpr float dt = 1 / 60.f;
+  Animator inert(c), plain(c);
+  ASSERT_TRUE(inert.play(walk));
+  ASSERT_TRUE(plain.play(walk));
+  std::vector<Mat4> before, last;
+  for (int f = 0; f < 30; ++f) {
+    inert.update(dt), plain.update(dt);
+    before = last;
+    last.assign(inert.model().begin(), inert.model().end());
+  }
+  ASSERT_TRUE(inert.inertialize(wave, 0.3f));
+  ASSERT_TRUE(plain.play(wave));
+  EXPECT_EQ(inert.clip(), wave) << "the base clip switches at once";
+  inert.update(dt), plain.update(dt);
+  std::vector<Mat4> extrapolated(last.size());
+  for (size_t j = 0; j < last.size(); ++j) {
+    extrapolated[j] = last[j];
+    const Vec3 p = last[j].translation() * 2.f - before[j].translation();
+    extrapolated[j].m[12] = p.x, extrapolated[j].m[13] = p.y, extrapolated[j].m[14] = p.z;
+  }
+  const float inert_error = max_distance(inert.model(), extrapolated);
+  const float plain_jump = max_distance(plain.model(), extrapolated);
+  std::printf("switch: play() lands %.4f units from the extrapolated pose, inertialize() %.5f units\n",
+              plain_jump, inert_error);
+  EXPECT_LT(inert_error, 2e-3f);
+  EXPECT_GT(plain_jump, 10 * inert_error);
+}
+
+// From the duration on, the output is the new clip played plainly from the same moment: bit for bit.
+TEST(Animator, InertializeEndsOnThePlainClipExactly) {
+  const CharacterAsset c = test::synthetic_character();
+  const int walk = c.find_clip("Walk"), wave = c.find_clip("Wave");
+  for (LoopMode mode : {LoopMode::kRepeat, LoopMode::kOnce}) {
+    Animator inert(c), plain(c);
+    ASSERT_TRUE(inert.play(walk));
+    ASSERT_TRUE(plain.play(walk));
+    for (int f = 0; f < 20; ++f) inert.update(1 / 50.f), plain.update(1 / 50.f);
+    ASSERT_TRUE(inert.inertialize(wave, 0.25f, mode));
+    ASSERT_TRUE(plain.play(wave, mode));
+    float during = 0;
+    for (int f = 0; f < 30; ++f) {
+      inert.update(1 / 50.f), plain.update(1 / 50.f);
+      const float d = max_distance(inert.model(), plain.model());
+      if (f < 12) during = std::max(during, d);  // elapsed under 0.25 s: the offset shows
+      if (f < 12) continue;                      // elapsed 0.26 s and on: none
+      for (size_t j = 0; j < plain.locals().size(); ++j)
+        for (int k = 0; k < 4; ++k) ASSERT_EQ(inert.locals()[j].rotation[k], plain.locals()[j].rotation[k]);
+      ASSERT_EQ(d, 0.f) << "frame " << f;
+    }
+    EXPECT_GT(during, 1e-3f) << "the transition did show an offset";
+  }
+}
+
+// An invalid clip is refused and changes nothing; a play() or crossfade() alone never inertializes (the
+// output is bit for bit the one without any inertialize() call), and play() ends an inertialization.
+TEST(Animator, InertializeRefusesInvalidClipsAndPlayEndsIt) {
+  const CharacterAsset c = test::synthetic_character();
+  const int walk = c.find_clip("Walk"), wave = c.find_clip("Wave"), idle = c.find_clip("Idle");
+  Animator a(c), b(c);
+  ASSERT_TRUE(a.play(walk));
+  ASSERT_TRUE(b.play(walk));
+  for (int f = 0; f < 10; ++f) a.update(0.02f), b.update(0.02f);
+  EXPECT_FALSE(a.inertialize(-1, 0.2f));
+  EXPECT_FALSE(a.inertialize(static_cast<int>(c.clips.size()), 0.2f));
+  EXPECT_EQ(a.clip(), walk);
+  auto same = [&] {
+    a.update(0.02f), b.update(0.02f);
+    for (size_t j = 0; j < a.model().size(); ++j)
+      for (int k = 0; k < 16; ++k) ASSERT_EQ(a.model()[j].m[k], b.model()[j].m[k]);
+  };
+  same();
+  ASSERT_TRUE(a.crossfade(idle, 0.1f));
+  ASSERT_TRUE(b.crossfade(idle, 0.1f));
+  for (int f = 0; f < 8; ++f) same();
+  ASSERT_TRUE(a.inertialize(wave, 0.5f));
+  a.update(0.02f);
+  ASSERT_TRUE(a.play(walk));  // mid-transition: the clip as it is
+  ASSERT_TRUE(b.play(walk));
+  for (int f = 0; f < 3; ++f) same();
 }
 
 #ifdef OSSA_HAS_IMPORT
