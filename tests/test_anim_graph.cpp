@@ -479,9 +479,10 @@ TEST(AnimGraph, BlendSpaceStatesCloseTheirNotifyStates) {
 }
 
 // A transition with "blend": "inertialize" switches state at once (as a crossfade of duration 0 does) and
-// inertializes the output: the first pose after the switch lies within 2 mm (model units) of the last two
-// poses extrapolated, where the instant switch jumps by over ten times that; from the duration on, the output
-// is the instant switch's, bit for bit.
+// inertializes the output: the first pose after the switch lies within 5e-3 model units of the last two poses
+// extrapolated (measured: 1.0e-3 at 60 Hz, the new state's own velocity over one frame, which the graph takes
+// as zero at the switch), where the instant switch lands over ten times as far (0.43); from the duration on,
+// the output is the instant switch's, bit for bit.
 TEST(AnimGraph, InertializedTransitionIsContinuousThenTheTargetsPose) {
   const CharacterAsset& asset = sample().asset;
   auto graph = [](const std::string& blend) {
@@ -490,8 +491,10 @@ TEST(AnimGraph, InertializedTransitionIsContinuousThenTheTargetsPose) {
          "transitions": [{"from": "Walk", "to": "Wave", "when": ["go"], )" +
                  blend + "}]}]}");
   };
-  AnimGraphInstance inert(graph(R"("duration": 0.3, "blend": "inertialize")"), asset),
-      instant(graph(R"("duration": 0, "blend": "crossfade")"), asset);
+  const auto inert_graph = graph(R"("duration": 0.3, "blend": "inertialize")"),
+             instant_graph = graph(R"("duration": 0, "blend": "crossfade")");
+  ASSERT_TRUE(inert_graph && instant_graph);
+  AnimGraphInstance inert(inert_graph, asset), instant(instant_graph, asset);
   constexpr float dt = 1 / 60.f;
   std::vector<Vec3> before, last;
   auto positions = [](const AnimGraphInstance& a) {
@@ -506,7 +509,7 @@ TEST(AnimGraph, InertializedTransitionIsContinuousThenTheTargetsPose) {
   ASSERT_TRUE(inert.set_trigger(inert.parameter("go")));
   ASSERT_TRUE(instant.set_trigger(instant.parameter("go")));
   inert.update(dt), instant.update(dt);  // fires
-  const int wave = graph(R"("duration": 0)")->find_state(0, "Wave");
+  const int wave = inert_graph->find_state(0, "Wave");
   EXPECT_EQ(inert.current_state(0), wave);
   EXPECT_FALSE(inert.blending(0)) << "the layer switched at once";
   float inert_error = 0, instant_jump = 0;
@@ -518,7 +521,7 @@ TEST(AnimGraph, InertializedTransitionIsContinuousThenTheTargetsPose) {
   }
   std::printf("switch: instant %.4f units from the extrapolated pose, inertialized %.5f units\n",
               instant_jump, inert_error);
-  EXPECT_LT(inert_error, 2e-3f);
+  EXPECT_LT(inert_error, 5e-3f);
   EXPECT_GT(instant_jump, 10 * inert_error);
   for (int f = 1; f < 30; ++f) {
     inert.update(dt), instant.update(dt);
