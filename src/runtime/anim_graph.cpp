@@ -219,7 +219,8 @@ struct Parser {
   bool parse_transition(const json& spec, const std::string& layer_where, AnimGraphLayer& layer,
                         AnimGraphTransition& t, size_t index) {
     const std::string where = layer_where + ", transition " + std::to_string(index + 1);
-    if (!keys(spec, where, {"from", "to", "when", "exit_time", "duration", "offset", "sync"})) return false;
+    if (!keys(spec, where, {"from", "to", "when", "exit_time", "duration", "offset", "sync", "blend"}))
+      return false;
     auto state_index = [&](const char* key, bool any) {
       std::string name;
       if (!spec.contains(key) || !string(spec[key], where + " " + key, name)) {
@@ -257,6 +258,18 @@ struct Parser {
     if (spec.contains("sync")) {
       if (!spec["sync"].is_boolean()) return fail(where, "sync must be true or false");
       t.sync = spec["sync"].get<bool>();
+    }
+    if (spec.contains("blend")) {
+      const json& blend = spec["blend"];
+      const std::string value = blend.is_string() ? blend.get<std::string>() : std::string();
+      if (value == "crossfade" || value == "inertialize") {
+        t.blend = value == "crossfade" ? AnimGraphTransition::kCrossfade : AnimGraphTransition::kInertialize;
+      } else {
+        const std::string from = t.from < 0 ? "*" : layer.states[t.from].name;
+        return fail(where + " (" + from + " -> " + layer.states[t.to].name + ")",
+                    "blend must be \"crossfade\" or \"inertialize\"" +
+                        (blend.is_string() ? ", not '" + value + "'" : std::string()));
+      }
     }
     return true;
   }
@@ -509,6 +522,10 @@ AnimGraphInstance::AnimGraphInstance(std::shared_ptr<const AnimGraph> graph, con
   notify_scratch_.reserve(kEventCapacity);
   pose_.assign(asset.skeleton.rest_pose().begin(), asset.skeleton.rest_pose().end());
   below_ = blended_ = pose_;
+  for (const AnimGraphLayer& g : graph_->layers())
+    for (const AnimGraphTransition& t : g.transitions)
+      inertialized_ |= t.blend == AnimGraphTransition::kInertialize;
+  if (inertialized_) inertializer_ = Inertializer(static_cast<int>(joints));
   keep_.resize(joints), take_.resize(joints);
   blend_layers_.resize(kMaxActiveStates + 1);
   layers_.resize(graph_->layers().size());
@@ -666,7 +683,7 @@ void AnimGraphInstance::enter(LayerState& layer, int layer_index, const AnimGrap
   Active& a = layer.active[layer.count++];
   a.state = to;
   a.player = player;
-  a.weight = t && t->duration > 0 ? 0.f : 1.f;
+  a.weight = t && t->fade_duration() > 0 ? 0.f : 1.f;
   a.frozen = 0;
   a.norm = a.prev_norm = start;
   a.notify_active = false;
@@ -796,6 +813,7 @@ void AnimGraphInstance::update(float dt_in) {
   const auto rest = asset_->skeleton.rest_pose();
   const size_t n = rest.size();
   std::copy(rest.begin(), rest.end(), pose_.begin());
+  float inertia = 0;  // the longest inertialized transition fired in this update
   for (size_t li = 0; li < layers_.size(); ++li) {
     const int layer_index = static_cast<int>(li);
     const AnimGraphLayer& g = graph_->layers()[li];
@@ -879,9 +897,10 @@ void AnimGraphInstance::update(float dt_in) {
             c.op == AnimGraphCondition::kSet)
           values_[c.parameter] = 0;
       l.transition = fired_index, l.from = current;
-      l.elapsed = 0, l.duration = fired->duration;
+      l.elapsed = 0, l.duration = fired->fade_duration();
       l.blending = true;
-      if (fired->duration <= 0) {
+      if (fired->blend == AnimGraphTransition::kInertialize) inertia = std::max(inertia, fired->duration);
+      if (l.duration <= 0) {
         push({AnimGraphEvent::kTransitionEnd,
               layer_index,
               fired->to,
@@ -933,6 +952,14 @@ void AnimGraphInstance::update(float dt_in) {
       const size_t first = keeps ? 0 : 1;
       BlendJob{std::span(blend_layers_.data() + first, count + 1 - first), {}, rest, pose_}.run();
     }
+  }
+  if (inertialized_) {
+    // The new pose stands for itself one frame back too (its velocity taken as zero, Bollo's original), so
+    // the offset carries the velocity shown; the offset is then applied at t = dt, as the Inertializer's
+    // first update after start() always is. No start before anything was shown (the first update).
+    if (inertia > 0)
+      (void)inertializer_.start(pose_, pose_, dt > 0 ? static_cast<float>(dt) : 1 / 60.f, inertia);
+    inertializer_.update(pose_, static_cast<float>(dt));
   }
   animator_.apply_pose(pose_);
 }

@@ -26,6 +26,9 @@ Animator::Animator(const CharacterAsset& asset, const NotifySet* notifies,
   for (Layer& l : layers_) l.track.pose.resize(n);
   locals_.assign(asset.skeleton.rest_pose().begin(), asset.skeleton.rest_pose().end());
   blended_.resize(n);
+  inertializer_ = Inertializer(static_cast<int>(n));
+  for (std::vector<JointPose>& shown : shown_) shown.resize(n);
+  inertia_before_.resize(n);
   mask_scratch_.resize(2 * n);
   model_.resize(n);
   palette_.resize(n);
@@ -125,6 +128,7 @@ bool Animator::play(int clip, LoopMode mode, int passes, float start_time) {
   for (Track& t : base_) end_track_states(t), t.clip = -1;
   fading_ = false;
   current_ = 0;
+  inertializer_.reset();  // the clip as it is: an inertialization running ends
   start_track(base_[0], clip, mode, passes, start_time);
   base_[0].weight = 1;
   return true;
@@ -151,7 +155,42 @@ bool Animator::crossfade(int clip, float duration, FadeSync fade_sync, LoopMode 
   return true;
 }
 
+bool Animator::inertialize(int clip, float duration, LoopMode mode, int passes) {
+  if (clip < 0 || clip >= static_cast<int>(asset_->clips.size())) return false;
+  if (!play(clip, mode, passes)) return false;
+  if (shown_count_ == 0 || !(duration > 0) || !std::isfinite(duration)) return true;
+  // The Inertializer is given the last two shown poses now, as if it had watched every frame: the same
+  // pose and backward-difference velocity.
+  const float h = last_step_ > 0 ? last_step_ : 1 / 60.f;
+  if (shown_count_ > 1) inertializer_.update(shown_[1 - shown_last_], 0);
+  inertializer_.update(shown_[shown_last_], shown_count_ > 1 ? last_step_ : 0);
+  // The new clip at its start (the moment of the last update) and h seconds of play before it.
+  Track& t = base_[0];
+  const Clip& c = asset_->clips[clip];
+  const float length = c.duration(), now = t.playhead.time();
+  float before = now - h * (paused_ ? 0.f : speed_);
+  if (!(length > 0))
+    before = now;
+  else if (mode == LoopMode::kRepeat)
+    before -= std::floor(before / length) * length;
+  else if (mode == LoopMode::kPingPong)  // reflected at the ends
+    before = length - std::fabs(length - std::fmod(std::fabs(before), 2 * length));
+  else
+    before = std::clamp(before, 0.f, length);
+  const auto rest = asset_->skeleton.rest_pose();
+  auto base_pose = [&](float time, std::span<JointPose> out) {  // as update() makes the base of one clip
+    SampleJob{&c, time, &t.cache, t.pose}.run();
+    const BlendLayer layer{t.pose, 1.f, {}};
+    BlendJob{std::span(&layer, 1), {}, rest, out}.run();
+  };
+  base_pose(before, inertia_before_);
+  base_pose(now, blended_);
+  (void)inertializer_.start(blended_, inertia_before_, h, duration);
+  return true;
+}
+
 void Animator::stop() {
+  inertializer_.reset();
   for (Track& t : base_) end_track_states(t), t.clip = -1;
   for (Layer& l : layers_) end_track_states(l.track), l.used = false, l.track.clip = -1;
   fading_ = false;
@@ -391,6 +430,15 @@ bool Animator::update(float dt) {
         base_layers[base_count++] = BlendLayer{t->pose, t->weight, {}};
     BlendJob{std::span(base_layers.data(), base_count), {}, rest, locals_}.run();
   }
+
+  // inertialize(): the base pose's offset, while a transition runs; then the base pose kept for the next.
+  const float wall_step = paused_ || !std::isfinite(dt) ? 0.f : std::fabs(dt);
+  if (inertializer_.active()) inertializer_.update(locals_, wall_step);
+  if (wall_step > 0)
+    shown_last_ = 1 - shown_last_, last_step_ = wall_step, shown_count_ = std::min(shown_count_ + 1, 2);
+  else
+    shown_count_ = std::max(shown_count_, 1);
+  std::copy(locals_.begin(), locals_.end(), shown_[shown_last_].begin());
 
   // Layers in order: override layers replace the pose where their mask says, additive ones add on top.
   for (Layer& l : layers_) {

@@ -20,9 +20,9 @@
 // The asset (JSON; docs/anim-graphs.md has the whole format): parameters (float, bool, trigger) with
 // defaults, and layers, each with states (a clip with `loop` and `speed`, a 1D or 2D blend space driven by
 // float parameters, or `empty`), an entry state and transitions ({"from": STATE or "*", "to", "when": [...],
-// "exit_time", "duration", "offset", "sync"}). Override layers take a joint mask ("mask": {"root": JOINT}:
-// that joint's subtree) and a weight (a number, or a float parameter's name); "additive": true adds the
-// layer's pose (additive clips, see make_additive_clip) instead.
+// "exit_time", "duration", "offset", "sync", "blend": "crossfade" or "inertialize"}). Override layers take a
+// joint mask ("mask": {"root": JOINT}: that joint's subtree) and a weight (a number, or a float parameter's
+// name); "additive": true adds the layer's pose (additive clips, see make_additive_clip) instead.
 //
 // Per update(dt), for each layer in order (the rules, exactly):
 //  1. The playheads of the current state and of the states still fading out advance by dt x their speed,
@@ -41,7 +41,16 @@
 //     time `offset` (default 0), or with "sync": true at the source's fractional normalised time; its weight
 //     goes from 0 to 1 linearly over `duration` seconds counted from the next update (0: at once, and
 //     transition_end fires right after transition_begin). The target does not advance in the update in which
-//     it is entered.
+//     it is entered. With "blend": "inertialize" the layer switches at once instead (as with duration 0:
+//     transition_end right after transition_begin, the states it left dropped), and the instance's output
+//     pose goes from the one shown last to the new one by inertialization (ossa/runtime/inertialization.h)
+//     over `duration` seconds, this update's dt the first of them: one pose evaluated per frame, the output
+//     continuous at the switch and exactly the graph's own pose from the duration on. As in Bollo's original,
+//     the new pose's velocity at the switch is taken as zero (the graph does not evaluate its states a frame
+//     back): the shown pose keeps its position and velocity, then changes velocity by the new state's own
+//     (Animator::inertialize samples its clip a frame back and is continuous in velocity too). Several firing
+//     in one update (in different layers) share one transition, of the longest duration; a crossfade firing
+//     during one lets it decay.
 //  5. The triggers named by the transition that fired are cleared; other triggers stay set until consumed or
 //     reset_trigger().
 //  6. Notifies: a clip state fires its clip's notifies while its weight in the layer times the layer's weight
@@ -54,10 +63,12 @@
 // players, kMaxActiveStates per layer); update() does no allocation and no string lookup. Instances of one
 // graph share it (immutable): update them on as many threads as you like, one instance per thread at a time.
 // More than kMaxActiveStates states in one layer (interruptions faster than their blends) drops the oldest,
-// lightest one. Load-time checks (each a clear error naming the item, nothing partial): unknown clips,
-// states, parameters, types or keys; duplicate names; a missing entry state; a condition on a parameter of
-// the wrong type; a transition with neither `when` nor `exit_time`; a cycle of transitions that fire by
-// themselves at exit time 0; NaN, infinite, negative or absurd numbers; JSON nested deeper than 64.
+// lightest one. A graph with an inertialized transition keeps the output pose and its velocity every update
+// (a rotation vector per joint); other graphs do not pay for it. Load-time checks (each a clear error naming
+// the item, nothing partial): unknown clips, states, parameters, types or keys; duplicate names; a missing
+// entry state; a condition on a parameter of the wrong type; a transition with neither `when` nor
+// `exit_time`; a cycle of transitions that fire by themselves at exit time 0; NaN, infinite, negative or
+// absurd numbers; JSON nested deeper than 64.
 #pragma once
 
 #include <cstdint>
@@ -72,6 +83,7 @@
 #include "ossa/core/result.h"
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/blend_space.h"
+#include "ossa/runtime/inertialization.h"
 #include "ossa/runtime/playhead.h"
 #include "ossa/runtime/sample_job.h"
 
@@ -99,6 +111,11 @@ struct AnimGraphTransition {
   float duration = 0;   // seconds
   float offset = 0;     // normalised start of the target
   bool sync = false;    // start the target at the source's fractional normalised time
+  // How the pose goes to the target: a crossfade of the layer's states over `duration`, or at once with the
+  // output inertialized over `duration` ("blend": "inertialize").
+  enum Blend : uint8_t { kCrossfade, kInertialize } blend = kCrossfade;
+  // The layer's crossfade, in seconds: 0 (at once) for an inertialized transition.
+  float fade_duration() const { return blend == kCrossfade ? duration : 0.f; }
 };
 
 struct AnimGraphState {
@@ -246,6 +263,9 @@ class AnimGraphInstance {
   std::vector<JointPose> pose_, below_, blended_;
   std::vector<float> keep_, take_;
   std::vector<BlendLayer> blend_layers_;
+  // Inertialized transitions: on the output pose, kept up to date only when the graph has one.
+  Inertializer inertializer_;
+  bool inertialized_ = false;
   Animator animator_;
 };
 

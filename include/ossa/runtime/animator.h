@@ -23,8 +23,15 @@
 // A base clip plays (with crossfades to the next one, optionally time-synchronised), and up to kMaxLayers
 // layers go on top: override layers with a per-joint mask (upper body waves while the legs walk) or additive
 // layers (see make_additive_clip). Clips are indices into asset.clips; find them by name with
-// CharacterAsset::find_clip ("Walk" finds "Armature|Walk"). play() and crossfade() return false, and change
-// nothing, for an index that is not a clip.
+// CharacterAsset::find_clip ("Walk" finds "Armature|Walk"). play(), crossfade() and inertialize() return
+// false, and change nothing, for an index that is not a clip.
+//
+// Switching clips: play() jumps to the new clip; crossfade() evaluates both clips for its duration and
+// blends them; inertialize() (ossa/runtime/inertialization.h) switches to the new clip at once and evaluates
+// only it, showing it plus an offset from the pose shown last that decays to zero over the duration: the
+// pose and its velocity are continuous at the switch, at the cost of one clip per frame instead of two. The
+// offset applies to the base clips' pose, before layers (which go on as they were); morph weights switch to
+// the new clip's directly, and root motion is the new clip's from the switch on.
 //
 // Notifies: a clip's notifies fire while its weight is at or above notify_weight_threshold (default 0.5);
 // when its weight drops below it, or it stops or is replaced, its active states end. The exception is the
@@ -56,6 +63,7 @@
 #include "ossa/asset/character.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/asset/root_motion.h"
+#include "ossa/runtime/inertialization.h"
 #include "ossa/runtime/playhead.h"
 
 namespace ossa {
@@ -102,6 +110,15 @@ class Animator {
   // or duration <= 0), timed by `sync`. False (nothing changes) for an invalid clip.
   [[nodiscard]] bool crossfade(int clip, float duration, FadeSync sync = FadeSync::kNone,
                                LoopMode mode = LoopMode::kRepeat, int passes = 0);
+  // Switches the base clip to `clip` at once, as play() does (the previous clips' notify states end), and
+  // shows the pose going from the one shown last to the new clip by inertialization over `duration` seconds:
+  // continuous in pose and velocity, and the clip exactly from the duration on. The new clip's velocity at
+  // the switch comes from sampling it at its start and one frame (the last update's dt, 1/60 s before any)
+  // before it: a looping clip's end, a non-looping clip's start. Plays it at once when nothing has been shown
+  // yet (no update) or duration <= 0. One started during another replaces it from the pose shown; play() ends
+  // it, crossfade() lets it decay. Morph weights switch directly. False (nothing changes) for an invalid
+  // clip.
+  [[nodiscard]] bool inertialize(int clip, float duration, LoopMode mode = LoopMode::kRepeat, int passes = 0);
   void stop();  // ends states; the pose goes back to rest
   void pause() { paused_ = true; }
   void resume() { paused_ = false; }
@@ -209,6 +226,15 @@ class Animator {
   std::vector<Mat4> mesh_palettes_;          // every mesh's slots, one after the other
   std::vector<size_t> mesh_palette_offset_;  // mesh m: [offset[m], offset[m + 1])
   RootDelta root_delta_;
+  // inertialize(): the transition, and the base pose of the last two updates (`shown_[shown_last_]` the
+  // latest; `shown_count_` of them valid) with the last update's non-zero step, from which a transition
+  // starts. Kept in two plain copies rather than by feeding the Inertializer every frame (which computes a
+  // rotation vector per joint): only the frames in a transition pay for it.
+  Inertializer inertializer_;
+  std::array<std::vector<JointPose>, 2> shown_;
+  std::vector<JointPose> inertia_before_;  // the new clip one frame before its start
+  int shown_last_ = 0, shown_count_ = 0;
+  float last_step_ = 0;  // seconds; 0: none yet
   // Morph weights of all meshes, one after the other: mesh m's targets at [offset[m], offset[m + 1]).
   std::vector<size_t> morph_offset_;
   std::vector<float> morph_defaults_, morph_weights_, morph_override_, morph_add_;
