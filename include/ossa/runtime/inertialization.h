@@ -21,12 +21,11 @@
 // point towards zero and T is not shortened: both would break the velocity's continuity, which is the point
 // of the technique; an offset whose velocity points away from zero overshoots briefly instead.
 //
-// Use (sizes at construction; start() and update() never allocate):
-//   ossa::Inertializer blend(skeleton.joint_count());
-//   each frame: sample the current source into `locals`; blend.update(locals, dt); then local-to-model, ...
-//   to switch: sample the new source at the moment of the last update (`now`) and h seconds earlier
-//              (`before`; the last frame's dt is best), blend.start(now, before, h, 0.2f); then go on
-//              sampling the new source each frame.
+// Use: make one Inertializer per character (it sizes itself at construction; start() and update() never
+// allocate). Each frame, sample the current source into the locals and pass them through update() with dt,
+// then go on to model space. To switch, sample the new source at the moment of the last update and h seconds
+// before it (the last frame's dt is best) and call start() with both, h and the duration; from then on sample
+// the new source each frame. Animator::inertialize and the graph's "blend": "inertialize" do this.
 #pragma once
 
 #include <span>

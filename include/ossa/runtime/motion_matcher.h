@@ -1,12 +1,11 @@
 // ossa/runtime/motion_matcher.h — a character driven by a stick, its motion picked from a MotionDatabase.
 //
-//   ossa::MotionSearchIndex index(db);                      // once per database
-//   ossa::MotionMatcher matcher(character, db, index);      // per character (allocates here only)
-//   each frame: matcher.update({stick_x, stick_y}, run_button, dt);
-//               draw with matcher.locals() (in place) under matcher.root() (the character in the world).
+// Use: build a MotionSearchIndex of the database once; give each character a MotionMatcher (it allocates at
+// construction only); each frame call update() with the stick, the run button and dt, then draw locals() (the
+// pose in place) under root() (where the character stands and faces in the world).
 //
 // Per update:
-//  1. The desired trajectory. The stick (x: right, y: forward, in the world's x and -z... see below) times
+//  1. The desired trajectory. The stick (x to the right, y forward; axes below) times
 //     the walk or run speed is the goal velocity of a critically damped spring on the simulated root's
 //     velocity (Holden's "spring-damper trajectory": velocity_halflife), and the stick's direction the goal
 //     of one on its facing (facing_halflife). The spring's closed form predicts where the root will be 20, 40
@@ -14,8 +13,9 @@
 //  2. The search, every `search_interval` seconds, at once when the stick's goal velocity changes by over
 //     `retrigger_speed`, and whenever the current frame may no longer be matched (its clip's end is near):
 //     the query is the current frame's pose features and the predicted trajectory in the character's frame.
-//     The current frame wins ties (MotionSearchJob), and a match within `min_jump_frames` of it in the same
-//     clip is not a jump, so a character already on the best motion keeps playing it.
+//     The current frame wins ties (MotionSearchJob); a match within `min_jump_frames` of it in the same clip
+//     is not a jump, and neither is one that lowers the cost by less than `jump_gain` of the current frame's,
+//     so a character already on about the best motion keeps playing it (each jump costs some foot sliding).
 //  3. A jump is hidden by inertialization (ossa/runtime/inertialization.h) over `inertialize_duration`.
 //  4. The root follows the animation's root motion (the simulation root stored per database frame), then is
 //     pulled towards the simulated root by at most `max_correction_speed` m/s and `max_correction_turn`

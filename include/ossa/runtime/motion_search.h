@@ -1,11 +1,8 @@
 // ossa/runtime/motion_search.h — the database frame nearest to a query: exact, brute force or accelerated.
 //
-// snippet-free sketch:
-//   ossa::MotionSearchIndex index(db);                  // once per database (allocates)
-//   float query[ossa::MotionDatabase::kStride];         // db.normalize(raw_features, query)
-//   ossa::MotionMatch best;
-//   ossa::MotionSearchJob{.database = &db, .index = &index, .query = query, .current_frame = playing,
-//                         .output = &best}.run();
+// Use: build a MotionSearchIndex once per database (it allocates); per search, fill a query of kStride floats
+// with MotionDatabase::normalize, and run a MotionSearchJob with the database, the index (or none, for the
+// brute force), the query, the frame playing now and a MotionMatch to write. MotionMatcher does all this.
 //
 // The cost of frame f is the squared distance between the query and f's normalised features. The answer is
 // the frame of least cost among those not excluded and holding every required tag; of equal costs the lowest
