@@ -248,6 +248,45 @@ TEST_F(CliHostile, EvalRestIsTheSkeletonInTheWorld) {
 // ------------------------------------------------------------------------------- 5: numbers on the line
 
 // WIDTHxHEIGHT is read whole: numbers that wrap a 32-bit int, trailing text and signs are usage errors.
+// `ossa mm play`: the stick script is checked line by line before any motion is read; on the shared mocap the
+// character walks forward under a forward stick (MANIFEST.md: walks at about 1.2 m/s).
+TEST_F(CliHostile, MmPlayChecksItsStickAndWalksTheSharedMocap) {
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  };
+  for (const char* bad :
+       {"0.016 2 0\n", "0.016 0\n", "0 0 1\n", "0.016 0 1 fly\n", "nan 0 1\n", "# none\n"}) {
+    const CliRun r = ossa({"mm", "play", "sample.glb", "--inputs", write("bad.txt", bad)});
+    EXPECT_TRUE(ends_with(r, kBadInput)) << bad;
+    EXPECT_NE(r.err.find("bad.txt"), std::string::npos) << r.err;
+  }
+  const std::string mocap = test::shared_dir() + "/mocap";
+  if (test::shared_dir().empty() || !fs::is_directory(mocap))
+    GTEST_SKIP() << "../shared/mocap not found (OSSA_SHARED_DIR): the walk is skipped";
+  std::string stick = "# two seconds forward\n";
+  for (int i = 0; i < 120; ++i) stick += "0.0166667 0 1\n";
+  const CliRun r = ossa({"mm", "play", mocap + "/dataset-2_walk_normal_001.bvh",
+                         mocap + "/dataset-2_walk_normal_002.bvh", mocap + "/dataset-2_run_normal_001.bvh",
+                         "--scale", "0.01", "--inputs", write("forward.txt", stick)});
+  ASSERT_TRUE(ends_with(r, kOk));
+  std::istringstream lines(r.out);
+  std::string line, last;
+  int updates = 0;
+  while (std::getline(lines, line))
+    if (!line.empty() && line[0] != '#') ++updates, last = line;
+  EXPECT_EQ(updates, 120);
+  std::istringstream fields(last);
+  double time = 0, clip_time = 0, cost = 0, x = 0, z = 0, yaw = 0;
+  std::string clip;
+  int frame = 0;
+  ASSERT_TRUE(fields >> time >> clip >> clip_time >> frame >> cost >> x >> z >> yaw) << last;
+  EXPECT_NEAR(time, 2.0, 1e-3);
+  EXPECT_GT(z, 1.5) << last;  // 2 s forward at walking pace, the first of them speeding up
+  EXPECT_LT(z, 3.0) << last;
+  EXPECT_LT(std::abs(x), 0.3) << last;
+}
+
 TEST(SizeOption, IsParsedWholeAndInRange) {
   cli::SizeOption size;
   EXPECT_TRUE(cli::parse_size_option("640x480", 1, 8192, size));

@@ -129,6 +129,11 @@ struct RetargetArgs {
   std::vector<std::string> contacts;  // limbs kept planted: "feet", "hands"
 };
 int run_retarget(const RetargetArgs& args);
+struct MmPlayArgs {
+  std::vector<std::string> motion;  // motion capture or characters sharing one skeleton
+  std::string inputs;               // the stick script: lines `DT X Y [run]`
+};
+int run_mm_play(const MmPlayArgs& args);
 struct DemoArgs {
   std::string file;  // empty: the bundled sample
   std::string output_dir = "ossa-demo";

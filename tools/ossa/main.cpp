@@ -240,6 +240,17 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"feet", "hands"}));
 #ifdef OSSA_HAS_IMPORT
   add_scale_option(retarget_cmd);
+
+  ossa::cli::MmPlayArgs mm_play;
+  CLI::App* mm_cmd = app.add_subcommand("mm", "Motion matching (docs/motion-matching.md)");
+  mm_cmd->require_subcommand(1);
+  CLI::App* mm_play_cmd = mm_cmd->add_subcommand(
+      "play", "Drive motion capture by motion matching under a scripted stick; print each update");
+  mm_play_cmd->add_option("motion", mm_play.motion, "Motion capture (BVH) or characters sharing one skeleton")
+      ->required();
+  mm_play_cmd->add_option("--inputs", mm_play.inputs, "The stick: lines `DT X Y [run]` (X right, Y forward)")
+      ->required();
+  add_scale_option(mm_play_cmd);
 #endif
 
 #ifdef OSSA_HAS_IMPORT
@@ -406,6 +417,7 @@ int main(int argc, char** argv) {
   if (*retarget_cmd) return guarded("retarget", run_retarget, retarget);
 #ifdef OSSA_HAS_IMPORT
   if (*convert_cmd) return guarded("convert", run_convert, convert);
+  if (*mm_play_cmd) return guarded("mm play", run_mm_play, mm_play);
 #endif
 #ifdef OSSA_HAVE_RENDER
   if (*render_cmd) {
