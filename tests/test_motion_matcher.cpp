@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "oracle_compare.h"
 #include "ossa/import/load_character.h"
 #include "ossa/offline/motion_database.h"
+#include "ossa/runtime/animator.h"
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/motion_matcher.h"
 
@@ -65,6 +67,7 @@ struct Outcome {
   int contacts = 0;
   double jumps_per_second = 0, searches_per_second = 0;
   double largest_joint_step = 0;  // the largest one-frame move of a joint in the root's frame
+  double update_us = 0;           // MotionMatcher::update, mean
 };
 
 // Runs `seconds` of a script at 60 Hz.
@@ -80,7 +83,10 @@ Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const std::fun
   Outcome out;
   for (int f = 0; f < frames; ++f) {
     const Input in = script(f * dt);
+    const auto start = std::chrono::steady_clock::now();
     matcher.update(in.stick, in.run, dt);
+    out.update_us +=
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     roots.push_back(matcher.root());
     desired.push_back(matcher.desired_trajectory()[2]);
     const LocalToModelJob to_model{.skeleton = &skeleton, .input = matcher.locals(), .output = model};
@@ -123,6 +129,7 @@ Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const std::fun
     }
   }
   out.slide_mean /= std::max(out.contacts, 1);
+  out.update_us /= frames;
   out.jumps_per_second = matcher.stats().jumps / seconds;
   out.searches_per_second = matcher.stats().searches / seconds;
   return out;
@@ -131,9 +138,9 @@ Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const std::fun
 void report(const char* name, const Outcome& r, const Outcome& hard) {
   std::printf(
       "%-13s follow 1 s ahead: mean %.3f max %.3f m | slide per contact: mean %.3f max %.3f m (%d) | "
-      "%.1f jumps/s, %.1f searches/s | largest joint step %.3f m (hard cuts: %.3f m)\n",
+      "%.1f jumps/s, %.1f searches/s | largest joint step %.3f m (hard cuts: %.3f m) | %.1f us/update\n",
       name, r.follow_mean, r.follow_max, r.slide_mean, r.slide_max, r.contacts, r.jumps_per_second,
-      r.searches_per_second, r.largest_joint_step, hard.largest_joint_step);
+      r.searches_per_second, r.largest_joint_step, hard.largest_joint_step, r.update_us);
 }
 
 TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
@@ -168,6 +175,15 @@ TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
          return Input{{0, std::fmod(t, 4) < 2 ? 1.f : 0.f}};
        }},
   };
+  {  // the plain Animator's update on the same character, for the cost of matching
+    Animator plain(mocap->character);
+    ASSERT_TRUE(plain.play(0));
+    const auto start = std::chrono::steady_clock::now();
+    for (int f = 0; f < 960; ++f) plain.update(1 / 60.f);
+    std::printf(
+        "plain Animator update: %.1f us\n",
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / 960);
+  }
   for (const Script& s : scripts) {
     const Outcome r = drive(*mocap, index, s.input, 16), cut = drive(*mocap, index, s.input, 16, hard);
     report(s.name, r, cut);
