@@ -106,69 +106,51 @@ float motion_cost(const MotionDatabase& database, const float* query, int frame)
 
 MotionSearchIndex::MotionSearchIndex(const MotionDatabase& database) : database_(&database) {
   for (int f = 0; f < database.frame_count(); ++f)
-    if (!(database.tags[f] & MotionDatabase::kExcludedTag)) order_.push_back(f);
-  const int count = static_cast<int>(order_.size());
-  large_.first.push_back(0);
-  small_.first.push_back(0);
-  split(0, count, kLarge);
-  features_.resize(order_.size() * kStride);
-  for (int i = 0; i < count; ++i)
-    std::copy_n(database.frame_features(order_[i]), kStride, &features_[static_cast<size_t>(i) * kStride]);
-  // Box bounds and tag unions, small boxes from their frames, large ones from their small boxes.
-  auto bound = [&](Boxes& boxes, int count_boxes, auto&& item_min, auto&& item_max, auto&& item_tags) {
-    boxes.min.assign(static_cast<size_t>(count_boxes) * kStride, std::numeric_limits<float>::infinity());
-    boxes.max.assign(static_cast<size_t>(count_boxes) * kStride, -std::numeric_limits<float>::infinity());
-    boxes.tags.assign(static_cast<size_t>(count_boxes), 0);
-    for (int b = 0; b < count_boxes; ++b) {
-      float *lo = &boxes.min[static_cast<size_t>(b) * kStride],
-            *hi = &boxes.max[static_cast<size_t>(b) * kStride];
-      for (int i = boxes.first[b]; i < boxes.first[b + 1]; ++i) {
-        const float *a = item_min(i), *z = item_max(i);
-        for (int d = 0; d < kStride; ++d) lo[d] = std::min(lo[d], a[d]), hi[d] = std::max(hi[d], z[d]);
-        boxes.tags[b] |= item_tags(i);
-      }
-    }
-  };
-  const int smalls = static_cast<int>(small_.first.size()) - 1,
-            larges = static_cast<int>(large_.first.size()) - 1;
-  auto frame_at = [&](int i) { return &features_[static_cast<size_t>(i) * kStride]; };
-  bound(small_, smalls, frame_at, frame_at, [&](int i) { return database.tags[order_[i]]; });
-  bound(
-      large_, larges, [&](int b) { return &small_.min[static_cast<size_t>(b) * kStride]; },
-      [&](int b) { return &small_.max[static_cast<size_t>(b) * kStride]; },
-      [&](int b) { return small_.tags[b]; });
+    if (!(database.tags[f] & MotionDatabase::kExcludedTag)) frames_.push_back(f);
+  if (!frames_.empty()) {
+    nodes_.resize(1);
+    boxes_.resize(2 * kStride);
+    build(0, 0, static_cast<int>(frames_.size()));
+  }
+  features_.resize(frames_.size() * kStride);
+  tags_.resize(frames_.size());
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    std::copy_n(database.frame_features(frames_[i]), kStride, &features_[i * kStride]);
+    tags_[i] = database.tags[frames_[i]];
+  }
 }
 
-// Splits order_[begin, end) at the median of its widest feature until the parts hold at most `limit` frames:
-// kLarge for a large box (each then split to kSmall), kSmall for a small one.
-void MotionSearchIndex::split(int begin, int end, int limit) {
-  if (end - begin <= limit) {
-    if (limit == kLarge) {
-      split(begin, end, kSmall);
-      large_.first.push_back(static_cast<int>(small_.first.size()) - 1);
-    } else {
-      small_.first.push_back(end);
-    }
-    return;
+// Fills node `node` (its slot already made) over frames_[begin, end). Splits at the median of the widest
+// feature of the node's box, so that the tree is balanced (depth at most log2 of the frames over kLeaf, under
+// 28 for any int count) and its leaves are compact in feature space.
+void MotionSearchIndex::build(int node, int begin, int end) {
+  float *lo = &boxes_[static_cast<size_t>(node) * 2 * kStride], *hi = lo + kStride;
+  std::fill_n(lo, kStride, std::numeric_limits<float>::infinity());
+  std::fill_n(hi, kStride, -std::numeric_limits<float>::infinity());
+  uint32_t tags = 0;
+  for (int i = begin; i < end; ++i) {
+    const float* x = database_->frame_features(frames_[i]);
+    for (int d = 0; d < kStride; ++d) lo[d] = std::min(lo[d], x[d]), hi[d] = std::max(hi[d], x[d]);
+    tags |= database_->tags[frames_[i]];
   }
+  nodes_[node] = {begin, end, -1, tags};
+  if (end - begin <= kLeaf) return;
   int widest = 0;
-  float widest_extent = -1;
-  for (int d = 0; d < MotionDatabase::kFeatures; ++d) {
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    for (int i = begin; i < end; ++i) {
-      const float v = database_->frame_features(order_[i])[d];
-      lo = std::min(lo, v), hi = std::max(hi, v);
-    }
-    if (hi - lo > widest_extent) widest_extent = hi - lo, widest = d;
-  }
+  for (int d = 1; d < MotionDatabase::kFeatures; ++d)
+    if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;
   const int mid = begin + (end - begin) / 2;
   // Ties broken by frame, so that the index is the same on every machine.
-  std::nth_element(order_.begin() + begin, order_.begin() + mid, order_.begin() + end, [&](int a, int b) {
+  std::nth_element(frames_.begin() + begin, frames_.begin() + mid, frames_.begin() + end, [&](int a, int b) {
     const float va = database_->frame_features(a)[widest], vb = database_->frame_features(b)[widest];
     return va < vb || (va == vb && a < b);
   });
-  split(begin, mid, limit);
-  split(mid, end, limit);
+  // Children side by side, so that the search reads both boxes from one place.
+  const int child = static_cast<int>(nodes_.size());
+  nodes_[node].child = child;
+  nodes_.resize(nodes_.size() + 2);
+  boxes_.resize(nodes_.size() * 2 * kStride);  // lo and hi are not used past here: resizing may move them
+  build(child, begin, mid);
+  build(child + 1, mid, end);
 }
 
 bool MotionSearchJob::validate() const {
@@ -195,26 +177,51 @@ bool MotionSearchJob::run() const {
       const float cost = squared_distance(q, db.frame_features(f));
       if (cost < best.cost) best = {f, cost};
     }
-  } else {
-    const MotionSearchIndex::Boxes &large = index->large_, &small = index->small_;
-    const int large_count = static_cast<int>(large.tags.size());
-    for (int lb = 0; lb < large_count; ++lb) {
-      if ((large.tags[lb] & required_tags) != required_tags) continue;
-      const size_t lo = static_cast<size_t>(lb) * kStride;
-      if (safe_bound(box_distance(q, &large.min[lo], &large.max[lo])) > best.cost) continue;
-      for (int sb = large.first[lb]; sb < large.first[lb + 1]; ++sb) {
-        if ((small.tags[sb] & required_tags) != required_tags) continue;
-        const size_t so = static_cast<size_t>(sb) * kStride;
-        if (safe_bound(box_distance(q, &small.min[so], &small.max[so])) > best.cost) continue;
-        for (int i = small.first[sb]; i < small.first[sb + 1]; ++i) {
-          const int f = index->order_[i];
-          if ((db.tags[f] & required_tags) != required_tags || skipped(f)) continue;
-          const float cost =
-              squared_distance_below(q, &index->features_[static_cast<size_t>(i) * kStride], best.cost);
-          // The brute force's order: the lower frame wins a tie, the current frame any tie.
-          if (cost < best.cost || (cost == best.cost && f < best.frame && best.frame != current_frame))
-            best = {f, cost};
+  } else if (!index->nodes_.empty() && (index->nodes_[0].tags & required_tags) == required_tags) {
+    const MotionSearchIndex& ix = *index;
+    auto box_bound = [&](int node) {
+      const float* box = &ix.boxes_[static_cast<size_t>(node) * 2 * kStride];
+      return safe_bound(box_distance(q, box, box + kStride));
+    };
+    // Boxes still to visit, each with its bound; at most one per level of the tree (under 28).
+    struct Pending {
+      int node;
+      float bound;
+    };
+    Pending pending[64];
+    int count = 0;
+    pending[count++] = {0, box_bound(0)};
+    while (count > 0) {
+      const Pending next = pending[--count];
+      if (next.bound > best.cost) continue;  // a better frame was found since it was put aside
+      int node = next.node;
+      while (ix.nodes_[node].child >= 0) {
+        // The nearer child now, the other later if it can still hold a better frame.
+        int near = ix.nodes_[node].child, far = near + 1;
+        const bool near_ok = (ix.nodes_[near].tags & required_tags) == required_tags,
+                   far_ok = (ix.nodes_[far].tags & required_tags) == required_tags;
+        float near_bound = near_ok ? box_bound(near) : std::numeric_limits<float>::infinity(),
+              far_bound = far_ok ? box_bound(far) : std::numeric_limits<float>::infinity();
+        bool go_near = near_ok, go_far = far_ok;
+        if (far_bound < near_bound)
+          std::swap(near, far), std::swap(near_bound, far_bound), std::swap(go_near, go_far);
+        if (go_far && far_bound <= best.cost) pending[count++] = {far, far_bound};
+        if (!go_near || near_bound > best.cost) {
+          node = -1;
+          break;
         }
+        node = near;
+      }
+      if (node < 0) continue;
+      const MotionSearchIndex::Node& leaf = ix.nodes_[node];
+      for (int i = leaf.first; i < leaf.end; ++i) {
+        const int f = ix.frames_[i];
+        if ((ix.tags_[i] & required_tags) != required_tags || skipped(f)) continue;
+        const float cost =
+            squared_distance_below(q, &ix.features_[static_cast<size_t>(i) * kStride], best.cost);
+        // The brute force's order: the lower frame wins a tie, the current frame any tie.
+        if (cost < best.cost || (cost == best.cost && f < best.frame && best.frame != current_frame))
+          best = {f, cost};
       }
     }
   }

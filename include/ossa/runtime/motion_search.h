@@ -10,15 +10,15 @@
 // frame keeps playing it. Both paths compute each frame's cost with the same SIMD code (SSE2, NEON or
 // scalar), so they return the same frame and the same cost, bit for bit.
 //
-// The index is two levels of bounding boxes, as Holden's, but over frames grouped by where their features
-// lie rather than by time: consecutive frames of a gait differ in their velocities so much that boxes of 16
-// of them are nearly as wide as the database. The matchable frames are split at the median of their widest
-// feature until a group holds at most 64 (a large box), and each of those likewise into groups of at most 16
-// (small boxes), their features copied in that order. A box is skipped when the squared distance from the
-// query to it (a lower bound on the cost of every frame inside, taken a little low against rounding) is above
-// the best cost found so far, or when none of its frames has the required tags; ties go to the lower frame,
-// as in the brute force. Starting from the current frame's cost (what a matcher passes) prunes most boxes at
-// once. No allocation in run().
+// The index is a tree of bounding boxes over frames grouped by where their features lie, not by time:
+// consecutive frames of a gait differ in their velocities so much that boxes of 16 of them are nearly as
+// wide as the database (Holden's boxes over time ranges). The matchable frames are split at the median of
+// their box's widest feature until a leaf holds at most 16, their features copied in leaf order. The search
+// descends nearest child first, so that a good match is found within a few leaves, and skips a box when the
+// squared distance from the query to it (a lower bound on the cost of every frame inside, taken a little low
+// against rounding) is above the best cost found so far, or when none of its frames has the required tags.
+// Starting from the current frame's cost (what a matcher passes) prunes most of the tree at once. run() keeps
+// its pending boxes in a fixed array on the stack (the tree is at most 40 levels deep): no allocation.
 #pragma once
 
 #include <cstdint>
@@ -31,24 +31,26 @@ namespace ossa {
 
 class MotionSearchIndex {
  public:
-  static constexpr int kSmall = 16, kLarge = 64;
+  static constexpr int kLeaf = 16;  // frames per leaf at most
   MotionSearchIndex() = default;
   explicit MotionSearchIndex(const MotionDatabase& database);
   const MotionDatabase* database() const { return database_; }
+  int node_count() const { return static_cast<int>(nodes_.size()); }
 
  private:
   friend struct MotionSearchJob;
-  struct Boxes {
-    std::vector<float> min, max;  // kStride per box
-    std::vector<uint32_t> tags;   // per box: the union of its frames' tags
-    std::vector<int> first;       // box b holds the items [first[b], first[b + 1]) below it
+  struct Node {
+    int first = 0, end = 0;  // a leaf: the entries [first, end) of frames_
+    int child = -1;          // an inner node: children at child and child + 1; -1 for a leaf
+    uint32_t tags = 0;       // the union of its frames' tags
   };
-  void split(int begin, int end, int limit);
+  void build(int node, int begin, int end);
   const MotionDatabase* database_ = nullptr;
-  std::vector<int> order_;       // the matchable frames, small box after small box
+  std::vector<Node> nodes_;      // nodes_[0] is the root
+  std::vector<float> boxes_;     // each node's box: kStride floats of minima, then kStride of maxima
+  std::vector<int> frames_;      // the matchable frames, leaf after leaf
+  std::vector<uint32_t> tags_;   // their tags in that order
   std::vector<float> features_;  // their features in that order (kStride each)
-  Boxes small_;                  // items: entries of order_
-  Boxes large_;                  // items: small boxes
 };
 
 struct MotionMatch {
