@@ -349,6 +349,7 @@ TEST(MotionSearch, CostAtOneHundredThousandFrames) {
       db.features.insert(db.features.end(), one.features.begin(), one.features.end());
       db.tags.insert(db.tags.end(), one.tags.begin(), one.tags.end());
       db.roots.insert(db.roots.end(), one.roots.begin(), one.roots.end());
+      db.contacts.insert(db.contacts.end(), one.contacts.begin(), one.contacts.end());
     }
     ASSERT_EQ(db.check(), "");
     what = "the shared mocap and its mirror image, tiled";

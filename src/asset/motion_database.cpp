@@ -30,6 +30,8 @@ std::string MotionDatabase::check() const {
   if (!(frame_rate > 0) || !std::isfinite(frame_rate)) return "frame rate not positive";
   if (features.size() != frames * kStride) return "feature array does not hold one vector per frame";
   if (roots.size() != frames) return "root array does not hold one root per frame";
+  if (!contacts.empty() && contacts.size() != frames)
+    return "contact array does not hold one entry per frame";
   if (offset.size() != kFeatures || scale.size() != kFeatures) return "normalisation is not one per feature";
   if (tag_names.size() > static_cast<size_t>(kMaxTags)) return "over 31 tags";
   int next = 0;
@@ -45,6 +47,7 @@ std::string MotionDatabase::check() const {
   for (size_t f = 0; f < frames; ++f) {
     if (features[f * kStride + kFeatures] != 0) return "a frame's padding is not 0";
     if ((tags[f] & ~kExcludedTag) >> tag_names.size()) return "a frame has a tag with no name";
+    if (!contacts.empty() && contacts[f] > 3) return "a frame's contacts name a third foot";
   }
   return "";
 }

@@ -150,6 +150,9 @@ Result<MotionDatabase> build_motion_database(const CharacterAsset& character,
         while (yaw[k] - yaw[k - 1] < -3.14159265f) yaw[k] += 6.2831853f;
       }
     }
+    float lowest[2] = {left[0].y, right[0].y};
+    for (int k = 0; k < count; ++k)
+      lowest[0] = std::min(lowest[0], left[k].y), lowest[1] = std::min(lowest[1], right[k].y);
     DB::Range range{source.clip, db.frame_count(), count, start};
     db.ranges.push_back(range);
     for (int k = 0; k < count; ++k) {
@@ -181,6 +184,14 @@ Result<MotionDatabase> build_motion_database(const CharacterAsset& character,
       }
       db.tags.push_back(bits);
       db.roots.push_back({root[k].x, root[k].z, yaw[k]});
+      uint8_t planted = 0;
+      for (int side = 0; side < 2; ++side) {
+        const std::vector<Vec3>& foot = side == 0 ? left : right;
+        const Vec3 v = (foot[b] - foot[a]) * inv;
+        if (foot[k].y <= lowest[side] + config.contact_height && std::hypot(v.x, v.z) < config.contact_speed)
+          planted |= static_cast<uint8_t>(1 << side);
+      }
+      db.contacts.push_back(planted);
     }
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ossa/runtime/ik_job.h"
 #include "ossa/runtime/sample_job.h"
 
 namespace ossa {
@@ -42,6 +43,14 @@ MotionMatcher::MotionMatcher(const CharacterAsset& character, const MotionDataba
       break;
     }
   range_ = std::max(database.range_of(frame_), 0);
+  const int foot[2] = {database.left_foot, database.right_foot};
+  const std::span<const int> parents = character.skeleton.parents();
+  for (int k = 0; k < 2; ++k) {
+    FootLock& f = feet_[k];
+    f.foot = foot[k];
+    f.knee = f.foot >= 0 && f.foot < character.skeleton.joint_count() ? parents[f.foot] : -1;
+    f.thigh = f.knee >= 0 ? parents[f.knee] : -1;
+  }
   if (!database.ranges.empty()) {
     const DB::Range& r = database.ranges[range_];
     time_ = r.start + static_cast<float>(frame_ - r.first) / database.frame_rate;
@@ -205,6 +214,85 @@ void MotionMatcher::update(Vec2 stick, bool run, float dt) {
   }
   const float turn = wrap(sim_yaw_ - root_.yaw), max_turn = settings_.max_correction_turn * dt;
   root_.yaw += std::clamp(turn, -max_turn, max_turn);
+
+  if (settings_.foot_locking && !db.contacts.empty()) lock_feet(started_ ? dt : 0.f);
+}
+
+// Holds planted feet in the world by two-bone IK on the in-place pose (step 5 of the header).
+void MotionMatcher::lock_feet(float dt) {
+  const std::span<const int> parents = character_->skeleton.parents();
+  // A joint's in-place model transform: the product of the locals up the chain (the joints above the hips
+  // hold the identity).
+  auto model_of = [&](int joint) {
+    Mat4 m = to_transform(shown_[joint]).to_matrix();
+    for (int j = parents[joint]; j >= 0; j = parents[j]) m = to_transform(shown_[j]).to_matrix() * m;
+    return m;
+  };
+  const Vec3 root_position{root_.x, 0, root_.z};
+  const float y = damping(settings_.unlock_halflife) / 2;
+  for (int side = 0; side < 2; ++side) {
+    FootLock& f = feet_[side];
+    if (f.thigh < 0) continue;
+    const Mat4 thigh = model_of(f.thigh), knee = thigh * to_transform(shown_[f.knee]).to_matrix(),
+               foot = knee * to_transform(shown_[f.foot]).to_matrix();
+    const Vec3 animated = rotate_yaw(root_.yaw, transform_point(foot, {})) + root_position;
+    const bool planted = (database_->contacts[frame_] >> side) & 1;
+    if (f.locked && (!planted || length(f.lock - animated) > settings_.unlock_distance)) {
+      // Released: the shown foot (at the lock, still) becomes the animation's plus an offset that fades, its
+      // rate set so that the shown foot starts from rest. A foot let go early is locked again once its offset
+      // has faded under 1 cm (or at its next plant), not at once where it was.
+      f.let_go_early = planted;
+      stats_.early_unlocks += planted;
+      f.locked = false;
+      f.offset = f.lock - animated;
+      f.offset_velocity = dt > 0 ? (f.animated - animated) * (1 / dt) : Vec3{};
+    } else if (!f.locked) {
+      const Vec3 j1 = f.offset_velocity + f.offset * y;
+      const float e = std::exp(-y * dt);
+      f.offset = (f.offset + j1 * dt) * e;
+      f.offset_velocity = (f.offset_velocity - j1 * (y * dt)) * e;
+      f.let_go_early = f.let_go_early && planted;
+      if (planted && (!f.let_go_early || length(f.offset) < 0.01f)) {
+        f.locked = true;
+        f.lock = animated + f.offset;  // where the foot is shown now: no pop
+        f.offset = f.offset_velocity = {};
+        ++stats_.locks;
+      }
+    }
+    f.animated = animated;
+    const Vec3 target = f.locked ? f.lock : animated + f.offset;
+    if (length(target - animated) < 1e-5f) continue;
+    // The knee's hinge from the leg's bend (its left axis, +X in place, when the leg is straight), and the
+    // pole the knee's side of the hip-ankle line.
+    const Vec3 hip_p = transform_point(thigh, {}), knee_p = transform_point(knee, {}),
+               foot_p = transform_point(foot, {});
+    Vec3 hinge = cross(knee_p - hip_p, foot_p - knee_p);
+    if (length(hinge) < 1e-3f * length(knee_p - hip_p) * length(foot_p - knee_p)) hinge = {1, 0, 0};
+    const Vec3 mid_axis = normalize(transform_vector(inverse(knee), normalize(hinge)));
+    const Vec3 line = normalize(foot_p - hip_p);
+    const Vec3 pole = knee_p - hip_p - line * dot(knee_p - hip_p, line);
+    Quat fix[2];
+    const TwoBoneIkJob ik{.start_joint = &thigh,
+                          .mid_joint = &knee,
+                          .end_joint = &foot,
+                          .target = rotate_yaw(-root_.yaw, target - root_position),
+                          .pole_vector = length(pole) > 1e-4f ? pole : cross(hinge, line),
+                          .mid_axis = mid_axis,
+                          .start_correction = &fix[0],
+                          .mid_correction = &fix[1]};
+    if (!ik.run()) continue;
+    // The foot keeps its model rotation: what the thigh and knee turned, it turns back.
+    auto rotation = [&](int j) { return to_transform(shown_[j]).rotation; };
+    auto set_rotation = [&](int j, Quat q) {
+      q = normalize(q);
+      shown_[j].rotation[0] = q.x, shown_[j].rotation[1] = q.y, shown_[j].rotation[2] = q.z,
+      shown_[j].rotation[3] = q.w;
+    };
+    const Quat before = rotation(f.thigh) * rotation(f.knee);
+    set_rotation(f.thigh, rotation(f.thigh) * fix[0]);
+    set_rotation(f.knee, rotation(f.knee) * fix[1]);
+    set_rotation(f.foot, conjugate(rotation(f.thigh) * rotation(f.knee)) * before * rotation(f.foot));
+  }
 }
 
 }  // namespace ossa

@@ -20,7 +20,8 @@
 // the database and scale = weight(group) / (the group's standard deviation, averaged over its dims), so that
 // the squared distance between two feature vectors weighs each group as the config asked, whatever its unit.
 // A frame too close to its clip's end to have 60 frames of future, or inside a range tagged "mm_exclude", is
-// never matched (kExcludedTag); other tags (up to 31 names) are bits a query may require.
+// never matched (kExcludedTag); other tags (up to 31 names) are bits a query may require. Foot contacts are
+// stored per frame beside the features, not among them (they steer foot locking, not the search).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +65,9 @@ struct MotionDatabase {
   std::vector<uint32_t> tags;        // per frame: bit t is tag_names[t]; kExcludedTag: never matched
   std::vector<std::string> tag_names;
   std::vector<RootDelta> roots;  // per frame: the simulation root (ground x, z and facing yaw) in the clip
+  // Per frame (or empty: none known): bit 0 when the left foot is planted there, bit 1 the right. A matcher
+  // locks planted feet where they are, so that jumps and its root correction do not slide them.
+  std::vector<uint8_t> contacts;
 
   int frame_count() const { return static_cast<int>(tags.size()); }
   const float* frame_features(int frame) const {

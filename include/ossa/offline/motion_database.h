@@ -24,6 +24,10 @@ struct MotionDatabaseConfig {
   // rest and the facing directions above them.
   float weights[MotionDatabase::kGroupCount] = {0.75f, 0.75f, 1, 1, 1, 1, 1.5f};
   float root_smoothing = 0.1f;  // seconds: the Gaussian's standard deviation
+  // A foot is planted (MotionDatabase::contacts) where it is within contact_height of its lowest height in
+  // the source and moves over the ground slower than contact_speed.
+  float contact_height = 0.03f;  // m
+  float contact_speed = 0.25f;   // m/s
   // Joint names; empty: found by name (a joint named like "foot" with a left or right mark; "hips" or
   // "pelvis").
   std::string left_foot, right_foot, hips;

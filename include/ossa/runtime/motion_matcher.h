@@ -21,6 +21,11 @@
 //     pulled towards the simulated root by at most `max_correction_speed` m/s and `max_correction_turn`
 //     rad/s: the animation moves the character, and the stick's intent keeps it on course within that bound.
 //
+//  5. Foot locking: a foot the playing database frame marks as planted (MotionDatabase::contacts) is held
+//     where it was when the plant began, by two-bone IK on its leg (the foot keeps the animation's
+//     orientation), so that neither jumps nor the root's correction slide it; on release the offset from the
+//     animation fades smoothly. Legs are the feet's parent and grandparent.
+//
 // World axes: +Y up; the stick's +y is the world's +Z (forward at yaw 0), its +x the world's -X (to the right
 // of a character facing +Z). No allocation in update().
 #pragma once
@@ -45,10 +50,17 @@ struct MotionMatcherSettings {
   float inertialize_duration = 0.2f;
   float max_correction_speed = 0.1f;  // m/s: the most the root is pulled towards the simulation
   float max_correction_turn = 0.5f;   // rad/s
+  // Foot locking (step 5 above): where the database marks a foot planted. A locked foot lets go when the
+  // animation's foot lifts or moves over unlock_distance from it, and its offset then fades with a critically
+  // damped spring of unlock_halflife.
+  bool foot_locking = true;
+  float unlock_distance = 0.2f;  // m
+  float unlock_halflife = 0.1f;  // s
 };
 
 struct MotionMatcherStats {
   int searches = 0, jumps = 0;
+  int locks = 0, early_unlocks = 0;  // plants held; releases because the animation's foot went too far
   float last_cost = 0;
 };
 
@@ -79,6 +91,7 @@ class MotionMatcher {
   void sample(int range, float time, std::span<JointPose> out);
   RootDelta root_at(int range, float time) const;
   void jump_to(int frame);
+  void lock_feet(float dt);
 
   const CharacterAsset* character_;
   const MotionDatabase* database_;
@@ -95,6 +108,13 @@ class MotionMatcher {
   RootDelta desired_[3] = {};
   MotionMatcherStats stats_;
   bool started_ = false;
+  struct FootLock {
+    int foot = -1, knee = -1, thigh = -1;
+    bool locked = false, let_go_early = false;
+    Vec3 lock{}, offset{}, offset_velocity{};  // world; offset: shown minus animated while released
+    Vec3 animated{};                           // the animation's foot last update (world)
+  };
+  FootLock feet_[2];
 };
 
 }  // namespace ossa
