@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <random>
@@ -18,6 +19,8 @@
 #include "ossa/runtime/local_to_model_job.h"
 #include "ossa/runtime/motion_search.h"
 #include "ossa/runtime/sample_job.h"
+#include "ossa/serialize/ossa_file.h"
+#include "ossa_bytes.h"
 
 namespace ossa {
 namespace {
@@ -32,6 +35,7 @@ DB wandering_database(int frames, uint32_t seed) {
   std::normal_distribution<float> step(0, 0.08f);
   std::uniform_int_distribution<int> length(100, 400);
   DB db;
+  db.left_foot = 0, db.right_foot = 1, db.hips = 2;
   db.tag_names = {"run", "turn"};
   db.offset.assign(DB::kFeatures, 0);
   db.scale.assign(DB::kFeatures, 1);
@@ -374,6 +378,103 @@ TEST(MotionSearch, CostAtOneHundredThousandFrames) {
   if (mocap_found) {
     EXPECT_LT(fast_near, brute_near);  // 10x apart here: a wide margin for a loaded machine
   }
+}
+
+TEST(MotionDatabase, TravelsInAnOssaFileAndHostileNumbersAreRefused) {
+  auto sample = load_character(test::source_dir() + "/assets/sample/ossa_sample.fbx");
+  ASSERT_TRUE(sample) << sample.error();
+  const CharacterAsset& character = (*sample)->asset;
+  std::vector<MotionSource> sources;
+  for (int c = 0; c < static_cast<int>(character.clips.size()); ++c) sources.push_back({c});
+  const std::vector<MotionTagRange> tags = {{0, "idle", 0, 2}};
+  auto built = build_motion_database(character, sources, tags);
+  ASSERT_TRUE(built) << built.error();
+  OssaFile file;
+  file.skeleton = character.skeleton;
+  file.clips = character.clips;
+  file.motion_database = *built;
+  const std::vector<uint8_t> bytes = encode_ossa(file);
+  auto back = decode_ossa(bytes, "mm.ossa");
+  ASSERT_TRUE(back) << back.error();
+  ASSERT_TRUE(back->motion_database);
+  const DB &a = *built, &b = *back->motion_database;
+  EXPECT_EQ(b.features, a.features);
+  EXPECT_EQ(b.tags, a.tags);
+  EXPECT_EQ(b.tag_names, a.tag_names);
+  EXPECT_EQ(b.contacts, a.contacts);
+  EXPECT_EQ(b.ranges.size(), a.ranges.size());
+  EXPECT_EQ(b.hips, a.hips);
+  // Nothing lost: the section is written again to the same bytes (its checksum in the table).
+  auto database_checksum = [](const std::vector<uint8_t>& file_bytes) {
+    uint32_t count = 0;
+    std::memcpy(&count, file_bytes.data() + 16, 4);
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t type = 0;
+      uint64_t checksum = 0;
+      std::memcpy(&type, file_bytes.data() + 32 + 32 * i, 4);
+      std::memcpy(&checksum, file_bytes.data() + 32 + 32 * i + 24, 8);
+      if (type == 10) return checksum;
+    }
+    return uint64_t{0};
+  };
+  EXPECT_NE(database_checksum(bytes), 0u);
+  EXPECT_EQ(database_checksum(encode_ossa(*back)), database_checksum(bytes));
+  // Every number behind a valid checksum: refused with a message, never used. Offsets into the section:
+  // frame rate 0, trajectory frames 4, joints 16, range count 28, ranges from 32 (16 bytes each).
+  const size_t ranges_end = 32 + 16 * a.ranges.size(), features_at = ranges_end + 2 * (8 + 27 * 4) + 8;
+  struct Patch {
+    const char* what;
+    size_t at;
+    std::vector<uint8_t> value;
+  };
+  auto f32 = [](float v) {
+    std::vector<uint8_t> out(4);
+    std::memcpy(out.data(), &v, 4);
+    return out;
+  };
+  auto i32 = [](int32_t v) {
+    std::vector<uint8_t> out(4);
+    std::memcpy(out.data(), &v, 4);
+    return out;
+  };
+  auto u64 = [](uint64_t v) {
+    std::vector<uint8_t> out(8);
+    std::memcpy(out.data(), &v, 8);
+    return out;
+  };
+  const Patch patches[] = {
+      {"a NaN frame rate", 0, f32(std::numeric_limits<float>::quiet_NaN())},
+      {"a trajectory of 0 frames", 4, i32(0)},
+      {"trajectory frames out of order", 8, i32(10)},
+      {"a foot outside the skeleton", 16, i32(character.skeleton.joint_count())},
+      {"a negative hips", 24, i32(-1)},
+      {"4 billion ranges", 28, i32(-1)},
+      {"a range of a missing clip", 32, i32(static_cast<int32_t>(character.clips.size()))},
+      {"a range starting elsewhere", 36, i32(1)},
+      {"a range of 2^31 - 1 frames", 40, i32(std::numeric_limits<int32_t>::max())},
+      {"a range past its clip's end", 44, f32(100)},
+      {"a range starting at -inf", 44, f32(-std::numeric_limits<float>::infinity())},
+      {"an offset array of 2^60 floats", ranges_end, u64(uint64_t{1} << 60)},
+      {"a NaN feature", features_at + 4 * 5, f32(std::numeric_limits<float>::quiet_NaN())},
+      {"a padding float", features_at + 4 * 27, f32(1)},
+  };
+  for (const Patch& p : patches) {
+    std::vector<uint8_t> hostile = bytes;
+    for (size_t i = 0; i < p.value.size(); ++i) test::patch_ossa_section(hostile, 10, p.at + i, p.value[i]);
+    auto decoded = decode_ossa(hostile, "hostile.ossa");
+    EXPECT_FALSE(decoded) << p.what;
+    if (!decoded) {
+      EXPECT_NE(decoded.error().find("hostile.ossa: "), std::string::npos) << decoded.error();
+    }
+  }
+  // A database whose clips are not in the file, or without a skeleton, is refused too.
+  OssaFile no_clips = file;
+  no_clips.clips.clear();
+  EXPECT_FALSE(decode_ossa(encode_ossa(no_clips), "no-clips.ossa"));
+  OssaFile no_skeleton = file;
+  no_skeleton.skeleton.reset();
+  no_skeleton.clips.clear();
+  EXPECT_FALSE(decode_ossa(encode_ossa(no_skeleton), "no-skeleton.ossa"));
 }
 
 }  // namespace

@@ -27,7 +27,12 @@ void MotionDatabase::normalize(const float* raw, float* out) const {
 
 std::string MotionDatabase::check() const {
   const size_t frames = tags.size();
-  if (!(frame_rate > 0) || !std::isfinite(frame_rate)) return "frame rate not positive";
+  if (!(frame_rate > 0) || !(frame_rate <= 1000)) return "frame rate not in (0, 1000]";
+  for (int i = 0; i < 3; ++i)
+    if (trajectory_frames[i] < 1 || trajectory_frames[i] > 100000 ||
+        (i > 0 && trajectory_frames[i] <= trajectory_frames[i - 1]))
+      return "trajectory frames are not ascending in [1, 100000]";
+  if (left_foot < 0 || right_foot < 0 || hips < 0) return "a followed joint is missing";
   if (features.size() != frames * kStride) return "feature array does not hold one vector per frame";
   if (roots.size() != frames) return "root array does not hold one root per frame";
   if (!contacts.empty() && contacts.size() != frames)
@@ -36,12 +41,17 @@ std::string MotionDatabase::check() const {
   if (tag_names.size() > static_cast<size_t>(kMaxTags)) return "over 31 tags";
   int next = 0;
   for (const Range& r : ranges) {
-    if (r.first != next || r.count <= 0 || r.clip < 0) return "ranges do not cover the frames in order";
+    if (r.first != next || r.count <= 0 || r.clip < 0 || r.count > static_cast<int>(frames) - next)
+      return "ranges do not cover the frames in order";
+    if (!(r.start >= 0) || !(r.start < 1e7f)) return "a range's start time is not in [0, 1e7)";
     next += r.count;
   }
   if (static_cast<size_t>(next) != frames) return "ranges do not cover the frames in order";
   for (float v : features)
     if (!std::isfinite(v)) return "a feature is not finite";
+  for (const RootDelta& r : roots)
+    if (!(std::abs(r.x) < 1e7f) || !(std::abs(r.z) < 1e7f) || !(std::abs(r.yaw) < 1e7f))
+      return "a root is not finite or lies outside +-1e7";
   for (int d = 0; d < kFeatures; ++d)
     if (!std::isfinite(offset[d]) || !std::isfinite(scale[d])) return "normalisation is not finite";
   for (size_t f = 0; f < frames; ++f) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <type_traits>
 
 namespace ossa {
@@ -24,9 +25,10 @@ enum SectionType : uint32_t {
   kMaterials = 4,
   kNotifies = 5,
   kRootMotion = 6,
-  kMorphTargets = 7,  // version 3: one per mesh with targets (index: the mesh)
-  kMorphWeights = 8,  // version 3: one per clip with morph weights (index: the clip)
-  kAnimGraph = 9      // the animation graph's JSON text (older readers skip it)
+  kMorphTargets = 7,    // version 3: one per mesh with targets (index: the mesh)
+  kMorphWeights = 8,    // version 3: one per clip with morph weights (index: the clip)
+  kAnimGraph = 9,       // the animation graph's JSON text (older readers skip it)
+  kMotionDatabase = 10  // the motion-matching database (older readers skip it)
 };
 constexpr uint32_t kOldestReadableVersion = 2;  // version 2 is version 3 without morph sections
 
@@ -170,6 +172,29 @@ std::vector<uint8_t> encode_root_motion(const RootMotionTrack& t) {
   w.put(t.frame_rate);
   w.put(t.duration);
   w.put_array(std::span<const RootDelta>(t.frames));
+  return w.bytes;
+}
+
+std::vector<uint8_t> encode_motion_database(const MotionDatabase& db) {
+  Writer w;
+  w.put(db.frame_rate);
+  for (int t : db.trajectory_frames) w.put(static_cast<int32_t>(t));
+  for (int j : {db.left_foot, db.right_foot, db.hips}) w.put(static_cast<int32_t>(j));
+  w.put(static_cast<uint32_t>(db.ranges.size()));
+  for (const MotionDatabase::Range& r : db.ranges) {
+    w.put(static_cast<int32_t>(r.clip));
+    w.put(static_cast<int32_t>(r.first));
+    w.put(static_cast<int32_t>(r.count));
+    w.put(r.start);
+  }
+  w.put_array(std::span<const float>(db.offset));
+  w.put_array(std::span<const float>(db.scale));
+  w.put_array(std::span<const float>(db.features));
+  w.put_array(std::span<const uint32_t>(db.tags));
+  w.put(static_cast<uint32_t>(db.tag_names.size()));
+  for (const std::string& name : db.tag_names) w.put_string(name);
+  w.put_array(std::span<const RootDelta>(db.roots));
+  w.put_array(std::span<const uint8_t>(db.contacts));
   return w.bytes;
 }
 
@@ -505,6 +530,36 @@ std::string decode_root_motion(Reader& r, RootMotionTrack& t) {
   return r.at_end() ? "" : "root motion: trailing bytes";
 }
 
+// Counts are checked against the bytes left before anything is sized by them; the arrays against each other
+// by MotionDatabase::check(), and against the file's skeleton and clips by decode_ossa.
+std::string decode_motion_database(Reader& r, MotionDatabase& db) {
+  int32_t trajectory[3], joints[3];
+  uint32_t ranges = 0, names = 0;
+  if (!r.get(db.frame_rate) || !r.get(trajectory) || !r.get(joints) || !r.get(ranges)) return r.error;
+  if (ranges > r.remaining() / 16) return "motion database: range count out of range";
+  for (int i = 0; i < 3; ++i) db.trajectory_frames[i] = trajectory[i];
+  db.left_foot = joints[0], db.right_foot = joints[1], db.hips = joints[2];
+  db.ranges.resize(ranges);
+  for (MotionDatabase::Range& range : db.ranges) {
+    int32_t clip = 0, first = 0, count = 0;
+    if (!r.get(clip) || !r.get(first) || !r.get(count) || !r.get(range.start)) return r.error;
+    range.clip = clip, range.first = first, range.count = count;
+  }
+  if (!r.get_array(db.offset) || !r.get_array(db.scale) || !r.get_array(db.features) ||
+      !r.get_array(db.tags) || !r.get(names))
+    return r.error;
+  if (names > static_cast<uint32_t>(MotionDatabase::kMaxTags)) return "motion database: over 31 tag names";
+  db.tag_names.resize(names);
+  for (std::string& name : db.tag_names)
+    if (!r.get_string(name)) return r.error;
+  if (!r.get_array(db.roots) || !r.get_array(db.contacts)) return r.error;
+  if (!r.at_end()) return "motion database: trailing bytes";
+  if (db.tags.size() > static_cast<size_t>(std::numeric_limits<int>::max() / MotionDatabase::kStride))
+    return "motion database: too many frames";
+  if (std::string problem = db.check(); !problem.empty()) return "motion database: " + problem;
+  return {};
+}
+
 }  // namespace
 
 std::vector<uint8_t> encode_ossa(const OssaFile& file) {
@@ -537,6 +592,8 @@ std::vector<uint8_t> encode_ossa(const OssaFile& file) {
   for (size_t i = 0; i < file.root_motion.size(); ++i)
     if (file.root_motion[i])
       sections.push_back({kRootMotion, static_cast<uint32_t>(i), encode_root_motion(*file.root_motion[i])});
+  if (file.motion_database)
+    sections.push_back({kMotionDatabase, 0, encode_motion_database(*file.motion_database)});
 
   auto align = [](uint64_t v) { return (v + 15) & ~uint64_t{15}; };
   uint64_t offset = align(kHeaderSize + kEntrySize * sections.size());
@@ -680,6 +737,13 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
         if (error.empty()) morph_weights.emplace_back(e.index, std::move(weights));
         break;
       }
+      case kMotionDatabase: {
+        if (file.motion_database) return fail("two motion database sections");
+        MotionDatabase db;
+        error = decode_motion_database(r, db);
+        if (error.empty()) file.motion_database = std::move(db);
+        break;
+      }
       default:
         break;  // unknown sections (from newer writers) are skipped
     }
@@ -719,6 +783,21 @@ Result<OssaFile> decode_ossa(std::span<const uint8_t> bytes, const std::string& 
         return fail("clip '" + clip.name() + "': morph weights for mesh " + std::to_string(t.mesh) +
                     " do not fit the file's meshes");
     clip = Clip::with_morph_weights(std::move(clip), std::move(weights));
+  }
+  if (const auto& db = file.motion_database) {
+    // Its joints are the skeleton's, its ranges parts of the file's clips.
+    if (!skeleton) return fail("a motion database without a skeleton");
+    for (int j : {db->left_foot, db->right_foot, db->hips})
+      if (j >= skeleton->joint_count())
+        return fail("motion database: a followed joint is not in the skeleton");
+    for (const MotionDatabase::Range& range : db->ranges) {
+      if (range.clip >= static_cast<int>(file.clips.size()))
+        return fail("motion database: a range names a missing clip");
+      const double end = range.start + (range.count - 1) / static_cast<double>(db->frame_rate);
+      if (end > file.clips[range.clip].duration() + 1e-3)
+        return fail("motion database: a range runs past the end of clip '" + file.clips[range.clip].name() +
+                    "'");
+    }
   }
   for (const SkinnedMesh& m : file.meshes)
     if (m.material() >= static_cast<int>(file.materials.size()))

@@ -11,7 +11,9 @@
 //            default weights, per-target offsets, sparse vertex indices, position, normal and tangent
 //            deltas; a section that ends after the normal deltas has no tangent deltas),
 //            MORPH_WEIGHTS (one per clip with weights: per track mesh, target and key counts, key times, then
-//            the weights as floats or, compressed, per-target channels and the bit-packed keys)
+//            the weights as floats or, compressed, per-target channels and the bit-packed keys),
+//            ANIM_GRAPH (the animation graph's JSON), MOTION_DATABASE (one: the motion-matching database,
+//            ossa/asset/motion_database.h; its ranges name the file's clips, its joints the skeleton's)
 // Version 3 added the two morph sections; version 4 ends MATERIALS with a byte saying where images have
 // v = 0 (1: at the bottom, FBX/COLLADA; 0: at the top, glTF), which earlier files do not record (read as 1,
 // what every file but a converted glTF holds). Versions 2-4 are read; older readers refuse newer versions
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "ossa/asset/character.h"
+#include "ossa/asset/motion_database.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/asset/raw.h"
 #include "ossa/asset/root_motion.h"
@@ -53,6 +56,7 @@ struct OssaFile {
   std::string notifies_json;    // empty when none
   std::string anim_graph_json;  // the animation graph (ossa/runtime/anim_graph.h), empty when none
   std::vector<std::optional<RootMotionTrack>> root_motion;  // parallel to clips
+  std::optional<MotionDatabase> motion_database;            // for ossa/runtime/motion_matcher.h
 
   // Skeleton, clips and meshes as one CharacterAsset (fails without a skeleton): `file->character()` copies
   // them, `std::move(*file).character()` moves them out. ossa/serialize/load.h does it all in one call.
