@@ -287,6 +287,98 @@ TEST_F(CliHostile, MmPlayChecksItsStickAndWalksTheSharedMocap) {
   EXPECT_LT(std::abs(x), 0.3) << last;
 }
 
+TEST_F(CliHostile, MmBuildWritesOneFileThatPlaysAndBakes) {
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  };
+  // Configs it cannot use: refused naming the file (or the joint), nothing written.
+  for (const char* bad :
+       {"[]", "{\"frame_rate\": 0}", "{\"frame_rate\": \"60\"}", "{\"weights\": {\"elbows\": 1}}",
+        "{\"weights\": {\"hips_velocity\": -1}}", "{\"colour\": 1}",
+        "{\"tags\": [{\"clip\": \"nowhere\", \"name\": \"run\", \"start\": 0, \"end\": 1}]}",
+        "{\"tags\": [{\"clip\": \"sample:Walk\", \"name\": \"run\", \"start\": 1, \"end\": 0}]}",
+        "{\"tags\": [{\"clip\": \"sample:Walk\", \"name\": \"run\"}]}", "{\"frame_rate\": 60,"}) {
+    const CliRun r = ossa({"mm", "build", "sample.glb", "sample.glb", "--config", write("mm.json", bad), "-o",
+                           path("db.ossa")});
+    EXPECT_TRUE(ends_with(r, kBadInput)) << bad;
+    EXPECT_NE(r.err.find("mm.json"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("db.ossa"))) << bad;
+  }
+  {
+    const CliRun r =
+        ossa({"mm", "build", "sample.glb", "sample.glb", "--config",
+              write("mm.json", "{\"joints\": {\"left_foot\": \"no_such_joint\"}}"), "-o", path("db.ossa")});
+    EXPECT_TRUE(ends_with(r, kBadInput));
+    EXPECT_NE(r.err.find("no_such_joint"), std::string::npos) << r.err;
+  }
+  // The sample's own clips and their mirror images, tagged and weighted.
+  const std::string config =
+      "{\"frame_rate\": 30, \"weights\": {\"trajectory_directions\": 2}, \"tags\": [{\"clip\": "
+      "\"sample:Idle\", \"name\": \"mm_exclude\", \"start\": 0, \"end\": 0.5}]}";
+  ASSERT_TRUE(ends_with(ossa({"mm", "build", "sample.glb", "sample.glb", "--mirror", "--config",
+                              write("mm.json", config), "-o", path("db.ossa")}),
+                        kOk));
+  auto built = read_ossa(path("db.ossa"));
+  ASSERT_TRUE(built) << built.error();
+  ASSERT_TRUE(built->motion_database);
+  EXPECT_EQ(built->clips.size(), 8u);  // four clips, four mirrored
+  EXPECT_EQ(built->clips[4].name(), built->clips[0].name() + ".mirrored");
+  EXPECT_EQ(built->motion_database->frame_rate, 30);
+  EXPECT_FALSE(built->meshes.empty());  // the character travels with its database
+  std::string stick;
+  for (int i = 0; i < 90; ++i) stick += i < 60 ? "0.0166667 0 1\n" : "0.0166667 1 0 run\n";
+  const CliRun r = ossa({"mm", "play", path("db.ossa"), "--inputs", write("forward.txt", stick),
+                         "--events-json", "--bake", path("baked.ossa")});
+  ASSERT_TRUE(ends_with(r, kOk));
+  std::istringstream lines(r.out);
+  std::string line;
+  int events = 0;
+  while (std::getline(lines, line)) {
+    const nlohmann::json e = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(e.is_object()) << line;
+    for (const char* key : {"time", "clip", "clip_time", "frame", "cost", "root", "jumped", "planted"})
+      EXPECT_TRUE(e.contains(key)) << key << " in " << line;
+    EXPECT_NEAR(e["time"].get<double>(), (events + 1) * 0.0166667, 1e-4);
+    ++events;
+  }
+  EXPECT_EQ(events, 90);
+  auto baked = read_ossa(path("baked.ossa"));
+  ASSERT_TRUE(baked) << baked.error();
+  ASSERT_EQ(baked->clips.size(), 1u);
+  EXPECT_EQ(baked->clips[0].name(), "mm_play");
+  EXPECT_NEAR(baked->clips[0].duration(), 89 * 0.0166667, 1e-3);
+  // A bake needs one frame rate.
+  EXPECT_TRUE(ends_with(ossa({"mm", "play", path("db.ossa"), "--inputs",
+                              write("uneven.txt", "0.016 0 1\n0.033 0 1\n"), "--bake", path("uneven.ossa")}),
+                        kBadInput));
+  EXPECT_FALSE(fs::exists(path("uneven.ossa")));
+
+  // Motion capture retargeted onto the sample: two seconds forward walk about as far as the takes do.
+  const std::string mocap = test::shared_dir() + "/mocap";
+  if (test::shared_dir().empty() || !fs::is_directory(mocap))
+    GTEST_SKIP() << "../shared/mocap not found (OSSA_SHARED_DIR): the retargeted walk is skipped";
+  ASSERT_TRUE(
+      ends_with(ossa({"mm", "build", "sample.glb", mocap + "/dataset-2_walk_normal_001.bvh",
+                      mocap + "/dataset-2_walk_normal_002.bvh", mocap + "/dataset-2_run_normal_001.bvh",
+                      "--scale", "0.01", "-o", path("mocap.ossa")},
+                     120),
+                kOk));
+  std::string forward;
+  for (int i = 0; i < 120; ++i) forward += "0.0166667 0 1\n";
+  const CliRun walk =
+      ossa({"mm", "play", path("mocap.ossa"), "--inputs", write("walk.txt", forward), "--events-json"});
+  ASSERT_TRUE(ends_with(walk, kOk));
+  const std::string last = walk.out.substr(walk.out.rfind('{'));
+  const nlohmann::json e = nlohmann::json::parse(last, nullptr, false);
+  ASSERT_TRUE(e.is_object()) << last;
+  const double x = e["root"][0].get<double>(), z = e["root"][1].get<double>();
+  EXPECT_GT(z, 1.2) << last;  // the sample is shorter than the mocap actor: its strides are too
+  EXPECT_LT(z, 3.0) << last;
+  EXPECT_LT(std::abs(x), 0.3) << last;
+  EXPECT_EQ(e["clip"].get<std::string>().rfind("dataset-2_", 0), 0u) << last;
+}
+
 TEST(SizeOption, IsParsedWholeAndInRange) {
   cli::SizeOption size;
   EXPECT_TRUE(cli::parse_size_option("640x480", 1, 8192, size));

@@ -40,6 +40,11 @@ Clip Clip::with_morph_weights(Clip clip, MorphWeightTracks weights) {
   return clip;
 }
 
+Clip Clip::with_name(Clip clip, std::string name) {
+  clip.name_ = std::move(name);
+  return clip;
+}
+
 Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rate, int joint_count,
                                std::vector<JointPose> frames) {
   if (joint_count <= 0 || joint_count > kMaxJoints || frames.empty() || frames.size() % joint_count != 0)

@@ -67,6 +67,9 @@ Result<MotionDatabase> build_motion_database(const CharacterAsset& character,
   using R = Result<MotionDatabase>;
   const Skeleton& skeleton = character.skeleton;
   const MotionJoints joints = find_motion_joints(skeleton, config);
+  for (const std::string* named : {&config.left_foot, &config.right_foot, &config.hips})
+    if (!named->empty() && find_named(skeleton, *named) < 0)
+      return R::failure("motion database: the skeleton has no joint named '" + *named + "'");
   if (joints.left_foot < 0 || joints.right_foot < 0 || joints.hips < 0)
     return R::failure("motion database: no " +
                       std::string(joints.left_foot < 0    ? "left foot"

@@ -58,6 +58,7 @@ Result<std::shared_ptr<const LoadedCharacter>> load_ossa_character(const std::st
     for (auto& track : file->root_motion) character->root_motion.push_back(std::move(*track));
   std::string embedded = std::move(file->notifies_json);
   const std::string graph = std::move(file->anim_graph_json);
+  character->motion_database = std::move(file->motion_database);
   auto asset = std::move(*file).character();
   if (!asset) return R::failure(path + ": " + asset.error());
   character->asset = std::move(asset).value();

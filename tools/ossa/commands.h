@@ -104,6 +104,7 @@ struct RenderArgs {
   float fps = 15;
   int width = 512, height = 512, instances = 1;
   bool skeleton = false;
+  bool follow = false;        // the camera moves with the character (clips that travel)
   std::vector<float> camera;  // eye x, y, z, target x, y, z (default: framed from the animated bounds)
 };
 int run_render(const RenderArgs& args);
@@ -130,10 +131,20 @@ struct RetargetArgs {
 };
 int run_retarget(const RetargetArgs& args);
 struct MmPlayArgs {
-  std::vector<std::string> motion;  // motion capture or characters sharing one skeleton
+  std::vector<std::string> motion;  // a .ossa from `ossa mm build`, or motion capture sharing one skeleton
   std::string inputs;               // the stick script: lines `DT X Y [run]`
+  bool events_json = false;         // one JSON object per update instead of a text line
+  std::string bake;                 // OUT.ossa: the character with the played motion as one clip, or ""
 };
 int run_mm_play(const MmPlayArgs& args);
+struct MmBuildArgs {
+  std::string character;            // the character the database is for (model or .ossa)
+  std::vector<std::string> motion;  // motion capture (BVH) or characters: their clips are the takes
+  std::string config;               // MM.json, or "" for the defaults
+  bool mirror = false;              // add each take mirrored left to right
+  std::string output;               // DB.ossa: the character, the takes on its skeleton, the database
+};
+int run_mm_build(const MmBuildArgs& args);
 struct DemoArgs {
   std::string file;  // empty: the bundled sample
   std::string output_dir = "ossa-demo";

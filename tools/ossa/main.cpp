@@ -246,11 +246,32 @@ int main(int argc, char** argv) {
   mm_cmd->require_subcommand(1);
   CLI::App* mm_play_cmd = mm_cmd->add_subcommand(
       "play", "Drive motion capture by motion matching under a scripted stick; print each update");
-  mm_play_cmd->add_option("motion", mm_play.motion, "Motion capture (BVH) or characters sharing one skeleton")
+  mm_play_cmd
+      ->add_option(
+          "motion", mm_play.motion,
+          "A DB.ossa from `ossa mm build`, or motion capture (BVH) or characters sharing one skeleton")
       ->required();
   mm_play_cmd->add_option("--inputs", mm_play.inputs, "The stick: lines `DT X Y [run]` (X right, Y forward)")
       ->required();
+  mm_play_cmd->add_flag("--events-json", mm_play.events_json, "One JSON object per update instead of a line");
+  mm_play_cmd->add_option(
+      "--bake", mm_play.bake,
+      "OUT.ossa: the character with what played as one clip, `mm_play` (for `ossa render`)");
   add_scale_option(mm_play_cmd);
+  ossa::cli::MmBuildArgs mm_build;
+  CLI::App* mm_build_cmd = mm_cmd->add_subcommand(
+      "build", "A motion-matching database for a character from motion capture, as one .ossa");
+  mm_build_cmd->add_option("character", mm_build.character, "The character (model or .ossa)")->required();
+  mm_build_cmd
+      ->add_option("motion", mm_build.motion,
+                   "Motion capture (BVH) or characters: every clip is a take, retargeted when its skeleton "
+                   "is another")
+      ->required();
+  mm_build_cmd->add_option("--config", mm_build.config,
+                           "MM.json: weights, frame rate, contacts, joints, tags (docs/motion-matching.md)");
+  mm_build_cmd->add_flag("--mirror", mm_build.mirror, "Add every take mirrored left to right");
+  mm_build_cmd->add_option("-o,--output", mm_build.output, "DB.ossa")->required();
+  add_scale_option(mm_build_cmd);
 #endif
 
 #ifdef OSSA_HAS_IMPORT
@@ -320,6 +341,7 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--instances", render.instances, "Characters in a baked, instanced crowd")
       ->check(CLI::Range(1, 100000));
   render_cmd->add_flag("--skeleton", render.skeleton, "Draw the skeleton as lines");
+  render_cmd->add_flag("--follow", render.follow, "Move the camera with the character (clips that travel)");
   render_cmd
       ->add_option("--camera", render.camera, "EX,EY,EZ,TX,TY,TZ: eye and target (default: auto-framed)")
       ->delimiter(',')
@@ -418,6 +440,7 @@ int main(int argc, char** argv) {
 #ifdef OSSA_HAS_IMPORT
   if (*convert_cmd) return guarded("convert", run_convert, convert);
   if (*mm_play_cmd) return guarded("mm play", run_mm_play, mm_play);
+  if (*mm_build_cmd) return guarded("mm build", run_mm_build, mm_build);
 #endif
 #ifdef OSSA_HAVE_RENDER
   if (*render_cmd) {

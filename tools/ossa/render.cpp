@@ -225,7 +225,26 @@ int run_render(const RenderArgs& args) {
   Vec3 lo, hi;
   std::vector<float> bound_times;
   for (int i = 0; i <= 8; ++i) bound_times.push_back(clip ? clip->duration() * i / 8 : 0.f);
-  animated_bounds(*s.asset, clip, bound_times, lo, hi);
+  // --follow: the camera frames the character's own extent and moves with it over the ground (the centre of
+  // its bounds at each frame), for clips that travel far.
+  auto ground_centre = [&](float t) {
+    Vec3 l, h;
+    animated_bounds(*s.asset, clip, {t}, l, h);
+    return Vec3{(l.x + h.x) / 2, 0, (l.z + h.z) / 2};
+  };
+  if (args.follow) {
+    lo = {1e30f, 1e30f, 1e30f};
+    hi = {-1e30f, -1e30f, -1e30f};
+    for (float t : bound_times) {
+      Vec3 l, h;
+      animated_bounds(*s.asset, clip, {t}, l, h);
+      const Vec3 c = ground_centre(t);
+      lo = {std::min(lo.x, l.x - c.x), std::min(lo.y, l.y), std::min(lo.z, l.z - c.z)};
+      hi = {std::max(hi.x, h.x - c.x), std::max(hi.y, h.y), std::max(hi.z, h.z - c.z)};
+    }
+  } else {
+    animated_bounds(*s.asset, clip, bound_times, lo, hi);
+  }
   FrameSettings frame;
   frame.width = args.width;
   frame.height = args.height;
@@ -257,7 +276,13 @@ int run_render(const RenderArgs& args) {
     frame.camera.far_plane = distance * 10 + length(hi - lo) * 4;
   }
   std::vector<Image> images;
+  const Camera framed = frame.camera;
   for (float t : times) {
+    if (args.follow) {
+      const Vec3 c = ground_centre(clip && clip->duration() > 0 ? std::fmod(t, clip->duration()) : t);
+      frame.camera.eye = framed.eye + c;
+      frame.camera.target = framed.target + c;
+    }
     if (!crowd.empty()) {
       s.renderer->begin_frame(frame);
       s.renderer->draw_baked(crowd, t);

@@ -106,6 +106,8 @@ class Clip {
   // The same clip with `weights` as its morph weight tracks (the builders take them from RawClip; for clips
   // made by from_frames, from_keys, from_quantized, compress_clip and make_additive_clip).
   static Clip with_morph_weights(Clip clip, MorphWeightTracks weights);
+  // The same clip under another name (mocap files name every take alike, e.g. BVH's "Motion").
+  static Clip with_name(Clip clip, std::string name);
 
   const std::string& name() const { return name_; }
   float duration() const { return duration_; }

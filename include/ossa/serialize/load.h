@@ -14,10 +14,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ossa/asset/character.h"
+#include "ossa/asset/motion_database.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/asset/raw.h"
 #include "ossa/asset/root_motion.h"
@@ -33,6 +35,7 @@ struct LoadedCharacter : std::enable_shared_from_this<LoadedCharacter> {
   NotifySet notifies;                           // no names when the character has none
   std::vector<RootMotionTrack> root_motion;     // one per clip (converted with --root-motion), else empty
   std::shared_ptr<const AnimGraph> anim_graph;  // embedded (`ossa convert --graph`), else null
+  std::optional<MotionDatabase> motion_database;  // embedded (`ossa mm build`), else none
   std::vector<Material> materials;              // SkinnedMesh::material() indexes these
   std::vector<Texture> textures;                // Material::*_texture index these
   bool flip_textures = true;                    // images have v = 0 at the bottom (not glTF)
