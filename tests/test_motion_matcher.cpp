@@ -184,16 +184,18 @@ Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const Plants& 
   return out;
 }
 
-void report(const char* name, const Outcome& r, const Outcome& unlocked, const Outcome& hard) {
+void report(const char* name, const Outcome& r, const Outcome& unlocked, const Outcome& faded,
+            const Outcome& hard) {
   std::printf(
       "%-13s follow 1 s ahead: mean %.3f max %.3f m | slide per contact: mean %.3f max %.3f m (%d; %d locks, "
-      "%d "
-      "let go early; unlocked: mean %.3f max %.3f m) | %.1f jumps/s, %.1f searches/s | largest joint step "
-      "%.3f "
-      "m (hard cuts: %.3f m) | %.1f us/update\n",
+      "%d let "
+      "go early; unlocked: mean %.3f max %.3f m) | %.1f jumps/s (crossfades: %.1f), %.1f searches/s | "
+      "largest "
+      "joint step %.3f m (crossfades: %.3f, hard cuts: %.3f m) | %.1f us/update (crossfades: %.1f)\n",
       name, r.follow_mean, r.follow_max, r.slide_mean, r.slide_max, r.contacts, r.locks, r.early_unlocks,
-      unlocked.slide_mean, unlocked.slide_max, r.jumps_per_second, r.searches_per_second,
-      r.largest_joint_step, hard.largest_joint_step, r.update_us);
+      unlocked.slide_mean, unlocked.slide_max, r.jumps_per_second, faded.jumps_per_second,
+      r.searches_per_second, r.largest_joint_step, faded.largest_joint_step, hard.largest_joint_step,
+      r.update_us, faded.update_us);
 }
 
 TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
@@ -201,7 +203,9 @@ TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
   if (!mocap) GTEST_SKIP() << "../shared/mocap not found (OSSA_SHARED_DIR): skipped";
   const MotionSearchIndex index(mocap->database);
   MotionMatcherSettings hard;
-  hard.inertialize_duration = 0;
+  hard.transition_duration = 0;
+  MotionMatcherSettings crossfades;
+  crossfades.transition = MotionTransition::kCrossfade;
   MotionMatcherSettings unlocked;
   unlocked.foot_locking = false;
   struct Script {
@@ -260,14 +264,18 @@ TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
   for (const Script& s : scripts) {
     const Outcome r = drive(*mocap, index, plants, s.input, 16),
                   cut = drive(*mocap, index, plants, s.input, 16, hard),
-                  free = drive(*mocap, index, plants, s.input, 16, unlocked);
-    report(s.name, r, free, cut);
+                  free = drive(*mocap, index, plants, s.input, 16, unlocked),
+                  faded = drive(*mocap, index, plants, s.input, 16, crossfades);
+    report(s.name, r, free, faded, cut);
     // Planted feet stay where they were planted: under 2 cm per contact on average (the takes themselves
     // slide about 1 cm by the same measure), where without locking they slide several.
     EXPECT_LT(r.slide_mean, 0.02) << s.name;
     EXPECT_LT(r.slide_mean, free.slide_mean) << s.name;
     // Inertialization hides the jumps: no joint moves in one frame as far as with hard cuts.
     EXPECT_LT(r.largest_joint_step, cut.largest_joint_step) << s.name;
+    // And a smaller one than two-pose crossfades of the same duration (the same jumps: the search does not
+    // look at the shown pose).
+    EXPECT_LT(r.largest_joint_step, faded.largest_joint_step) << s.name;
     EXPECT_LT(r.jumps_per_second, 10) << s.name;  // no jitter: far fewer jumps than searches
     // Where the database holds the motion asked for (walks straight and turning), the root is where the
     // stick wanted it 1 s earlier within 0.3 m on average; 180-degree turns and run bursts ask for what the

@@ -124,8 +124,14 @@ void MotionMatcher::jump_to(int frame) {
   const float time = r.start + static_cast<float>(frame - r.first) / db.frame_rate, h = 1 / db.frame_rate;
   sample(range, time, pose_);
   sample(range, std::max(time - h, r.start), before_);
-  if (inertializer_.start(pose_, before_, time - h >= r.start ? h : 1e-3f, settings_.inertialize_duration))
-    ++stats_.jumps;
+  ++stats_.jumps;
+  if (settings_.transition == MotionTransition::kCrossfade && settings_.transition_duration > 0) {
+    fade_range_ = range_, fade_time_ = time_, fade_elapsed_ = 0;
+  } else {
+    // Refused only before the first update, which never jumps.
+    static_cast<void>(
+        inertializer_.start(pose_, before_, time - h >= r.start ? h : 1e-3f, settings_.transition_duration));
+  }
   range_ = range, frame_ = frame, time_ = time;
 }
 
@@ -203,6 +209,7 @@ void MotionMatcher::update(Vec2 stick, bool run, float dt) {
   }
   sample(range_, time_, shown_);
   inertializer_.update(shown_, started_ ? dt : 0.f);
+  if (fade_range_ >= 0) crossfade(dt);
   started_ = true;
 
   // 4. The root pulled towards the simulation, within the bound.
@@ -216,6 +223,36 @@ void MotionMatcher::update(Vec2 stick, bool run, float dt) {
   root_.yaw += std::clamp(turn, -max_turn, max_turn);
 
   if (settings_.foot_locking && !db.contacts.empty()) lock_feet(started_ ? dt : 0.f);
+}
+
+// The old motion, played on, blended into the new one by a smoothstep of the time since the jump.
+void MotionMatcher::crossfade(float dt) {
+  fade_elapsed_ += dt;
+  const float x = fade_elapsed_ / settings_.transition_duration;
+  if (!(x < 1)) {
+    fade_range_ = -1;
+    return;
+  }
+  const DB::Range& r = database_->ranges[fade_range_];
+  fade_time_ = std::min(fade_time_ + dt, r.start + static_cast<float>(r.count - 1) / database_->frame_rate);
+  sample(fade_range_, fade_time_, before_);
+  const float w = x * x * (3 - 2 * x);  // the new motion's weight
+  for (size_t j = 0; j < shown_.size(); ++j) {
+    JointPose& to = shown_[j];
+    const JointPose& from = before_[j];
+    float d = 0;
+    for (int i = 0; i < 4; ++i) d += from.rotation[i] * to.rotation[i];
+    const float sign = d < 0 ? -1.f : 1.f;  // the shorter way round
+    float n = 0;
+    for (int i = 0; i < 4; ++i) {
+      to.translation[i] = from.translation[i] + (to.translation[i] - from.translation[i]) * w;
+      to.scale[i] = from.scale[i] + (to.scale[i] - from.scale[i]) * w;
+      to.rotation[i] = sign * from.rotation[i] * (1 - w) + to.rotation[i] * w;
+      n += to.rotation[i] * to.rotation[i];
+    }
+    const float inv = n > 0 ? 1 / std::sqrt(n) : 1;
+    for (float& c : to.rotation) c *= inv;
+  }
 }
 
 // Holds planted feet in the world by two-bone IK on the in-place pose (step 5 of the header).

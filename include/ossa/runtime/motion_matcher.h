@@ -16,7 +16,10 @@
 //     The current frame wins ties (MotionSearchJob); a match within `min_jump_frames` of it in the same clip
 //     is not a jump, and neither is one that lowers the cost by less than `jump_gain` of the current frame's,
 //     so a character already on about the best motion keeps playing it (each jump costs some foot sliding).
-//  3. A jump is hidden by inertialization (ossa/runtime/inertialization.h) over `inertialize_duration`.
+//  3. A jump is hidden by inertialization (ossa/runtime/inertialization.h) over `transition_duration`: one
+//     pose sampled per frame. `transition = kCrossfade` blends the old motion, played on, into the new one
+//     instead (two poses sampled while it lasts; a jump during a crossfade drops the older motion), and a
+//     duration of 0 cuts: both for comparison.
 //  4. The root follows the animation's root motion (the simulation root stored per database frame), then is
 //     pulled towards the simulated root by at most `max_correction_speed` m/s and `max_correction_turn`
 //     rad/s: the animation moves the character, and the stick's intent keeps it on course within that bound.
@@ -40,6 +43,8 @@
 
 namespace ossa {
 
+enum class MotionTransition { kInertialize, kCrossfade };
+
 struct MotionMatcherSettings {
   float walk_speed = 1.2f, run_speed = 3.8f;  // m/s at full stick (the shared mocap's walks and runs)
   float velocity_halflife = 0.27f, facing_halflife = 0.27f;  // seconds (Holden's defaults)
@@ -47,7 +52,8 @@ struct MotionMatcherSettings {
   float retrigger_speed = 0.5f;  // m/s of change of the goal velocity that searches at once
   int min_jump_frames = 4;       // a match this close ahead of or behind the current frame is not a jump
   float jump_gain = 0.1f;        // a jump must lower the cost by this share of the current frame's cost
-  float inertialize_duration = 0.2f;
+  MotionTransition transition = MotionTransition::kInertialize;
+  float transition_duration = 0.2f;   // seconds; 0: hard cuts
   float max_correction_speed = 0.1f;  // m/s: the most the root is pulled towards the simulation
   float max_correction_turn = 0.5f;   // rad/s
   // Foot locking (step 5 above): where the database marks a foot planted. A locked foot lets go when the
@@ -92,6 +98,7 @@ class MotionMatcher {
   RootDelta root_at(int range, float time) const;
   void jump_to(int frame);
   void lock_feet(float dt);
+  void crossfade(float dt);
 
   const CharacterAsset* character_;
   const MotionDatabase* database_;
@@ -100,6 +107,8 @@ class MotionMatcher {
   SamplingCache cache_;
   std::vector<JointPose> pose_, before_, shown_;
   Inertializer inertializer_;
+  int fade_range_ = -1;  // the motion faded out by a crossfade, or -1
+  float fade_time_ = 0, fade_elapsed_ = 0;
   int range_ = 0, frame_ = 0;
   float time_ = 0, since_search_ = 0;
   Vec3 sim_position_{}, sim_velocity_{}, sim_acceleration_{}, goal_velocity_{};
