@@ -348,6 +348,14 @@ TEST_F(CliHostile, MmBuildWritesOneFileThatPlaysAndBakes) {
   ASSERT_EQ(baked->clips.size(), 1u);
   EXPECT_EQ(baked->clips[0].name(), "mm_play");
   EXPECT_NEAR(baked->clips[0].duration(), 89 * 0.0166667, 1e-3);
+  // `ossa bench` measures the database's search and matcher too.
+  const CliRun bench = ossa({"bench", path("db.ossa"), "--json", "--characters", "4"}, 120);
+  ASSERT_TRUE(ends_with(bench, kOk));
+  const nlohmann::json costs = nlohmann::json::parse(bench.out, nullptr, false);
+  ASSERT_TRUE(costs.is_object() && costs.contains("motion_matching")) << bench.out;
+  EXPECT_EQ(costs["motion_matching"]["frames"].get<int>(), built->motion_database->frame_count());
+  for (const char* key : {"search_brute_force_us", "search_index_us", "matcher_update_us"})
+    EXPECT_GT(costs["motion_matching"][key].get<double>(), 0) << key;
   // A bake needs one frame rate.
   EXPECT_TRUE(ends_with(ossa({"mm", "play", path("db.ossa"), "--inputs",
                               write("uneven.txt", "0.016 0 1\n0.033 0 1\n"), "--bake", path("uneven.ossa")}),

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@
 #include "ossa/runtime/animator.h"
 #include "ossa/runtime/crowd.h"
 #include "ossa/runtime/local_to_model_job.h"
+#include "ossa/runtime/motion_matcher.h"
+#include "ossa/runtime/motion_search.h"
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/simd.h"
@@ -280,6 +283,54 @@ bool characters_fit(const CharacterAsset& asset, int count) {
   return false;
 }
 
+// A motion-matching database's costs (ossa mm build): its index's build, one search through the brute force
+// and through the index for queries near its frames (what a character asks), and a MotionMatcher update under
+// a stick turning in circles, matching every 0.1 s.
+struct MotionMatchingCosts {
+  int frames = 0;
+  double index_build_ms = 0, brute_us = 0, index_us = 0, update_us = 0;
+};
+MotionMatchingCosts measure_motion_matching(const CharacterAsset& asset, const MotionDatabase& db) {
+  using Clock = std::chrono::steady_clock;
+  MotionMatchingCosts out;
+  out.frames = db.frame_count();
+  auto start = Clock::now();
+  const MotionSearchIndex index(db);
+  out.index_build_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  std::mt19937 rng(7);
+  std::normal_distribution<float> noise(0, 0.1f);
+  std::vector<std::vector<float>> queries(500);
+  std::vector<int> current(queries.size());
+  for (size_t q = 0; q < queries.size(); ++q) {
+    current[q] = static_cast<int>(rng() % static_cast<uint32_t>(db.frame_count()));
+    queries[q].assign(db.frame_features(current[q]), db.frame_features(current[q]) + MotionDatabase::kStride);
+    for (int d = 0; d < MotionDatabase::kFeatures; ++d) queries[q][d] += noise(rng);
+  }
+  for (const MotionSearchIndex* with : {static_cast<const MotionSearchIndex*>(nullptr), &index}) {
+    MotionMatch match;
+    int sink = 0;
+    start = Clock::now();
+    for (size_t q = 0; q < queries.size(); ++q) {
+      MotionSearchJob{
+          .database = &db, .index = with, .query = queries[q], .current_frame = current[q], .output = &match}
+          .run();
+      sink += match.frame;
+    }
+    const double us =
+        std::chrono::duration<double, std::micro>(Clock::now() - start).count() / queries.size();
+    (with ? out.index_us : out.brute_us) = us + (sink == -1 ? 1e-9 : 0);  // sink: the searches stay
+  }
+  MotionMatcher matcher(asset, db, index);
+  start = Clock::now();
+  const int updates = 600;
+  for (int f = 0; f < updates; ++f) {
+    const float t = f / 60.f;
+    matcher.update({std::sin(0.5f * t), std::cos(0.5f * t)}, (f / 120) % 2 == 1, 1 / 60.f);
+  }
+  out.update_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / updates;
+  return out;
+}
+
 int run_bench_ossa(const BenchArgs& args) {
   if (args.keyed || args.compress || args.frame_rate > 0) {
     std::fprintf(stderr,
@@ -322,6 +373,15 @@ int run_bench_ossa(const BenchArgs& args) {
   out["blend2_update_ns"] = blend2_ns;
   out["bytes_per_joint_second"] = bytes_per_joint_second(clip);
   out["simd"] = to_string(simd_level());
+  std::optional<MotionMatchingCosts> mm;
+  if (character->motion_database) {
+    mm = measure_motion_matching(asset, *character->motion_database);
+    out["motion_matching"] = {{"frames", mm->frames},
+                              {"index_build_ms", mm->index_build_ms},
+                              {"search_brute_force_us", mm->brute_us},
+                              {"search_index_us", mm->index_us},
+                              {"matcher_update_us", mm->update_us}};
+  }
   if (args.json) return print("%s\n", json_text(out).c_str()), kExitOk;
   print("%s, clip '%s': %d joints, %s, %s as stored\n", args.file.c_str(), clip.name().c_str(), joints,
         to_string(simd_level()), layout);
@@ -336,6 +396,12 @@ int run_bench_ossa(const BenchArgs& args) {
   print("\n  empty parallel_for (64 indices, chunk 1):");
   for (auto& [n, ns] : overhead) print("  %d thread%s %.2f us", n, n > 1 ? "s" : "", ns / 1000);
   print("\n");
+  if (mm)
+    print(
+        "  motion matching, %d frames: one search %.1f us through the index (%.1fx), %.1f us brute force; "
+        "index built in %.1f ms; MotionMatcher update %.1f us\n",
+        mm->frames, mm->index_us, mm->brute_us / mm->index_us, mm->brute_us, mm->index_build_ms,
+        mm->update_us);
   return kExitOk;
 }
 
