@@ -526,6 +526,54 @@ TEST(ViewerWindow, TheEventsPanelListsTheGraphsEvents) {
   EXPECT_EQ(run.status, 0) << run.err;
 }
 
+// Inspect > Motion matching drives the character from a stick: a script's, then W held (the keyboard),
+// through a database `ossa mm build` made of the sample's own clips (they walk in place, so the root's
+// bounded pull towards the stick's trajectory moves it: at most 0.1 m/s); with the shared mocap retargeted
+// onto the sample, at walking pace.
+TEST(ViewerWindow, MotionMatchingDrivesTheCharacter) {
+  REQUIRE_DISPLAY();
+  const fs::path dir = fresh_dir("mm");
+  auto build = [&](const std::string& motion, const std::string& out) {
+    const std::string command = "cd '" + dir.string() + "' && '" + std::string(build::cli_path()) +
+                                "' mm build '" + sample_fbx() + "' " + motion + " -o " + out + " > build.txt";
+    return exit_status(std::system(command.c_str()));
+  };
+  const std::string quoted_sample = '\'' + sample_fbx() + '\'';
+  ASSERT_EQ(build(quoted_sample, "db.ossa"), 0);
+  {
+    std::ofstream script(dir / "mm.txt");
+    script << "expect-mm-travel 0 0\nmm on\nwait 30\nexpect-mm-travel 0 0.1\nmm-stick 0 1\nwait 120\n"
+           << "expect-mm-travel 0.1 0.3\nscreenshot mm.png\nmm restart\nmm-keys\nhold w 90\n"
+           << "expect-mm-travel 0.08 0.3\nmm off\nquit\n";
+  }
+  ViewerRun run = run_view(dir, (dir / "mm.txt").string(), "", (dir / "db.ossa").string());
+  EXPECT_EQ(run.status, 0) << run.err;
+  auto shot = read_png((dir / "mm.png").string());
+  ASSERT_TRUE(shot) << shot.error();
+  // A model without a database says so, and the verbs fail.
+  {
+    std::ofstream script(dir / "none.txt");
+    script << "mm on\nquit\n";
+  }
+  run = run_view(dir, (dir / "none.txt").string());
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.err.find("no motion database"), std::string::npos) << run.err;
+
+  const std::string mocap = test::shared_dir() + "/mocap";
+  if (test::shared_dir().empty() || !fs::is_directory(mocap))
+    GTEST_SKIP() << "../shared/mocap not found (OSSA_SHARED_DIR): the mocap walk is skipped";
+  ASSERT_EQ(build('\'' + mocap + "/dataset-2_walk_normal_001.bvh' '" + mocap +
+                      "/dataset-2_walk_normal_002.bvh' --scale 0.01",
+                  "walk.ossa"),
+            0);
+  {
+    std::ofstream script(dir / "walk.txt");
+    script << "mm on\nmm-stick 0 1\nwait 120\nexpect-mm-travel 1.2 3\nscreenshot walk.png\nquit\n";
+  }
+  run = run_view(dir, (dir / "walk.txt").string(), "", (dir / "walk.ossa").string());
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
 // A click in the scene from far away, arriving and pressing in one poll, leaves the camera where it was (it
 // swung by the pointer's travel before).
 TEST(ViewerWindow, AClickDoesNotSwingTheCamera) {

@@ -35,6 +35,10 @@
 //   curve t|r|s [euler|quat]  (the curve view's channel of the selected row)
 //   expect-layout LEFT RIGHT BOTTOM (panel sizes in points)   font-scale SCALE (0.75 to 2.5)
 //   view front|side|top       follow on|off (the camera keeps up with root motion)
+//   mm on|off|restart         (motion matching drives the character: a file from `ossa mm build`)
+//   mm-stick X Y [run]        (the stick, X right and Y forward in [-1, 1], instead of the keys and pad)
+//   mm-keys                   (WASD, shift to run, and a gamepad drive again)
+//   expect-mm-travel METRES [MAX] (the matched character is that far, and at most MAX, from its start)
 //   joint-names on|off        joint-axes on|off         bind-pose on|off
 //   onion on|off (ghost poses around the playhead)      trail on|off (the selected joint's path)
 //   frame N (go to the base clip's frame N, paused)   loop-range IN OUT / loop-range off   expect-time

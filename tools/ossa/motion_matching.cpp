@@ -179,7 +179,7 @@ int run_mm_build(const MmBuildArgs& args) {
   CharacterAsset character{target->asset.skeleton, {}, {}};
   const Skeleton& skeleton = character.skeleton;
   // Each take, on the character's skeleton: as it is when the skeletons match by name and parent, else
-  // retargeted (feet kept planted where the take's stand still).
+  // retargeted.
   for (const std::string& file : args.motion) {
     auto take = load_any(file);
     if (!take) return kExitBadInput;
@@ -192,7 +192,9 @@ int run_mm_build(const MmBuildArgs& args) {
       auto map = build_bone_map(from, skeleton);
       if (!map)
         return print_error("ossa mm build: %s: %s\n", file.c_str(), map.error().c_str()), kExitBadInput;
-      auto built = RetargetRig::build(from, skeleton, *map, RetargetContacts::kFeet);
+      // No contact pass: it measures the feet from the rest poses, which motion capture often has lying down
+      // (the shared BVH's along +X); the plain retarget keeps the takes' own plants.
+      auto built = RetargetRig::build(from, skeleton, *map);
       if (!built)
         return print_error("ossa mm build: %s: %s\n", file.c_str(), built.error().c_str()), kExitBadInput;
       rig = std::move(built).value();

@@ -41,7 +41,7 @@ void draw_inspect(ViewState& s, const std::vector<std::unique_ptr<Panel>>& panel
   ImGui::Begin("Inspect", nullptr, kFixed);
   std::vector<Panel*> tabs;
   for (const auto& panel : panels)
-    if (panel->dock() == Dock::kInspect) tabs.push_back(panel.get());
+    if (panel->dock() == Dock::kInspect && panel->shown(s)) tabs.push_back(panel.get());
   if (!s.doc || tabs.empty()) {
     ImGui::End();
     return;

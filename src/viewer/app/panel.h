@@ -92,6 +92,8 @@ class Panel {
   virtual void opened(ViewState&) {}
   // kInspect: the tab asks to be brought forward this frame (a joint picked in the view, a graph opened).
   virtual bool wants_forward(const ViewState&) const { return false; }
+  // kInspect: whether its tab appears for the document open (a tab with nothing to show for it stays away).
+  virtual bool shown(const ViewState&) const { return true; }
 };
 
 }  // namespace ossa::viewer

@@ -107,6 +107,13 @@ void ViewState::open(const std::string& path) {
   doc = std::move(next);
   retarget.reset();  // its source was the previous document
   graph.reset();
+  matching.reset();
+  matching_on = false;
+  scripted_stick.reset();
+  if (doc->character->motion_database) {
+    auto session = MotionMatchingSession::make(doc->character);
+    if (session) matching = std::move(session).value();
+  }
   error.clear();
   selected_joint = hovered_joint = -1;
   selected_notify = 0;
@@ -234,11 +241,17 @@ void ViewState::remember_field(const char* label) {
 }
 
 std::span<const Mat4> ViewState::pose_model() const {
+  if (matching && matching_on) return matching->model();
   return graph ? graph->instance().animator().model() : doc->playback->model();
 }
 
 std::span<const JointPose> ViewState::pose_locals() const {
+  if (matching && matching_on) return matching->locals();
   return graph ? graph->instance().locals() : doc->playback->locals();
+}
+
+const Mat4& ViewState::pose_world() const {
+  return matching && matching_on ? matching->world() : doc->playback->world();
 }
 
 const CharacterAsset& ViewState::pose_asset() const {
@@ -297,6 +310,7 @@ float ViewState::on_frame(float time) const {
 std::string ViewState::baked_limit() const {
   if (!doc) return "";
   const Playback& p = *doc->playback;
+  if (matching && matching_on) return "motion matching drives the pose";
   if (graph) return "an animation graph drives the pose";
   if (p.blend_space_on()) return "a blend space drives the pose";
   if (p.layer_clip() >= 0) return "the override layer is not baked";

@@ -28,6 +28,7 @@
 #include "viewer/app/viewer_window.h"
 #include "viewer/dope_sheet.h"
 #include "viewer/graph_document.h"
+#include "viewer/motion_matching_session.h"
 #include "viewer/notify_document.h"
 #include "viewer/orbit_camera.h"
 #include "viewer/playback.h"
@@ -188,6 +189,11 @@ struct ViewState {
   std::unique_ptr<Document> doc;
   std::unique_ptr<RetargetView> retarget;  // needs doc (its character is the source)
   std::unique_ptr<GraphDocument> graph;    // an animation graph drives the character (Inspect > Graph)
+  // The file's motion-matching database, when it has one (Inspect > Motion matching); it drives the character
+  // while `matching_on`: the stick from a gamepad, WASD (shift runs) or a script's mm-stick.
+  std::unique_ptr<MotionMatchingSession> matching;
+  bool matching_on = false;
+  std::optional<std::pair<Vec2, bool>> scripted_stick;  // mm-stick X Y [run]: wins over the keys and pad
 
   // Selection
   int selected_joint = -1, hovered_joint = -1;
@@ -252,10 +258,11 @@ struct ViewState {
   void open_graph(const std::string& path);
   void remember_field(const char* label);  // the last ImGui item, for click-field
 
-  // The pose of what drives the character: the graph's when one is open, else the playback's (its blend
-  // space, layer and planted feet included).
+  // The pose of what drives the character: the motion matcher's while it drives, the graph's when one is
+  // open, else the playback's (its blend space, layer and planted feet included).
   std::span<const Mat4> pose_model() const;
   std::span<const JointPose> pose_locals() const;
+  const Mat4& pose_world() const;  // where the pose is drawn: the matcher's root, else the playback's world
   const CharacterAsset& pose_asset()
       const;  // the clips it samples (the playback's are in place with root motion)
   std::span<const Mat4> shown_model() const;  // pose_model(), or the bind pose while View > Bind pose is on

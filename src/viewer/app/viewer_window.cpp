@@ -271,10 +271,13 @@ void App::frame(float dt) {
         if (s_.graph->reload_if_changed()) s_.status_message = "reloaded " + display_name(s_.graph->path());
       }
     }
+    // The stick (set by Inspect > Motion matching's keys) drives the matcher, paused with the playback.
+    if (s_.matching && s_.matching_on && !s_.doc->playback->paused())
+      s_.matching->update(s_.matching->stick, s_.matching->run, dt);
     s_.doc->crowd_time += dt;
     s_.update_ms.add(ms_since(update_start));
-    // The camera's target keeps up with a character travelling by root motion.
-    const Vec3 at = s_.doc->playback->world().translation();
+    // The camera's target keeps up with a character travelling by root motion or motion matching.
+    const Vec3 at = s_.pose_world().translation();
     if (s_.display.follow) s_.camera.follow(followed_, at);
     followed_ = at;
   }

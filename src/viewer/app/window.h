@@ -57,6 +57,9 @@ class Window {
 
   virtual Image read_back() = 0;  // the back buffer as drawn so far, top row first, opaque
   virtual void swap() = 0;        // shows the frame
+  // The first connected gamepad's left stick (x right, y forward, each in [-1, 1], a 0.15 dead zone) and
+  // whether its right trigger or right bumper is held (run); false when there is none (the default).
+  virtual bool gamepad(Vec2& /*stick*/, bool& /*run*/) { return false; }
 };
 
 }  // namespace ossa::viewer

@@ -11,6 +11,7 @@
 #include "backends/imgui_impl_opengl3.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "ossa/render/gl_renderer.h"
@@ -148,6 +149,21 @@ class GlfwGlWindow final : public Window {
     return image;
   }
   void swap() override { glfwSwapBuffers(window_); }
+
+  // GLFW's gamepad mapping (SDL's database): the same axes whatever the pad.
+  bool gamepad(Vec2& stick, bool& run) override {
+    for (int pad = GLFW_JOYSTICK_1; pad <= GLFW_JOYSTICK_LAST; ++pad) {
+      GLFWgamepadstate state;
+      if (!glfwJoystickIsGamepad(pad) || !glfwGetGamepadState(pad, &state)) continue;
+      const float x = state.axes[GLFW_GAMEPAD_AXIS_LEFT_X], y = -state.axes[GLFW_GAMEPAD_AXIS_LEFT_Y];
+      const float length = std::hypot(x, y);
+      stick = length < 0.15f ? Vec2{} : Vec2{x, y};
+      run = state.axes[GLFW_GAMEPAD_AXIS_RIGHT_TRIGGER] > 0 ||
+            state.buttons[GLFW_GAMEPAD_BUTTON_RIGHT_BUMPER] == GLFW_PRESS;
+      return true;
+    }
+    return false;
+  }
 
  private:
   WindowEvents events_;

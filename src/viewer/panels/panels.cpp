@@ -21,6 +21,7 @@ std::vector<std::unique_ptr<Panel>> make_panels() {
   panels.push_back(make_clip_info_panel());
   panels.push_back(make_graph_panel());
   panels.push_back(make_retarget_panel());
+  panels.push_back(make_motion_matching_panel());
   panels.push_back(make_timings_panel());
   // Bottom window's tabs, then the events beside them
   panels.push_back(make_timeline_panel());

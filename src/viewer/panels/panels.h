@@ -35,6 +35,7 @@ std::unique_ptr<Panel> make_morphs_panel();
 std::unique_ptr<Panel> make_clip_info_panel();
 std::unique_ptr<Panel> make_graph_panel();
 std::unique_ptr<Panel> make_retarget_panel();
+std::unique_ptr<Panel> make_motion_matching_panel();  // a stick drives the file's motion database
 std::unique_ptr<Panel> make_timings_panel();
 // Bottom window's tabs, and the events beside them
 std::unique_ptr<Panel> make_timeline_panel();  // the notify lanes

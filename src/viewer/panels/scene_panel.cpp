@@ -31,7 +31,7 @@ class SceneView : public ScenePanel {
       const auto model = s.shown_model();
       for (int j = 0; j < static_cast<int>(model.size()); ++j) {
         ImVec2 at;
-        if (!project(s, transform_point(s.doc->playback->world(), model[j].translation()), at)) continue;
+        if (!project(s, transform_point(s.pose_world(), model[j].translation()), at)) continue;
         const float d = (at.x - mouse.x) * (at.x - mouse.x) + (at.y - mouse.y) * (at.y - mouse.y);
         if (d < best) best = d, s.hovered_joint = j;
       }
@@ -81,7 +81,7 @@ class SceneView : public ScenePanel {
     CharacterRenderer& r = *doc.renderer;
     const Playback& p = *doc.playback;
     r.begin_frame(s.frame);
-    const Mat4 world = p.world();
+    const Mat4 world = s.pose_world();
     // The baked path draws a clip's baked frames: what it cannot hold (baked_limit) is drawn with palettes,
     // and the overlay says so.
     s.drawn_skinning = d.skinning;
@@ -95,9 +95,9 @@ class SceneView : public ScenePanel {
       self.speed = 0;
       r.draw_baked({&self, 1}, 0);
     } else if (s.drawn_skinning == kSkinCpu) {
-      r.draw_cpu(world, s.shown_model(), p.animator().morph_weights());
+      r.draw_cpu(world, s.shown_model(), morph_weights(s));
     } else {
-      r.draw_palette(world, s.shown_model(), p.animator().morph_weights());
+      r.draw_palette(world, s.shown_model(), morph_weights(s));
     }
     if (d.crowd > 0 && s.prepare_bake()) {
       const CharacterAsset& animated = p.animated_asset();
@@ -149,8 +149,10 @@ class SceneView : public ScenePanel {
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     draw->PushClipRect(ImVec2(l.scene_x, l.scene_y), ImVec2(l.scene_x + l.scene_w, l.scene_y + l.scene_h));
     const Playback& p = *s.doc->playback;
+    const Mat4& world = s.pose_world();
+    if (s.matching && s.matching_on) draw_matching(s, draw);
     // The travelled path on the ground (root motion).
-    if (p.root_motion() && p.path().size() > 1) {
+    if (!(s.matching && s.matching_on) && p.root_motion() && p.path().size() > 1) {
       ImVec2 previous;
       bool have_previous = false;
       for (const Vec3& at : p.path()) {
@@ -170,9 +172,9 @@ class SceneView : public ScenePanel {
                               : std::vector<float>(model.size(), 0.f);
       for (int j = 0; j < static_cast<int>(model.size()); ++j) {
         ImVec2 a, b;
-        if (!project(s, transform_point(p.world(), model[j].translation()), a)) continue;
+        if (!project(s, transform_point(world, model[j].translation()), a)) continue;
         const ImU32 color = selected[j] > 0 ? IM_COL32(255, 170, 40, 255) : IM_COL32(235, 235, 120, 255);
-        if (parents[j] >= 0 && project(s, transform_point(p.world(), model[parents[j]].translation()), b))
+        if (parents[j] >= 0 && project(s, transform_point(world, model[parents[j]].translation()), b))
           draw->AddLine(a, b, color, 2 * ui);
         draw->AddCircleFilled(a, (j == selected_joint ? 5.f : 3.f) * ui,
                               j == selected_joint ? IM_COL32(255, 90, 40, 255) : color);
@@ -183,14 +185,15 @@ class SceneView : public ScenePanel {
     // Onion skin and motion trail: poses of the clip sampled at other times (the playhead does not move).
     const CharacterAsset& animated = p.animated_asset();
     const Clip* clip = p.current_clip();
-    if ((d.onion || (d.trail && selected_joint >= 0)) && clip && !s.graph && !p.blend_space_on()) {
+    if ((d.onion || (d.trail && selected_joint >= 0)) && clip && !s.graph && !p.blend_space_on() &&
+        !(s.matching && s.matching_on)) {
       const float frame = 1 / (clip->frame_rate() > 0 ? clip->frame_rate() : 30.f);
       const auto parents = animated.skeleton.parents();
       auto draw_pose = [&](ImU32 color) {
         for (int j = 0; j < static_cast<int>(ghost_model_.size()); ++j) {
           ImVec2 a, b;
-          if (parents[j] >= 0 && project(s, transform_point(p.world(), ghost_model_[j].translation()), a) &&
-              project(s, transform_point(p.world(), ghost_model_[parents[j]].translation()), b))
+          if (parents[j] >= 0 && project(s, transform_point(world, ghost_model_[j].translation()), a) &&
+              project(s, transform_point(world, ghost_model_[parents[j]].translation()), b))
             draw->AddLine(a, b, color, 1.5f * ui);
         }
       };
@@ -219,7 +222,7 @@ class SceneView : public ScenePanel {
         bool have_previous = false;
         for (const Vec3& position : trail_points_) {
           ImVec2 at;
-          const bool visible = project(s, transform_point(p.world(), position), at);
+          const bool visible = project(s, transform_point(world, position), at);
           if (visible && have_previous) draw->AddLine(previous, at, IM_COL32(255, 150, 60, 220), 1.5f * ui);
           if (visible) draw->AddCircleFilled(at, 1.5f * ui, IM_COL32(255, 150, 60, 220));
           previous = at;
@@ -232,7 +235,7 @@ class SceneView : public ScenePanel {
       const Skeleton& skeleton = p.animated_asset().skeleton;
       const float axis = std::max(s.doc->hi.y - s.doc->lo.y, 1e-3f) * 0.04f;
       for (int j = 0; j < static_cast<int>(model.size()); ++j) {
-        const Mat4 joint = p.world() * model[j];
+        const Mat4 joint = world * model[j];
         ImVec2 at;
         if (!project(s, joint.translation(), at)) continue;
         if (d.joint_axes) {  // x red, y green, z blue, each 4 % of the character's height
@@ -284,6 +287,37 @@ class SceneView : public ScenePanel {
   }
 
  private:
+  // Morph weights come from the playback's clip; the matcher's clips drive the skeleton only.
+  static std::span<const float> morph_weights(const ViewState& s) {
+    if (s.matching && s.matching_on) return {};
+    return s.doc->playback->animator().morph_weights();
+  }
+
+  // Motion matching's overlay: the trajectory the stick asks for (blue), the one the playing frame's motion
+  // takes (orange), each 20, 40 and 60 database frames ahead with its facing, and the feet's velocities
+  // (green, 0.1 s long) from the playing frame's features.
+  void draw_matching(const ViewState& s, ImDrawList* draw) const {
+    const MotionMatchingSession& m = *s.matching;
+    const float ui = s.ui_scale;
+    auto path = [&](const std::array<Vec3, 4>& points, ImU32 color) {
+      ImVec2 a, b;
+      for (size_t i = 0; i + 1 < points.size(); ++i)
+        if (project(s, points[i], a) && project(s, points[i + 1], b)) draw->AddLine(a, b, color, 2.5f * ui);
+      for (size_t i = 1; i < points.size(); ++i)
+        if (project(s, points[i], a)) draw->AddCircleFilled(a, 4 * ui, color);
+    };
+    path(m.desired(), IM_COL32(90, 170, 255, 255));
+    path(m.matched(), IM_COL32(255, 160, 60, 255));
+    const auto feet = m.feet(), velocities = m.feet_velocities();
+    for (int side = 0; side < 2; ++side) {
+      ImVec2 a, b;
+      if (project(s, feet[side], a) && project(s, feet[side] + velocities[side] * 0.1f, b)) {
+        draw->AddLine(a, b, IM_COL32(110, 230, 140, 255), 2 * ui);
+        draw->AddCircleFilled(a, 3 * ui, IM_COL32(110, 230, 140, 255));
+      }
+    }
+  }
+
   static bool project(const ViewState& s, Vec3 world, ImVec2& out) {
     const Mat4& m = s.view_proj;
     const Layout& l = s.layout;
