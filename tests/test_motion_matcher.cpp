@@ -64,7 +64,9 @@ struct Input {
 
 struct Outcome {
   double follow_mean = 0, follow_max = 0;  // |root(t + 1 s) - desired(t, 1 s ahead)|
-  double slide_mean = 0, slide_max = 0;    // a planted foot's ground travel per contact
+  // The same where the stick held still over that second: what the prediction could know.
+  double steady_mean = 0, steady_max = 0;
+  double slide_mean = 0, slide_max = 0;  // a planted foot's ground travel per contact
   int contacts = 0;
   int locks = 0, early_unlocks = 0;
   double jumps_per_second = 0, searches_per_second = 0;
@@ -140,11 +142,13 @@ Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const Plants& 
   const int frames = static_cast<int>(seconds * 60), ahead = 60;
   const float dt = 1 / 60.f;
   std::vector<RootDelta> roots, desired;
+  std::vector<Input> inputs;
   std::vector<Vec3> feet[2];
   std::vector<uint8_t> planted[2];  // what the frame playing says of each foot
   Outcome out;
   for (int f = 0; f < frames; ++f) {
     const Input in = script(f * dt);
+    inputs.push_back(in);
     const auto start = std::chrono::steady_clock::now();
     matcher.update(in.stick, in.run, dt);
     out.update_us +=
@@ -169,13 +173,19 @@ Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const Plants& 
       planted[k].push_back(plants.planted[k][matcher.frame()]);
     }
   }
-  int follow_count = 0;
+  int follow_count = 0, steady_count = 0;
   for (int f = 60; f + ahead < frames; ++f) {  // from 1 s on: the start settles first
     const double e = std::hypot(roots[f + ahead].x - desired[f].x, roots[f + ahead].z - desired[f].z);
     out.follow_mean += e, ++follow_count;
     out.follow_max = std::max(out.follow_max, e);
+    bool steady = true;
+    for (int k = f + 1; steady && k <= f + ahead; ++k)
+      steady = inputs[k].stick.x == inputs[f].stick.x && inputs[k].stick.y == inputs[f].stick.y &&
+               inputs[k].run == inputs[f].run;
+    if (steady) out.steady_mean += e, ++steady_count, out.steady_max = std::max(out.steady_max, e);
   }
   out.follow_mean /= std::max(follow_count, 1);
+  out.steady_mean /= std::max(steady_count, 1);
   for (int k = 0; k < 2; ++k) add_slides(feet[k], planted[k], out);
   out.update_us /= frames;
   out.jumps_per_second = matcher.stats().jumps / seconds;
@@ -187,15 +197,16 @@ Outcome drive(const Mocap& mocap, const MotionSearchIndex& index, const Plants& 
 void report(const char* name, const Outcome& r, const Outcome& unlocked, const Outcome& faded,
             const Outcome& hard) {
   std::printf(
-      "%-13s follow 1 s ahead: mean %.3f max %.3f m | slide per contact: mean %.3f max %.3f m (%d; %d locks, "
+      "%-13s follow 1 s ahead: mean %.3f max %.3f m (stick held: %.3f / %.3f) | slide per contact: mean %.3f "
+      "max %.3f m (%d; %d locks, "
       "%d let "
       "go early; unlocked: mean %.3f max %.3f m) | %.1f jumps/s (crossfades: %.1f), %.1f searches/s | "
       "largest "
       "joint step %.3f m (crossfades: %.3f, hard cuts: %.3f m) | %.1f us/update (crossfades: %.1f)\n",
-      name, r.follow_mean, r.follow_max, r.slide_mean, r.slide_max, r.contacts, r.locks, r.early_unlocks,
-      unlocked.slide_mean, unlocked.slide_max, r.jumps_per_second, faded.jumps_per_second,
-      r.searches_per_second, r.largest_joint_step, faded.largest_joint_step, hard.largest_joint_step,
-      r.update_us, faded.update_us);
+      name, r.follow_mean, r.follow_max, r.steady_mean, r.steady_max, r.slide_mean, r.slide_max, r.contacts,
+      r.locks, r.early_unlocks, unlocked.slide_mean, unlocked.slide_max, r.jumps_per_second,
+      faded.jumps_per_second, r.searches_per_second, r.largest_joint_step, faded.largest_joint_step,
+      hard.largest_joint_step, r.update_us, faded.update_us);
 }
 
 TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
@@ -277,12 +288,12 @@ TEST(MotionMatcher, FollowsScriptedSticksOnTheSharedMocap) {
     // look at the shown pose).
     EXPECT_LT(r.largest_joint_step, faded.largest_joint_step) << s.name;
     EXPECT_LT(r.jumps_per_second, 10) << s.name;  // no jitter: far fewer jumps than searches
-    // Where the database holds the motion asked for (walks straight and turning), the root is where the
-    // stick wanted it 1 s earlier within 0.3 m on average; 180-degree turns and run bursts ask for what the
-    // shared takes hold little of (no turn on the spot, 2-second runs) and are reported.
-    if (std::string(s.name) == "straight" || std::string(s.name) == "circle") {
-      EXPECT_LT(r.follow_mean, 0.3) << s.name;
-    }
+    // The root is where the stick wanted it 1 s earlier within 0.3 m on average: over every second for the
+    // straight walk and the circle (a stick turning smoothly), and where the stick held still over that
+    // second for the scripts that switch (a turn, a run or a stop asked within the second was not asked when
+    // the prediction was made); those also report the whole run.
+    const std::string name = s.name;
+    EXPECT_LT(name == "straight" || name == "circle" ? r.follow_mean : r.steady_mean, 0.3) << s.name;
   }
 }
 

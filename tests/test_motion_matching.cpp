@@ -347,6 +347,15 @@ TEST(MotionSearch, CostAtOneHundredThousandFrames) {
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     db = *built;
     const DB one = *built;
+    {  // The index returns the brute force's frame and cost on the real database too: 10,000 queries.
+      const MotionSearchIndex index(one);
+      int differ = 0;
+      for (const Query& q : queries(one, 10000, 21)) {
+        const MotionMatch brute = search(one, nullptr, q), fast = search(one, &index, q);
+        differ += fast.frame != brute.frame || fast.cost != brute.cost;
+      }
+      EXPECT_EQ(differ, 0);
+    }
     while (db.frame_count() < 100000) {
       for (const DB::Range& r : one.ranges)
         db.ranges.push_back({r.clip, db.frame_count() + r.first, r.count, r.start});
