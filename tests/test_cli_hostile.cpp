@@ -312,9 +312,14 @@ TEST_F(CliHostile, MmBuildWritesOneFileThatPlaysAndBakes) {
     EXPECT_TRUE(ends_with(r, kBadInput));
     EXPECT_NE(r.err.find("no_such_joint"), std::string::npos) << r.err;
   }
-  // The sample's own clips and their mirror images, tagged and weighted.
+  // The sample's own clips and their mirror images, tagged by the config and by the takes' notifies (state
+  // notifies named mm_...: the sidecar beside sample.glb).
+  write(
+      "sample.notifies.json",
+      "{\"clips\": {\"Idle\": [{\"name\": \"mm_exclude\", \"time\": 1, \"duration\": 0.2}], \"Turn\": "
+      "[{\"name\": \"mm_turning\", \"time\": 0, \"duration\": 1.2}, {\"name\": \"Step\", \"time\": 0.1}]}}");
   const std::string config =
-      "{\"frame_rate\": 30, \"weights\": {\"trajectory_directions\": 2}, \"tags\": [{\"clip\": "
+      "{\"frame_rate\": 120, \"weights\": {\"trajectory_directions\": 2}, \"tags\": [{\"clip\": "
       "\"sample:Idle\", \"name\": \"mm_exclude\", \"start\": 0, \"end\": 0.5}]}";
   ASSERT_TRUE(ends_with(ossa({"mm", "build", "sample.glb", "sample.glb", "--mirror", "--config",
                               write("mm.json", config), "-o", path("db.ossa")}),
@@ -324,8 +329,35 @@ TEST_F(CliHostile, MmBuildWritesOneFileThatPlaysAndBakes) {
   ASSERT_TRUE(built->motion_database);
   EXPECT_EQ(built->clips.size(), 8u);  // four clips, four mirrored
   EXPECT_EQ(built->clips[4].name(), built->clips[0].name() + ".mirrored");
-  EXPECT_EQ(built->motion_database->frame_rate, 30);
+  EXPECT_EQ(built->motion_database->frame_rate, 120);
   EXPECT_FALSE(built->meshes.empty());  // the character travels with its database
+  {
+    const MotionDatabase& db = *built->motion_database;
+    ASSERT_EQ(db.tag_names, std::vector<std::string>{"mm_turning"});
+    int turning = 0, idles = 0;
+    for (const MotionDatabase::Range& r : db.ranges) {
+      const std::string& name = built->clips[r.clip].name();
+      const bool turn = name.find("Turn") != std::string::npos;
+      int excluded = 0;
+      for (int k = 0; k < r.count; ++k) {
+        const uint32_t tags = db.tags[r.first + k];
+        turning += (tags & 1u) != 0;
+        EXPECT_EQ((tags & 1u) != 0, turn) << name;
+        excluded += (tags & MotionDatabase::kExcludedTag) != 0;
+      }
+      // At 120 fps: the last 60 frames (no future), and on Idle the notify's [1, 1.2] s (25 frames) in both
+      // copies, the config's [0, 0.5] s (61 frames) on the original only.
+      if (name == "sample:Idle") {
+        EXPECT_EQ(excluded, 60 + 25 + 61);
+        ++idles;
+      } else if (name == "sample:Idle.mirrored") {
+        EXPECT_EQ(excluded, 60 + 25);
+        ++idles;
+      }
+    }
+    EXPECT_EQ(idles, 2);
+    EXPECT_GT(turning, 0);
+  }
   std::string stick;
   for (int i = 0; i < 90; ++i) stick += i < 60 ? "0.0166667 0 1\n" : "0.0166667 1 0 run\n";
   const CliRun r = ossa({"mm", "play", path("db.ossa"), "--inputs", write("forward.txt", stick),

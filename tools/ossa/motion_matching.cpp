@@ -177,6 +177,7 @@ int run_mm_build(const MmBuildArgs& args) {
   auto target = load_any(args.character);
   if (!target) return kExitBadInput;
   CharacterAsset character{target->asset.skeleton, {}, {}};
+  std::vector<MotionTagRange> notified;  // from the takes' notifies
   const Skeleton& skeleton = character.skeleton;
   // Each take, on the character's skeleton: as it is when the skeletons match by name and parent, else
   // retargeted.
@@ -201,6 +202,11 @@ int run_mm_build(const MmBuildArgs& args) {
     }
     for (size_t c = 0; c < take->asset.clips.size(); ++c) {
       const Clip& clip = take->asset.clips[c];
+      // The take's state notifies named mm_... tag its ranges (mm_exclude: never matched).
+      if (take->has_notifies() && c < take->notifies.clips.size())
+        for (const Notify& n : take->notifies.clips[c].states)
+          if (const std::string& name = take->notifies.names[n.name_id]; name.rfind("mm_", 0) == 0)
+            notified.push_back({static_cast<int>(character.clips.size()), name, n.time, n.time + n.duration});
       Result<Clip> onto = same ? Result<Clip>(clip) : retarget_clip(clip, *rig);
       if (!onto)
         return print_error("ossa mm build: %s: %s\n", file.c_str(), onto.error().c_str()), kExitBadInput;
@@ -221,7 +227,11 @@ int run_mm_build(const MmBuildArgs& args) {
   std::vector<std::string> names;
   for (int c = 0; c < static_cast<int>(character.clips.size()); ++c)
     sources.push_back({c}), names.push_back(character.clips[c].name());
-  std::vector<MotionTagRange> tags;
+  std::vector<MotionTagRange> tags = notified;
+  if (args.mirror) {  // a mirrored take keeps its original's tags
+    const int takes = static_cast<int>(character.clips.size()) / 2;
+    for (const MotionTagRange& t : notified) tags.push_back({t.clip + takes, t.name, t.start, t.end});
+  }
   for (const ConfigTag& t : config_tags) {
     const int clip = match_clip_name(names, t.clip);
     if (clip < 0)
