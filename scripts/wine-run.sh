@@ -52,18 +52,31 @@ if [ "${1:-}" = --without-display ]; then
 fi
 # A program that starts while the previous wineserver is exiting (it lingers a few seconds after its last
 # client, then quits) can lose its connection: Wine prints "wine client error:...: recvmsg: Connection reset
-# by peer" and the program dies before or during its run. That is Wine's race, not the program's failure:
-# wait for the old server to be gone and run it once more. Stderr is held until the run ends to see it.
+# by peer" and the program dies before or during its run, or it dies printing nothing at all (seen once in a
+# few hundred runs: a test that ended in 0.1 s with no output and a failing status). Either is Wine's race, not
+# the program's failure (every program run here prints something when it fails: gtest its report, ossa.exe
+# its message): say so, wait for the old server to be gone and run it once more. Output is held until the run
+# ends to see it.
+out=$(mktemp)
 errors=$(mktemp)
-trap 'rm -f "$errors"' EXIT
+trap 'rm -f "$out" "$errors"' EXIT
 for attempt in 1 2; do
   status=0
-  wine "$@" 2>"$errors" || status=$?
-  if [ "$status" -ne 0 ] && [ "$attempt" -eq 1 ] && grep -q '^wine client error:' "$errors"; then
-    echo "wine-run: Wine lost its server connection ($(grep -m1 '^wine client error:' "$errors")); running again" >&2
-    wineserver -w 2>/dev/null || true
-    continue
+  wine "$@" >"$out" 2>"$errors" || status=$?
+  if [ "$status" -ne 0 ] && [ "$attempt" -eq 1 ]; then
+    why=""
+    if grep -q '^wine client error:' "$errors"; then
+      why="Wine lost its server connection ($(grep -m1 '^wine client error:' "$errors"))"
+    elif [ ! -s "$out" ] && [ ! -s "$errors" ]; then
+      why="$1 exited with status $status and printed nothing"
+    fi
+    if [ -n "$why" ]; then
+      echo "wine-run: $why; running again" >&2
+      wineserver -w 2>/dev/null || true
+      continue
+    fi
   fi
+  cat "$out"
   cat "$errors" >&2
   exit "$status"
 done
