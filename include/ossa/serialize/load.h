@@ -32,14 +32,14 @@ namespace ossa {
 struct LoadedCharacter : std::enable_shared_from_this<LoadedCharacter> {
   std::string source_path;
   CharacterAsset asset;
-  NotifySet notifies;                           // no names when the character has none
-  std::vector<RootMotionTrack> root_motion;     // one per clip (converted with --root-motion), else empty
-  std::shared_ptr<const AnimGraph> anim_graph;  // embedded (`ossa convert --graph`), else null
+  NotifySet notifies;                             // no names when the character has none
+  std::vector<RootMotionTrack> root_motion;       // one per clip (converted with --root-motion), else empty
+  std::shared_ptr<const AnimGraph> anim_graph;    // embedded (`ossa convert --graph`), else null
   std::optional<MotionDatabase> motion_database;  // embedded (`ossa mm build`), else none
-  std::vector<Material> materials;              // SkinnedMesh::material() indexes these
-  std::vector<Texture> textures;                // Material::*_texture index these
-  bool flip_textures = true;                    // images have v = 0 at the bottom (not glTF)
-  bool left_handed = false;                     // the data was converted to a left-handed space
+  std::vector<Material> materials;                // SkinnedMesh::material() indexes these
+  std::vector<Texture> textures;                  // Material::*_texture index these
+  bool flip_textures = true;                      // images have v = 0 at the bottom (not glTF)
+  bool left_handed = false;                       // the data was converted to a left-handed space
   // Every file read to make it (absolute): the model or .ossa, its buffers and textures, the notifies.
   // Tools never write over these.
   std::vector<std::string> source_files;
