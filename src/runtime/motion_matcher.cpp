@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ossa/runtime/blend_job.h"
 #include "ossa/runtime/ik_job.h"
 #include "ossa/runtime/sample_job.h"
 
@@ -237,22 +238,12 @@ void MotionMatcher::crossfade(float dt) {
   fade_time_ = std::min(fade_time_ + dt, r.start + static_cast<float>(r.count - 1) / database_->frame_rate);
   sample(fade_range_, fade_time_, before_);
   const float w = x * x * (3 - 2 * x);  // the new motion's weight
-  for (size_t j = 0; j < shown_.size(); ++j) {
-    JointPose& to = shown_[j];
-    const JointPose& from = before_[j];
-    float d = 0;
-    for (int i = 0; i < 4; ++i) d += from.rotation[i] * to.rotation[i];
-    const float sign = d < 0 ? -1.f : 1.f;  // the shorter way round
-    float n = 0;
-    for (int i = 0; i < 4; ++i) {
-      to.translation[i] = from.translation[i] + (to.translation[i] - from.translation[i]) * w;
-      to.scale[i] = from.scale[i] + (to.scale[i] - from.scale[i]) * w;
-      to.rotation[i] = sign * from.rotation[i] * (1 - w) + to.rotation[i] * w;
-      n += to.rotation[i] * to.rotation[i];
-    }
-    const float inv = n > 0 ? 1 / std::sqrt(n) : 1;
-    for (float& c : to.rotation) c *= inv;
-  }
+  const BlendLayer layers[2] = {{.pose = before_, .weight = 1 - w, .joint_weights = {}},
+                                {.pose = shown_, .weight = w, .joint_weights = {}}};
+  BlendJob{
+      .layers = layers, .additive_layers = {}, .rest_pose = character_->skeleton.rest_pose(), .output = pose_}
+      .run();
+  shown_.swap(pose_);  // pose_ is scratch between jumps
 }
 
 // Holds planted feet in the world by two-bone IK on the in-place pose (step 5 of the header).

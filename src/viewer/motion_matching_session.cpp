@@ -77,33 +77,20 @@ std::array<Vec3, 4> MotionMatchingSession::matched() const {
 }
 
 std::array<Vec3, 2> MotionMatchingSession::feet() const {
-  const MotionDatabase& db = database();
-  const float* f = db.frame_features(matcher_->frame());
-  std::array<Vec3, 2> out;
-  for (int side = 0; side < 2; ++side) {
-    const int d = MotionDatabase::kGroupFirst[side == 0 ? MotionDatabase::kLeftFootPosition
-                                                        : MotionDatabase::kRightFootPosition];
-    Vec3 p;
-    float* axes[3] = {&p.x, &p.y, &p.z};
-    for (int k = 0; k < 3; ++k) *axes[k] = raw_feature(db, f, d + k);
-    out[side] = to_world(p);
-  }
-  return out;
+  return {to_world(feature(MotionDatabase::kLeftFootPosition)),
+          to_world(feature(MotionDatabase::kRightFootPosition))};
 }
 
 std::array<Vec3, 2> MotionMatchingSession::feet_velocities() const {
+  return {transform_vector(world_, feature(MotionDatabase::kLeftFootVelocity)),
+          transform_vector(world_, feature(MotionDatabase::kRightFootVelocity))};
+}
+
+Vec3 MotionMatchingSession::feature(MotionDatabase::Group group) const {
   const MotionDatabase& db = database();
   const float* f = db.frame_features(matcher_->frame());
-  std::array<Vec3, 2> out;
-  for (int side = 0; side < 2; ++side) {
-    const int d = MotionDatabase::kGroupFirst[side == 0 ? MotionDatabase::kLeftFootVelocity
-                                                        : MotionDatabase::kRightFootVelocity];
-    Vec3 v;
-    float* axes[3] = {&v.x, &v.y, &v.z};
-    for (int k = 0; k < 3; ++k) *axes[k] = raw_feature(db, f, d + k);
-    out[side] = transform_vector(world_, v);
-  }
-  return out;
+  const int d = MotionDatabase::kGroupFirst[group];
+  return {raw_feature(db, f, d), raw_feature(db, f, d + 1), raw_feature(db, f, d + 2)};
 }
 
 float MotionMatchingSession::travelled() const {

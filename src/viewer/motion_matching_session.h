@@ -50,7 +50,8 @@ class MotionMatchingSession {
 
  private:
   MotionMatchingSession() = default;
-  Vec3 to_world(Vec3 in_root_frame) const;  // a point in the root's frame (+Z forward) into the world
+  Vec3 to_world(Vec3 in_root_frame) const;          // a point in the root's frame (+Z forward) into the world
+  Vec3 feature(MotionDatabase::Group group) const;  // a three-dim group of the playing frame, in its units
   std::shared_ptr<const LoadedCharacter> character_;
   MotionMatcherSettings settings_;
   std::unique_ptr<MotionSearchIndex> index_;

@@ -31,6 +31,14 @@ constexpr size_t kMaxInputLines = 1'000'000;  // over 4 hours at 60 Hz
 constexpr long long kMaxConfigBytes = 1 << 20;
 constexpr size_t kMaxConfigTags = 100'000;
 
+// Skeletons that name the same joints under the same parents: a clip of one plays on the other as it is.
+bool same_skeleton(const Skeleton& a, const Skeleton& b) {
+  bool same = a.joint_count() == b.joint_count();
+  for (int j = 0; same && j < a.joint_count(); ++j)
+    same = a.name(j) == b.name(j) && a.parents()[j] == b.parents()[j];
+  return same;
+}
+
 // The file's name without folders and extension: a take's name in the database.
 std::string stem(const std::string& path) {
   const size_t slash = path.find_last_of("/\\") + 1, dot = path.find_last_of('.');
@@ -185,9 +193,7 @@ int run_mm_build(const MmBuildArgs& args) {
     auto take = load_any(file);
     if (!take) return kExitBadInput;
     const Skeleton& from = take->asset.skeleton;
-    bool same = from.joint_count() == skeleton.joint_count();
-    for (int j = 0; same && j < from.joint_count(); ++j)
-      same = from.name(j) == skeleton.name(j) && from.parents()[j] == skeleton.parents()[j];
+    const bool same = same_skeleton(from, skeleton);
     std::optional<RetargetRig> rig;
     if (!same) {
       auto map = build_bone_map(from, skeleton);
@@ -313,10 +319,7 @@ int run_mm_play(const MmPlayArgs& args) {
       if (sources.empty()) {
         character.skeleton = skeleton;
       } else {
-        bool same = skeleton.joint_count() == character.skeleton.joint_count();
-        for (int j = 0; same && j < skeleton.joint_count(); ++j)
-          same = skeleton.name(j) == character.skeleton.name(j) &&
-                 skeleton.parents()[j] == character.skeleton.parents()[j];
+        const bool same = same_skeleton(skeleton, character.skeleton);
         if (!same)
           return print_error("ossa mm play: %s has another skeleton than %s\n", file.c_str(),
                              args.motion[0].c_str()),
