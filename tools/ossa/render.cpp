@@ -238,7 +238,7 @@ int run_render(const RenderArgs& args) {
     for (float t : bound_times) {
       Vec3 l, h;
       animated_bounds(*s.asset, clip, {t}, l, h);
-      const Vec3 c = ground_centre(t);
+      const Vec3 c{(l.x + h.x) / 2, 0, (l.z + h.z) / 2};  // ground_centre(t), from these bounds
       lo = {std::min(lo.x, l.x - c.x), std::min(lo.y, l.y), std::min(lo.z, l.z - c.z)};
       hi = {std::max(hi.x, h.x - c.x), std::max(hi.y, h.y), std::max(hi.z, h.z - c.z)};
     }
