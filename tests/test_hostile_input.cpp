@@ -23,6 +23,7 @@
 #include "synthetic_character.h"
 
 #ifdef OSSA_HAS_IMPORT  // the texture and weight cases go through the importer (not in runtime-only builds)
+#include "../src/import/gltf_limits.h"
 #include "../src/import/scene_wire.h"
 #include "gltf_builder.h"
 #include "oracle_compare.h"
@@ -1185,5 +1186,115 @@ TEST(HostileNumbers, MeshAndMorphValuesAreRangeChecked) {
     m.morph_default_weights.assign(many.size(), 0.f);
   })) << "more morph targets than the importer allows";
 }
+
+#ifdef OSSA_HAS_IMPORT
+// ------------------------------------------------------------- round three: glTF work counted before assimp
+// assimp's glTF reader compares names pairwise (a skin's bones, a channel's node against the tree, a node's
+// children) and recurses per tree level: these files took 5-26 s to be refused or crashed the reader. Each is
+// refused now by Ossa's count (gltf_limits.h), which reads only the JSON; the message proves assimp never ran
+// (its own refusals read differently), and the time is printed.
+// A skinned triangle on node `nodes`, with `joints` of the nodes in its skin, under a tree in which node i's
+// parent is (i - 1) / fan; `channels` rotation channels (on nodes 0, 1, ...) in one clip.
+std::string write_busy_gltf(const std::string& dir, const char* name, int nodes, int fan, int joints,
+                            int channels) {
+  test::GltfBuilder b;
+  auto& d = b.doc();
+  for (int i = 0; i < nodes; ++i) d["nodes"].push_back({{"name", std::string(1, 'n') + std::to_string(i)}});
+  for (int i = 1; i < nodes; ++i) d["nodes"][(i - 1) / fan]["children"].push_back(i);
+  const int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+  const int influences = b.add_u16({0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4");
+  const int weights = b.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4");
+  d["meshes"] = {
+      {{"primitives",
+        {{{"attributes", {{"POSITION", positions}, {"JOINTS_0", influences}, {"WEIGHTS_0", weights}}}}}}}};
+  std::vector<float> identities;
+  for (int j = 0; j < joints; ++j)
+    for (int k = 0; k < 16; ++k) identities.push_back(k % 5 == 0 ? 1.f : 0.f);
+  const int ibm = b.add_floats(identities, "MAT4");
+  nlohmann::json skin_joints = nlohmann::json::array();
+  for (int j = 0; j < joints; ++j) skin_joints.push_back(j);
+  d["skins"] = {{{"joints", skin_joints}, {"inverseBindMatrices", ibm}}};
+  b.add_node({{"name", "skinned"}, {"mesh", 0}, {"skin", 0}});
+  d["scenes"][0]["nodes"] = {0, nodes};
+  if (channels > 0) {
+    const int times = b.add_floats({0, 1}, "SCALAR", true);
+    const int rotations = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1}, "VEC4");
+    nlohmann::json list = nlohmann::json::array();
+    for (int c = 0; c < channels; ++c)
+      list.push_back({{"sampler", 0}, {"target", {{"node", c % nodes}, {"path", "rotation"}}}});
+    d["animations"] = {
+        {{"name", "Busy"}, {"samplers", {{{"input", times}, {"output", rotations}}}}, {"channels", list}}};
+  }
+  const std::string path = (fs::path(dir) / name).string();
+  b.write(path);
+  return path;
+}
+
+// Imports `path` (guarded, as users do) and expects a refusal that mentions `words`; prints the time.
+void expect_refused_quickly(const std::string& path, const std::string& words) {
+  const auto start = std::chrono::steady_clock::now();
+  auto r = import_file(path);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("  %s (%.1f MB): %.2f s\n", fs::path(path).filename().string().c_str(),
+              static_cast<double>(fs::file_size(path)) / 1e6, seconds);
+  ASSERT_FALSE(r) << path;
+  EXPECT_NE(r.error().find(words), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("Ossa's limit"), std::string::npos) << r.error();
+}
+
+TEST(HostileGltfWork, ASkinOfSeventyThousandJointsIsRefusedBeforeAssimpReadsIt) {
+  const std::string dir = test::temp_dir("gltf_work_skin");
+  expect_refused_quickly(write_busy_gltf(dir, "skin.gltf", 70000, 100, 70000, 0), "bone");
+  fs::remove_all(dir);
+}
+
+TEST(HostileGltfWork, FortyThousandChannelsOverFortyThousandNodesAreRefused) {
+  const std::string dir = test::temp_dir("gltf_work_channels");
+  expect_refused_quickly(write_busy_gltf(dir, "channels.gltf", 40000, 100, 3, 40000), "channels");
+  fs::remove_all(dir);
+}
+
+TEST(HostileGltfWork, EightyThousandChildrenOfOneNodeAreRefused) {
+  const std::string dir = test::temp_dir("gltf_work_children");
+  expect_refused_quickly(write_busy_gltf(dir, "children.gltf", 80000, 80000, 3, 0), "children");
+  fs::remove_all(dir);
+}
+
+TEST(HostileGltfWork, NodeTreesTooDeepOrNotTreesAreRefused) {
+  const std::string dir = test::temp_dir("gltf_work_tree");
+  // A chain 20,000 deep crashed assimp's recursive reader (the guard reported it; unguarded it was a crash).
+  expect_refused_quickly(write_busy_gltf(dir, "deep.gltf", 20000, 1, 3, 0), "depth");
+  for (const char* shape : {"cycle", "two parents"}) {
+    test::GltfBuilder b;
+    b.add_node({{"name", "a"}, {"children", {1}}});
+    b.add_node({{"name", "b"}, {"children", {std::string(shape) == "cycle" ? 0 : 2}}});
+    b.add_node({{"name", "c"}});
+    if (std::string(shape) == "two parents") b.doc()["nodes"][0]["children"].push_back(2);
+    b.doc()["scenes"][0]["nodes"] = {0};
+    const std::string path = (fs::path(dir) / "tree.gltf").string();
+    b.write(path);
+    auto r = import_file(path);
+    ASSERT_FALSE(r) << shape;
+    EXPECT_NE(r.error().find(std::string(shape) == "cycle" ? "cycle" : "two parents"), std::string::npos)
+        << r.error();
+  }
+  fs::remove_all(dir);
+}
+
+// What real characters hold stays far inside the counts: 4,000 joints in one skin (real rigs have 50-1,500),
+// 12,000 channels over them, 512 levels deep: imported, every joint and channel there.
+TEST(HostileGltfWork, LargeButRealisticFilesStillImport) {
+  const std::string dir = test::temp_dir("gltf_work_fine");
+  const std::string wide = write_busy_gltf(dir, "wide.gltf", 4000, 100, 4000, 12000);
+  auto r = import_file(wide);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->skeleton.joints.size(), 4000u);
+  ASSERT_EQ(r->clips.size(), 1u);
+  auto deep =
+      import_file(write_busy_gltf(dir, "deep.gltf", static_cast<int>(detail::kMaxGltfNodeDepth), 1, 3, 0));
+  ASSERT_TRUE(deep) << deep.error();
+  fs::remove_all(dir);
+}
+#endif  // OSSA_HAS_IMPORT
 }  // namespace
 }  // namespace ossa

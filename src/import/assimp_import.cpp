@@ -44,6 +44,7 @@
 #include "child_process.h"
 #include "gltf_file.h"
 #include "gltf_interpolation.h"
+#include "gltf_limits.h"
 #include "gltf_morph_tangents.h"
 #include "ossa/asset/morph.h"
 #include "ossa/core/file_io.h"
@@ -186,6 +187,17 @@ std::string check_gltf_required_extensions(const std::string& path, std::span<co
   return "";
 }
 
+// What assimp would spend quadratic time on (gltf_limits.h), counted from the JSON: "" or why refused.
+std::string check_gltf_work(const std::string& path, std::span<const uint8_t> memory) {
+  detail::GltfFile file;
+  if (std::string why = file.open(path, memory); !why.empty()) return "cannot read the glTF: " + why;
+  if (std::string why = file.parse(); !why.empty())
+    if (why = file.parse(/*ascii_only=*/true); !why.empty()) return "cannot read the glTF: " + why;
+  std::error_code ec;
+  const uint64_t bytes = memory.empty() ? fs::file_size(path_from_utf8(path), ec) : memory.size();
+  return detail::check_gltf_work(file.doc(), ec ? 0 : bytes);
+}
+
 std::string check_fbx_version(std::span<const uint8_t> head) {
   if (head.size() < 27) return {};
   if (std::memcmp(head.data(), "Kaydara FBX Binary", 18) == 0) {
@@ -278,6 +290,9 @@ class Importer {
   double file_frame_rate() const;
   const aiScene* read_with_assimp(Assimp::Importer& importer) const;
   std::string import_here();
+  std::string check_gltf_before_assimp() const {
+    return check_gltf_work(path_, from_memory_ ? memory_ : std::span<const uint8_t>());
+  }
   std::string import_bvh_here();
   Result<ImportedScene> import_in_worker();
   // import_in_worker's worker task (child_process.h): `request` says what this Importer was made with.
@@ -1158,6 +1173,8 @@ const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
 // file's name).
 std::string Importer::import_here() {
   if (out_.format == "bvh") return import_bvh_here();
+  if (out_.format == "gltf")
+    if (std::string why = check_gltf_before_assimp(); !why.empty()) return why;
   Assimp::Importer importer;
   if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
   scene_ = read_with_assimp(importer);

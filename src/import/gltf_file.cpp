@@ -160,7 +160,10 @@ std::string GltfFile::open(const std::string& path, std::span<const uint8_t> mem
   return read(0, size, json_text_);
 }
 
-std::string GltfFile::parse() {
+std::string GltfFile::parse(bool ascii_only) {
+  if (ascii_only)
+    for (char& c : json_text_)
+      if (static_cast<unsigned char>(c) > 127) c = '?';
   if (std::string nested = json_nesting_error(json_text_, kMaxJsonNesting); !nested.empty()) return nested;
   doc_ = json::parse(json_text_, nullptr, /*allow_exceptions=*/false);
   if (doc_.is_discarded()) return "its JSON is not valid (or not UTF-8)";

@@ -40,7 +40,10 @@ class GltfFile {
   std::string open(const std::string& path, std::span<const uint8_t> memory);
   // Whether the JSON text holds `text` (before parse(): a cheap test for what the caller looks for).
   bool mentions(std::string_view text) const { return json_text_.find(text) != std::string::npos; }
-  std::string parse();
+  // `ascii_only`: every byte over 127 read as '?' first (JSON has them only inside strings, so the structure
+  // and the numbers stay; for a file with strings that are not UTF-8, which nlohmann-json refuses and assimp
+  // takes).
+  std::string parse(bool ascii_only = false);
   const gltf::json& doc() const { return doc_; }
   // Accessor `index` as floats: `components` per element (normalised integers allowed when `normalized_ok`).
   std::string read_accessor(uint64_t index, int components, bool normalized_ok, std::vector<float>& out,
