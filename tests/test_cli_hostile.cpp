@@ -570,6 +570,19 @@ TEST_F(CliHostile, TextOutputCarriesNoTerminalControlSequences) {
   }
 }
 
+// A graph's input line quoted in a refusal shows what the file holds, escaped: the NUL no longer cuts the
+// message and the escape sequence never reaches the terminal.
+TEST_F(CliHostile, RefusedInputLinesAreQuotedEscapedAndWhole) {
+  const std::string graph = std::string(build::source_dir()) + "/assets/sample/ossa_sample.animgraph.json";
+  std::ofstream(path("inputs.txt"), std::ios::binary)
+      << std::string("0.1 sp\0eed=1 \x1b]0;owned\x07 tail\n", 29);
+  const CliRun r = ossa({"play", "sample.glb", "--graph", graph, "--inputs", path("inputs.txt")});
+  EXPECT_TRUE(ends_with(r, kBadInput));
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not 'sp\\x00eed'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("got '0.1 sp\\x00eed=1 \\x1B]0;owned\\x07 tail'"), std::string::npos) << r.err;
+}
+
 // Names print without bidirectional controls: a right-to-left override (U+202E) in a joint name would
 // reorder the rest of the terminal line.
 TEST_F(CliHostile, TextOutputCarriesNoBidirectionalControls) {

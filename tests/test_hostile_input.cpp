@@ -1295,6 +1295,54 @@ TEST(HostileGltfWork, LargeButRealisticFilesStillImport) {
   ASSERT_TRUE(deep) << deep.error();
   fs::remove_all(dir);
 }
+
+// Names in import messages and warnings come from the file: they show escaped (ossa/core/printable.h), never
+// as bytes that drive a terminal. A bone named with a right-to-left override and a mesh named with a
+// terminal-title sequence: the bone's inverse bind is singular (a warning names it), then its node lies 3e38
+// away (an error names it).
+TEST(HostileMessages, NamesFromTheFileAreEscapedInImportWarningsAndErrors) {
+  const std::string dir = test::temp_dir("hostile_names");
+  auto write = [&](float distance) {
+    test::GltfBuilder b;
+    auto& d = b.doc();
+    b.add_node({{"name",
+                 "b\xe2\x80\xae"
+                 "gpj.exe"},
+                {"translation", {0, distance, 0}}});
+    const int positions = b.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", true);
+    const int influences = b.add_u16({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "VEC4");
+    const int weights = b.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4");
+    d["meshes"] = {
+        {{"name", "Body\x1b]0;owned\x07"},
+         {"primitives",
+          {{{"attributes", {{"POSITION", positions}, {"JOINTS_0", influences}, {"WEIGHTS_0", weights}}}}}}}};
+    const int ibm = b.add_floats(std::vector<float>(16, 0.f), "MAT4");
+    d["skins"] = {{{"joints", {0}}, {"inverseBindMatrices", ibm}}};
+    b.add_node({{"name", "Body\x1b]0;owned\x07"}, {"mesh", 0}, {"skin", 0}});
+    d["scenes"][0]["nodes"] = {0, 1};
+    const std::string path = (fs::path(dir) / "names.gltf").string();
+    b.write(path);
+    return path;
+  };
+  auto expect_escaped = [](const std::string& text) {
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+    EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << text;
+  };
+  auto warned = import_file(write(1));
+  ASSERT_TRUE(warned) << warned.error();
+  bool named = false;
+  for (const std::string& warning : warned->warnings) {
+    expect_escaped(warning);
+    named = named || warning.find("'b\\u202Egpj.exe' has a singular") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << (warned->warnings.empty() ? "no warning" : warned->warnings[0]);
+  auto refused = import_file(write(3e38f));
+  ASSERT_FALSE(refused);
+  expect_escaped(refused.error());
+  EXPECT_NE(refused.error().find("b\\u202Egpj.exe"), std::string::npos) << refused.error();
+  fs::remove_all(dir);
+}
 #endif  // OSSA_HAS_IMPORT
 }  // namespace
 }  // namespace ossa

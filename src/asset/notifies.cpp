@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "ossa/core/file_io.h"
+#include "ossa/core/printable.h"
 
 namespace ossa {
 
@@ -94,8 +95,9 @@ Result<NotifySet> parse_notifies(const std::string& text, const std::string& sou
         known += (k ? ", '" : "'") + clip_names[k] + "'";
       if (clip_names.size() > 20) known += ", ... " + std::to_string(clip_names.size() - 20) + " more";
       if (set.warnings.size() < 100)
-        set.warnings.push_back(source + ": clip '" + clip_name + "' is not in the model (clips: " + known +
-                               "): its " + std::to_string(list.size()) + " notifies are left off");
+        set.warnings.push_back(printable(source + ": clip '" + clip_name +
+                                         "' is not in the model (clips: " + known + "): its " +
+                                         std::to_string(list.size()) + " notifies are left off"));
       continue;
     }
     const float duration = clips[ci].duration;

@@ -48,6 +48,7 @@
 #include "gltf_morph_tangents.h"
 #include "ossa/asset/morph.h"
 #include "ossa/core/file_io.h"
+#include "ossa/core/printable.h"
 #include "ossa/import/import.h"
 #include "root_scale.h"
 #include "scene_wire.h"
@@ -1355,10 +1356,7 @@ Result<ImportedScene> Importer::import_in_worker() {
   }
   std::string& reply = outcome.message;
   if (!reply.empty() && reply[0] == kErrorReply) {
-    std::string why = reply.substr(1, kMaxErrorBytes);
-    for (char& c : why)
-      if (static_cast<unsigned char>(c) < 32 && c != '\n') c = '?';  // text from a hostile parse
-    return fail(why);
+    return fail(reply.substr(1, kMaxErrorBytes));  // text from a hostile parse: fail() escapes it
   }
   if (reply.empty() || reply[0] != kSceneReply) return fail("the import's worker process sent no scene");
   reply[0] = 'O';  // the magic's first byte back
@@ -1472,7 +1470,10 @@ namespace {
 template <class Run>
 Result<ImportedScene> guarded(const std::string& name, Run&& run) {
   try {
-    return run();
+    Result<ImportedScene> scene = run();
+    if (scene)  // quoted names from the file, as in every Result's message (ossa/core/printable.h)
+      for (std::string& warning : scene->warnings) warning = printable(warning);
+    return scene;
   } catch (const std::bad_alloc&) {
     return Result<ImportedScene>::failure(name +
                                           ": out of memory while importing (damaged or hostile file?)");

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "json_output.h"
+#include "ossa/core/printable.h"
 #include "ossa/offline/root_motion.h"
 #include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/animator.h"
@@ -54,12 +55,11 @@ class StepFile {
       if (line.find_first_not_of(" \t\r") != std::string::npos) return Read::kLine;
     }
   }
-  // "ossa: FILE:LINE: expected WHAT, got 'LINE'" (bytes outside printable ASCII shown as '?').
-  void refuse(const char* expected, const std::string& line) const {
-    std::string shown;
-    for (char ch : line) shown += (ch >= 32 && ch < 127) ? ch : '?';
-    print_error("ossa: %s:%zu: expected %s, got '%s'\n", path_.c_str(), line_number_, expected,
-                shown.c_str());
+  // "ossa: FILE:LINE: expected WHAT, got 'LINE'": the line and the names in WHAT as the file holds them, with
+  // what could drive a terminal or cut the message (a NUL) escaped (ossa/core/printable.h).
+  void refuse(const std::string& expected, const std::string& line) const {
+    print_error("ossa: %s:%zu: expected %s, got '%s'\n", path_.c_str(), line_number_,
+                printable(expected).c_str(), printable(line).c_str());
   }
 
  private:
@@ -297,12 +297,11 @@ bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstan
     const size_t eq = word.find('=');
     const std::string name = word.substr(0, eq);
     const int p = anim.parameter(name);
-    if (p < 0) return file.refuse(("a parameter of the graph, not '" + name + "'").c_str(), line), false;
+    if (p < 0) return file.refuse("a parameter of the graph, not '" + name + "'", line), false;
     const AnimGraphParameter::Type type = anim.graph().parameters()[p].type;
     if (eq == std::string::npos) {
       if (type != AnimGraphParameter::kTrigger)
-        return file.refuse(("name=value for '" + name + "' (only a trigger is set by its bare name)").c_str(),
-                           line),
+        return file.refuse("name=value for '" + name + "' (only a trigger is set by its bare name)", line),
                false;
       anim.set_trigger(p);
       continue;
@@ -324,9 +323,8 @@ bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstan
         anim.reset_trigger(p);
       continue;
     }
-    return file.refuse(("a " + std::string(type == AnimGraphParameter::kFloat ? "number" : "true or false") +
-                        " for '" + name + "'")
-                           .c_str(),
+    return file.refuse(std::string("a ") + (type == AnimGraphParameter::kFloat ? "number" : "true or false") +
+                           " for '" + name + "'",
                        line),
            false;
   }

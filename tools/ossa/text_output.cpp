@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "ossa/core/printable.h"
+
 namespace ossa::cli {
 namespace {
 int print_to(std::FILE* stream, const char* format, va_list args) {
@@ -17,25 +19,15 @@ int print_to(std::FILE* stream, const char* format, va_list args) {
   text.pop_back();
   std::string shown;
   shown.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char u = static_cast<unsigned char>(text[i]);
-    const unsigned char next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
-    const unsigned char third = i + 2 < text.size() ? static_cast<unsigned char>(text[i + 2]) : 0;
-    if ((u < 0x20 && u != '\n' && u != '\t' && u != '\r') || u == 0x7f) {
+  for (size_t i = 0; i < text.size();) {
+    bool printable = false;
+    const size_t length = next_character(text, i, printable);
+    const char c = text[i];
+    if (printable || c == '\n' || c == '\t' || c == '\r')  // the CLI's own layout
+      shown.append(text, i, length);
+    else
       shown += '?';
-    } else if (u == 0xc2 && next >= 0x80 && next <= 0x9f) {  // C1 controls (U+0080-009F), such as CSI
-      shown += '?', i += 1;
-    } else if (u == 0xd8 && next == 0x9c) {  // U+061C, the Arabic letter mark
-      shown += '?', i += 1;
-    } else if (u == 0xe2 &&
-               ((next == 0x80 && ((third >= 0x8e && third <= 0x8f) || (third >= 0xaa && third <= 0xae))) ||
-                (next == 0x81 && third >= 0xa6 && third <= 0xa9))) {
-      // Bidirectional controls (U+200E/F, U+202A-202E, U+2066-2069): a name could reorder the rest of the
-      // line.
-      shown += '?', i += 2;
-    } else {
-      shown += static_cast<char>(u);
-    }
+    i += length;
   }
   std::fwrite(shown.data(), 1, shown.size(), stream);
   return length;

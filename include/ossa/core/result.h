@@ -2,11 +2,14 @@
 //
 // A Result<T> holds either a value or a human-readable message. Messages name the file and the problem
 // ("walk.fbx: clip 'Run', joint 'spine': rotation key 3 is NaN"), so a CLI can print them unchanged.
-// Results are [[nodiscard]]: ignoring one is a compiler warning. Test it (`if (!r)`, `r.ok()`) before using
-// the value: value(), `*` and `->` on an error print the message to stderr and abort, in every build type.
+// Text quoted from files is escaped (ossa/core/printable.h): a message never carries a control byte, so it
+// can be printed or logged as it is. Results are [[nodiscard]]: ignoring one is a compiler warning. Test it
+// (`if (!r)`, `r.ok()`) before using the value: value(), `*` and `->` on an error print the message to stderr
+// and abort, in every build type.
 #pragma once
 
 #include "ossa/core/language.h"
+#include "ossa/core/printable.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +25,7 @@ class [[nodiscard]] Result {
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose, `return scene;`
   static Result failure(std::string message) {
     Result r;
-    r.error_ = std::move(message);
+    r.error_ = printable(message);
     return r;
   }
 

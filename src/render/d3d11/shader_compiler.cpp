@@ -65,7 +65,7 @@ std::string messages(const std::string& log) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.rfind("compiling ", 0) == 0 || line == "done" || line == "done with errors" || line.empty())
       continue;
-    out += (out.empty() ? "" : "\n") + line;
+    out += (out.empty() ? "" : "; ") + line;  // one line: a Result's message escapes line breaks
   }
   return out;
 }
@@ -105,9 +105,9 @@ Result<std::vector<std::vector<uint8_t>>> compile_hlsl(const std::string& compil
                            : "on " + log.substr(last + 10, log.find('\n', last) - last - 10);
     if (!what.empty() && what.back() == '\r') what.pop_back();
     return R::failure("the HLSL compiler crashed (exit status " + std::to_string(*status) + ") " + what +
-                      (messages(log).empty() ? "" : ":\n" + messages(log)));
+                      (messages(log).empty() ? "" : ": " + messages(log)));
   }
-  if (*status != 0) return R::failure("HLSL compile failed:\n" + messages(log));
+  if (*status != 0) return R::failure("HLSL compile failed: " + messages(log));
   std::vector<std::vector<uint8_t>> blobs(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     const std::string bytes = read_text(*folder / ("output" + std::to_string(i) + ".dxbc"));
