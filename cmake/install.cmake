@@ -37,6 +37,9 @@ if(TARGET ossa_cli)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/assets/sample/ DESTINATION ${CMAKE_INSTALL_DATADIR}/ossa/sample
           COMPONENT ossa_tools)
 endif()
+if(TARGET ossa_import_worker)  # the import guard's worker on Windows, found beside the program
+  install(TARGETS ossa_import_worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ossa_runtime)
+endif()
 if(TARGET ossa_hlslc)  # the Direct3D 11 renderer compiles its shaders through it, found beside the program
   install(TARGETS ossa_hlslc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ossa_runtime)
 endif()

@@ -131,6 +131,10 @@ constexpr const char* kShortTimeArrayCollada = R"(<?xml version="1.0" encoding="
 )";
 
 TEST(MalformedInput, AssimpInternalCheckIsAnErrorNotAnAbort) {
+#if defined(_WIN32)
+  GTEST_SKIP()
+      << "the Windows build's assimp (scripts/windows-deps.sh, a Release build) has no ai_assert checks";
+#endif
   std::string dir = temp_dir("assimp_check");
   std::string path = dir + "/short_time_array.dae";
   std::ofstream(path) << kShortTimeArrayCollada;

@@ -46,6 +46,7 @@
 #include "gltf_interpolation.h"
 #include "gltf_limits.h"
 #include "gltf_morph_tangents.h"
+#include "import_worker.h"
 #include "ossa/asset/morph.h"
 #include "ossa/core/file_io.h"
 #include "ossa/core/printable.h"
@@ -262,6 +263,7 @@ class Importer {
   Result<ImportedScene> run();
 
  private:
+  friend const detail::WorkerTask& detail::import_worker_task();  // serve()
   Result<ImportedScene> fail(const std::string& what) const {
     return Result<ImportedScene>::failure(path_ + ": " + what);
   }
@@ -1325,6 +1327,15 @@ std::string Importer::reply_here() {
   return reply;
 }
 
+}  // namespace
+
+const detail::WorkerTask& detail::import_worker_task() {
+  static const WorkerTask task(&Importer::serve, "import");
+  return task;
+}
+
+namespace {
+
 Result<ImportedScene> Importer::import_in_worker() {
   detail::ChildLimits limits;
   limits.memory_bytes = options_.memory_limit_mb << 20;
@@ -1332,7 +1343,7 @@ Result<ImportedScene> Importer::import_in_worker() {
   // The worker cannot build a scene larger than its memory budget; without one, the reply is still bounded
   // by what it actually sends (the parent allocates as bytes arrive).
   limits.max_message_bytes = limits.memory_bytes ? limits.memory_bytes : std::numeric_limits<size_t>::max();
-  auto outcome = detail::run_in_worker(&Importer::serve, worker_request(), limits);
+  auto outcome = detail::run_in_worker(detail::import_worker_task(), worker_request(), limits);
   using Kind = detail::ChildOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kFinished:

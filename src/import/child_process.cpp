@@ -136,7 +136,7 @@ bool read_all(int fd, char* bytes, size_t size) {
   return true;
 }
 
-[[noreturn]] void worker_main(int fd, WorkerTask task) {
+[[noreturn]] void worker_main(int fd, const WorkerTask& task) {
 #if !defined(OSSA_UNDER_ASAN)
   const size_t base = address_space_in_use();
 #else
@@ -160,7 +160,7 @@ bool read_all(int fd, char* bytes, size_t size) {
     }
     std::string message;
     try {
-      message = task(request);
+      message = task.run(request);
     } catch (const std::bad_alloc&) {
       _exit(kExitOutOfMemory);
     } catch (...) {
@@ -228,7 +228,7 @@ struct Worker {
 // each sees the end of its own when the caller closes it), and workers ended but not yet reaped (each a
 // zombie once it has exited: no memory held).
 std::mutex pool_mutex;
-std::vector<std::pair<WorkerTask, Worker>> idle;
+std::vector<std::pair<std::string (*)(std::string_view), Worker>> idle;
 std::vector<int> live_sockets;
 std::vector<pid_t> unreaped;
 constexpr size_t kMaxIdleWorkers = 8;
@@ -256,13 +256,13 @@ void discard(Worker w) {
 
 // An idle worker for `task` that is still alive (an idle worker's socket has nothing to read; end of file
 // or data means it died or misbehaved), or a new one.
-Result<Worker> take_worker(WorkerTask task) {
+Result<Worker> take_worker(const WorkerTask& task) {
   for (;;) {
     Worker w;
     {
       std::lock_guard lock(pool_mutex);
-      auto it =
-          std::find_if(idle.rbegin(), idle.rend(), [&](const auto& entry) { return entry.first == task; });
+      auto it = std::find_if(idle.rbegin(), idle.rend(),
+                             [&](const auto& entry) { return entry.first == task.run; });
       if (it == idle.rend()) break;
       w = it->second;
       idle.erase(std::next(it).base());
@@ -296,10 +296,10 @@ Result<Worker> take_worker(WorkerTask task) {
   return Worker{pid, sv[0]};
 }
 
-void return_worker(WorkerTask task, Worker w) {
+void return_worker(const WorkerTask& task, Worker w) {
   std::lock_guard lock(pool_mutex);
   if (idle.size() < kMaxIdleWorkers) {
-    idle.emplace_back(task, w);
+    idle.emplace_back(task.run, w);
     return;
   }
   close_socket(w.fd);  // it sees the end of its socket and exits
@@ -308,7 +308,7 @@ void return_worker(WorkerTask task, Worker w) {
 
 }  // namespace
 
-ChildOutcome run_in_worker(WorkerTask task, std::string_view request, const ChildLimits& limits) {
+ChildOutcome run_in_worker(const WorkerTask& task, std::string_view request, const ChildLimits& limits) {
   using Kind = ChildOutcome::Kind;
   reap_finished();
   const auto start = std::chrono::steady_clock::now();
@@ -382,17 +382,6 @@ ChildOutcome run_in_worker(WorkerTask task, std::string_view request, const Chil
 
 int last_worker_pid() {
   return last_pid;
-}
-
-#else
-
-ChildOutcome run_in_worker(WorkerTask, std::string_view, const ChildLimits&) {
-  return {ChildOutcome::Kind::kUnavailable,
-          "the import guard is POSIX-only: this import runs in this process, unguarded; docs/windows.md"};
-}
-
-int last_worker_pid() {
-  return -1;
 }
 
 #endif
