@@ -3,7 +3,9 @@
 // Angles in degrees; positions in model units (metres, the sample is about 2 m tall).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -767,5 +769,45 @@ TEST(Retarget, JobRefusesWrongSpans) {
   EXPECT_TRUE((RetargetJob{.rig = &*rig, .source = in, .scratch = &scratch, .output = out}.run()));
 }
 
+// Hostile sizes (issue: limits checked after quadratic work): two skeletons of 60,000 joints (the most a
+// skeleton holds is 65,535), matched by name, by normalised name and through an explicit map of every joint,
+// then a rig built and a pose retargeted. Each name is looked up once (hash maps): quadratic matching took
+// minutes here. A chain 60,000 deep as well (each joint's path to its anchor is walked once). ctest's time
+// limit catches a return of the quadratic versions; the time is printed.
+TEST(RetargetHostile, SixtyThousandJointsMapAndRetargetInLinearTime) {
+  for (const bool chain : {false, true}) {
+    constexpr int kJoints = 60000;
+    RawSkeleton source_raw, target_raw;
+    source_raw.joints.resize(kJoints);
+    target_raw.joints.resize(kJoints);
+    std::string explicit_json = "{";
+    for (int j = 0; j < kJoints; ++j) {
+      std::string index = std::to_string(j);
+      source_raw.joints[j].name = std::string("mixamorig:Bone_").append(index);
+      target_raw.joints[j].name =
+          j % 2 ? std::string("bone ").append(index) : std::string("Bone_").append(index);
+      source_raw.joints[j].parent = target_raw.joints[j].parent = j == 0 ? -1 : chain ? j - 1 : 0;
+      source_raw.joints[j].rest.translation = target_raw.joints[j].rest.translation = {0, 0.01f, 0};
+      if (j % 3 == 0) {
+        explicit_json +=
+            (j ? ",\"" : "\"") + target_raw.joints[j].name + "\": \"" + source_raw.joints[j].name + "\"";
+      }
+    }
+    explicit_json += "}";
+    const Skeleton source = build(source_raw), target = build(target_raw);
+    const auto start = std::chrono::steady_clock::now();
+    BoneMapOptions options;
+    options.explicit_json = explicit_json;
+    auto map = build_bone_map(source, target, options);
+    ASSERT_TRUE(map) << map.error();
+    EXPECT_EQ(map->mapped(), kJoints) << "every joint by its map, its name or its normalised name";
+    const double mapped = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto rig = RetargetRig::build(source, target, *map);
+    ASSERT_TRUE(rig) << rig.error();
+    const double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("  %s of %d joints: mapped in %.2f s, rig built in %.2f s\n", chain ? "chain" : "star",
+                kJoints, mapped, built - mapped);
+  }
+}
 }  // namespace
 }  // namespace ossa

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -135,16 +137,42 @@ const Profile* detect_profile(const std::vector<NormalizedBoneName>& names) {
   return best;
 }
 
-// Index of the only `key` among `keys`; -1 when absent, -2 when several.
-int unique_index(const std::vector<std::string>& keys, const std::string& key) {
-  int found = -1;
-  for (size_t i = 0; i < keys.size(); ++i)
-    if (keys[i] == key) {
-      if (found >= 0) return -2;
-      found = static_cast<int>(i);
+// Where each key is: its index when it is there once, -2 when several times. One lookup per name keeps a
+// match of two 60,000-joint skeletons linear (a scan per name took minutes).
+class KeyIndex {
+ public:
+  explicit KeyIndex(const std::vector<std::string>& keys) {
+    index_.reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      auto [it, added] = index_.try_emplace(keys[i], static_cast<int>(i));
+      if (!added) it->second = -2;
     }
-  return found;
-}
+  }
+  // The index of the key that is there once, -1 when it is not there, -2 when several times.
+  int unique(const std::string& key) const {
+    auto it = index_.find(key);
+    return it == index_.end() ? -1 : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, int> index_;
+};
+
+// The first joint of each name (Skeleton::find_joint's answer), by hash.
+class NameIndex {
+ public:
+  explicit NameIndex(const Skeleton& skeleton) {
+    index_.reserve(static_cast<size_t>(skeleton.joint_count()));
+    for (int j = skeleton.joint_count() - 1; j >= 0; --j) index_[skeleton.name(j)] = j;
+  }
+  int find(std::string_view name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? -1 : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string_view, int> index_;  // views of the skeleton's names
+};
 
 std::string key_of(const NormalizedBoneName& n) {
   return std::to_string(static_cast<int>(n.side)) + ":" + n.base;
@@ -184,10 +212,29 @@ Quat rotation_between(Vec3 a, Vec3 b) {
   return normalize(Quat{c.x, c.y, c.z, 1 + d});
 }
 
+// One past the last joint of each joint's sub-tree (Skeleton::subtree_end for every joint at once: parents
+// come before their children, so one backward pass; asking per joint walks the sub-tree, quadratic on a
+// chain).
+std::vector<int> subtree_ends(const Skeleton& skeleton) {
+  std::vector<int> end(static_cast<size_t>(skeleton.joint_count()));
+  for (int j = skeleton.joint_count() - 1; j >= 0; --j) {
+    end[j] = std::max(end[j], j + 1);
+    if (const int p = skeleton.parents()[j]; p >= 0) end[p] = std::max(end[p], end[j]);
+  }
+  return end;
+}
+
+std::vector<int> depths(const Skeleton& skeleton) {
+  std::vector<int> depth(static_cast<size_t>(skeleton.joint_count()));
+  for (int j = 0; j < skeleton.joint_count(); ++j)
+    depth[j] = skeleton.parents()[j] < 0 ? 0 : depth[skeleton.parents()[j]] + 1;
+  return depth;
+}
+
 // The first joint below `joint` (depth first) that satisfies `mapped`, or -1.
 template <class Pred>
-int first_mapped_descendant(const Skeleton& skeleton, int joint, Pred mapped) {
-  for (int c = joint + 1; c < skeleton.subtree_end(joint); ++c)
+int first_mapped_descendant(const std::vector<int>& subtree_end, int joint, Pred mapped) {
+  for (int c = joint + 1; c < subtree_end[joint]; ++c)
     if (mapped(c)) return c;
   return -1;
 }
@@ -255,15 +302,19 @@ Result<BoneMap> build_bone_map(const Skeleton& source, const Skeleton& target,
     const nlohmann::json doc = nlohmann::json::parse(options.explicit_json, nullptr, false);
     if (!doc.is_object())
       return Result<BoneMap>::failure("bone map: not a JSON object of target -> source names");
+    if (doc.size() > static_cast<size_t>(tn))
+      return Result<BoneMap>::failure("bone map: " + std::to_string(doc.size()) +
+                                      " entries for a target of " + std::to_string(tn) + " joints");
+    const NameIndex source_index(source), target_index(target);
     for (const auto& [target_name, value] : doc.items()) {
       if (!value.is_string() && !value.is_null())
         return Result<BoneMap>::failure("bone map: '" + target_name +
                                         "' must name a source joint (or be null)");
-      const int t = target.find_joint(target_name);
+      const int t = target_index.find(target_name);
       if (t < 0) return Result<BoneMap>::failure("bone map: the target has no joint '" + target_name + "'");
       decided[t] = true;
       if (value.is_null()) continue;  // explicitly unmapped
-      const int s = source.find_joint(value.get<std::string>());
+      const int s = source_index.find(value.get<std::string>());
       if (s < 0)
         return Result<BoneMap>::failure("bone map: the source has no joint '" + value.get<std::string>() +
                                         "'");
@@ -295,13 +346,14 @@ Result<BoneMap> build_bone_map(const Skeleton& source, const Skeleton& target,
       map.source_profile = sp->name, map.target_profile = tp->name;
       const std::vector<std::string> sc = canonical_names(source_names, *sp),
                                      tc = canonical_names(target_names, *tp);
+      const KeyIndex source_canonical(sc);
       const std::string limbs[4] = {"1:foot", "2:foot", "1:hand", "2:hand"};
       for (int t = 0; t < tn; ++t) {
         if (tc[t] == "0:hips" && map.target_hips < 0) map.target_hips = t;
         for (int l = 0; l < 4; ++l)
           if (tc[t] == limbs[l] && map.target_limb_ends[l] < 0) map.target_limb_ends[l] = t;
         if (decided[t] || tc[t].empty()) continue;
-        const int s = unique_index(sc, tc[t]);
+        const int s = source_canonical.unique(tc[t]);
         if (s >= 0) map.source_of[t] = s, decided[t] = true;
       }
     }
@@ -310,19 +362,22 @@ Result<BoneMap> build_bone_map(const Skeleton& source, const Skeleton& target,
   std::vector<std::string> target_keys(tn);
   for (int j = 0; j < tn; ++j) target_keys[j] = key_of(target_names[j]);
   const char* limb_keys[4] = {"1:foot", "2:foot", "1:hand", "2:hand"};
+  const KeyIndex target_key_index(target_keys);
   for (int l = 0; l < 4; ++l)
     if (map.target_limb_ends[l] < 0)
-      map.target_limb_ends[l] = std::max(-1, unique_index(target_keys, limb_keys[l]));
+      map.target_limb_ends[l] = std::max(-1, target_key_index.unique(limb_keys[l]));
   // The same name, then the same normalised name.
   std::vector<std::string> source_keys(sn);
   for (int j = 0; j < sn; ++j) source_keys[j] = key_of(source_names[j]);
+  const KeyIndex source_key_index(source_keys);
+  const NameIndex source_index(source);
   for (int t = 0; t < tn; ++t) {
     if (decided[t]) continue;
-    if (const int s = source.find_joint(target.name(t)); s >= 0) {
+    if (const int s = source_index.find(target.name(t)); s >= 0) {
       map.source_of[t] = s, decided[t] = true;
       continue;
     }
-    const int s = unique_index(source_keys, key_of(target_names[t]));
+    const int s = source_key_index.unique(key_of(target_names[t]));
     if (s == -2) {
       map.report.push_back("ambiguous: target '" + target.name(t) + "' matches several source joints");
       continue;
@@ -358,12 +413,18 @@ namespace {
 // Appends to `path` the source joints whose local rotations turn joint a's model frame into joint b's
 // (a = -1: the model's): those from below their common ancestor up to a (`up`, conjugated) and down to b
 // (`down`), each list from the top down.
-void append_relative_path(const Skeleton& source, int a, int b, std::vector<int>& path, uint32_t& first,
-                          uint16_t& up, uint16_t& down) {
+void append_relative_path(const Skeleton& source, const std::vector<int>& depth, int a, int b,
+                          std::vector<int>& path, uint32_t& first, uint16_t& up, uint16_t& down) {
+  // Up from the deeper of the two until they meet: the path's length, not the joints' depths (a walk to the
+  // root for every joint is quadratic on a chain).
   std::vector<int> to_a, to_b;
-  for (int j = a; j >= 0; j = source.parents()[j]) to_a.push_back(j);
-  for (int j = b; j >= 0; j = source.parents()[j]) to_b.push_back(j);
-  while (!to_a.empty() && !to_b.empty() && to_a.back() == to_b.back()) to_a.pop_back(), to_b.pop_back();
+  auto depth_of = [&](int j) { return j < 0 ? -1 : depth[j]; };
+  while (a != b) {
+    if (depth_of(a) >= depth_of(b))
+      to_a.push_back(a), a = source.parents()[a];
+    else
+      to_b.push_back(b), b = source.parents()[b];
+  }
   first = static_cast<uint32_t>(path.size());
   up = static_cast<uint16_t>(to_a.size()), down = static_cast<uint16_t>(to_b.size());
   path.insert(path.end(), to_a.rbegin(), to_a.rend());
@@ -388,15 +449,17 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
   to_model(source, source.rest_pose(), s0, sp);
   to_model(target, target.rest_pose(), t0, tp);
 
+  const std::vector<int> source_end = subtree_ends(source), target_end = subtree_ends(target);
+  const std::vector<int> source_depth = depths(source), target_depth = depths(target);
   std::vector<Quat> offset(tn, Quat{}), aligns(tn, Quat{});
   std::vector<uint8_t> copy(tn, 0);
   for (int t = 0; t < tn; ++t) {
     const int s = rig.source_of[t];
     if (s < 0) continue;
     // The bone's direction: to the first mapped child whose source lies below s.
-    const int child = first_mapped_descendant(target, t, [&](int c) {
+    const int child = first_mapped_descendant(target_end, t, [&](int c) {
       const int sc = rig.source_of[c];
-      return sc > s && sc < source.subtree_end(s);
+      return sc > s && sc < source_end[s];
     });
     // A leaf (or a bone whose child sits on it) turns as its parent was turned.
     const int parent = target.parents()[t];
@@ -419,6 +482,11 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
   rig.steps.assign(tn, Step{});
   rig.frame.assign(tn, Quat{});
   std::vector<int> anchor(tn, -1);
+  // Unmapped joints: the mapped joint above (top) and how far, and the rest rotation from below top to here.
+  std::vector<int> chain_top(tn, -1), chain_depth(tn, 0);
+  std::vector<Quat> rest_below_top(tn, Quat{});
+  std::vector<int> next_mapped(tn + 1, tn);  // the first mapped joint at or after each index
+  for (int t = tn - 1; t >= 0; --t) next_mapped[t] = rig.source_of[t] >= 0 ? t : next_mapped[t + 1];
   for (int t = 0; t < tn; ++t) {
     Step& step = rig.steps[t];
     const int p = target.parents()[t], s = rig.source_of[t];
@@ -427,7 +495,7 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
       step.kind = copy[t] ? Step::kCopy : Step::kMapped;
       step.source = anchor[t] = s;
       rig.frame[t] = copy[t] ? Quat{} : offset[t];
-      append_relative_path(source, parent_anchor, s, rig.path, step.first, step.up, step.down);
+      append_relative_path(source, source_depth, parent_anchor, s, rig.path, step.first, step.up, step.down);
       continue;
     }
     // Chains: the target's unmapped joints between a mapped ancestor A and a mapped descendant B (the first
@@ -435,22 +503,19 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
     // turn over those joints (from A to B's source parent, relative to rest), shared evenly by depth. Where
     // the source has no joint between them (a target's extra twist bone), the unmapped joints keep their
     // rest.
-    int top = p, depth = 1;
-    while (top >= 0 && rig.source_of[top] < 0) top = target.parents()[top], ++depth;
-    const int end = first_mapped_descendant(target, t, [&](int d) { return rig.source_of[d] >= 0; });
+    // Each from its parent's (the segment's joints above t were done first): linear on any chain.
+    const bool parent_unmapped = p >= 0 && rig.source_of[p] < 0;
+    const int top = parent_unmapped ? chain_top[p] : p, depth = parent_unmapped ? chain_depth[p] + 1 : 1;
+    chain_top[t] = top, chain_depth[t] = depth;
+    rest_below_top[t] = normalize((parent_unmapped ? rest_below_top[p] : Quat{}) *
+                                  to_transform(target.rest_pose()[t]).rotation);
+    const int end = next_mapped[t + 1] < target_end[t] ? next_mapped[t + 1] : -1;  // first mapped below t
     const int source_top = top >= 0 ? rig.source_of[top] : -1;
     const int source_parent = end >= 0 ? source.parents()[rig.source_of[end]] : -1;
-    if (top >= 0 && end >= 0 && source_parent > source_top &&
-        source_parent < source.subtree_end(source_top)) {
-      int intermediates = 0;
-      Quat chain{}, partial{};
-      std::vector<int> below;  // from below top down to end's parent
-      for (int j = target.parents()[end]; j != top; j = target.parents()[j]) below.push_back(j);
-      for (auto it = below.rbegin(); it != below.rend(); ++it) {
-        chain = normalize(chain * to_transform(target.rest_pose()[*it]).rotation);
-        ++intermediates;
-        if (*it == t) partial = chain;
-      }
+    if (top >= 0 && end >= 0 && source_parent > source_top && source_parent < source_end[source_top]) {
+      // The joints from below top down to end's parent, t among them.
+      const int intermediates = target_depth[target.parents()[end]] - target_depth[top];
+      const Quat partial = rest_below_top[t];
       step.kind = Step::kChain;
       step.dynamic_frame = 1;
       step.source = anchor[t] = source_top;
@@ -459,8 +524,10 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
       step.rest_to_here = partial;
       step.inverse_source_rest = conjugate(normalize(conjugate(s0[source_top]) * s0[source_parent]));
       uint16_t up = 0;
-      append_relative_path(source, source_top, source_parent, rig.path, step.bend_first, up, step.bend_count);
-      append_relative_path(source, parent_anchor, source_top, rig.path, step.first, step.up, step.down);
+      append_relative_path(source, source_depth, source_top, source_parent, rig.path, step.bend_first, up,
+                           step.bend_count);
+      append_relative_path(source, source_depth, parent_anchor, source_top, rig.path, step.first, step.up,
+                           step.down);
       continue;
     }
     step.kind = Step::kRest;  // keeps its rest local rotation: the parent's anchor, the frame carried on
@@ -484,8 +551,8 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
   // The hips: the profile's, else the first mapped joint where mapped limbs branch, else the first mapped.
   auto mapped_branches = [&](int t) {  // children of t with a mapped joint in their sub-tree
     int branches = 0;
-    for (int c = t + 1; c < target.subtree_end(t); c = target.subtree_end(c))
-      for (int d = c; d < target.subtree_end(c); ++d)
+    for (int c = t + 1; c < target_end[t]; c = target_end[c])
+      for (int d = c; d < target_end[c]; ++d)
         if (rig.source_of[d] >= 0) {
           ++branches;
           break;
@@ -522,7 +589,7 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
   Vec3 forward{0, 0, 1};  // the character's: from the feet to their toes, level
   for (int l = 0; l < 2; ++l) {
     const int foot = map.target_limb_ends[l];
-    if (foot < 0 || foot + 1 >= target.subtree_end(foot)) continue;
+    if (foot < 0 || foot + 1 >= target_end[foot]) continue;
     const Vec3 toes{tp[foot + 1].x - tp[foot].x, 0, tp[foot + 1].z - tp[foot].z};
     if (length(toes) > 1e-6f) forward = normalize(toes);
   }
@@ -541,7 +608,7 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
     if (c.start < 0)
       return Result<RetargetRig>::failure("retarget contacts: the target's " + c.name + " '" +
                                           target.name(c.end) + "' has no two joints above it");
-    if (rig.target_hips >= 0 && rig.target_hips >= c.start && rig.target_hips < target.subtree_end(c.start))
+    if (rig.target_hips >= 0 && rig.target_hips >= c.start && rig.target_hips < target_end[c.start])
       return Result<RetargetRig>::failure("retarget contacts: the target's " + c.name + " '" +
                                           target.name(c.end) +
                                           "' does not end a two-bone limb (its chain would " + "start at '" +
