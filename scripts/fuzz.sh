@@ -47,10 +47,24 @@ add_import_seed() {
 for f in fuzz/seeds/* assets/sample/ossa_sample.{glb,fbx,dae} ../shared/models/* ../shared/mocap/*_001.bvh; do
   if [ -f "$f" ]; then add_import_seed "$f"; fi
 done
+# Regression inputs: what fuzzing found once, kept in the form the target reads (fuzz/regressions/TARGET_DIR/;
+# an import input starts with its format byte). libFuzzer runs every seed before it mutates, so each run
+# checks them all.
+for dir in ossa import wire notifies graph image; do
+  for f in fuzz/regressions/$dir/*; do
+    if [ -f "$f" ]; then cp "$f" "$seeds/$dir/regression-$(basename "$f")"; fi
+  done
+done
 # Import guard replies (the scene's byte form, src/import/scene_wire.h) of the small seeds (a few KB each).
 for f in fuzz/seeds/*; do
   OSSA_WRITE_WIRE_SEED="$seeds/wire/$(basename "$f").wire" OSSA_WIRE_SEED_MODEL="$f" build/fuzz/fuzz/fuzz_scene_wire
 done
+# OSSA_FUZZ_SEED: a number repeats a run's mutations; "commit" derives one from the checked-out commit (CI:
+# every commit explores new inputs, and the printed seed repeats its run); unset, each run draws anew.
+if [ "${OSSA_FUZZ_SEED:-}" = commit ]; then
+  OSSA_FUZZ_SEED=$(( 0x$(git rev-parse --short=7 HEAD) ))
+  echo "fuzz: seed $OSSA_FUZZ_SEED (from commit $(git rev-parse --short=7 HEAD)); repeat with OSSA_FUZZ_SEED=$OSSA_FUZZ_SEED scripts/fuzz.sh $seconds"
+fi
 # assimp leaks on the damaged files it rejects.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
@@ -67,8 +81,6 @@ for target in "${targets[@]}"; do
   # what the file holds. The import target enforces its own budgets (ImportOptions::isolate: assimp reads in a
   # child process with 1 GB and 20 s), so libFuzzer's limits, which the child inherits, sit above them.
   extra=(-timeout=10 -report_slow_units=1)
-  # OSSA_FUZZ_SEED: a fixed seed makes a run repeat the same mutations (CI: a finding is the change's, not
-  # the draw's); unset, each run explores anew.
   if [ -n "${OSSA_FUZZ_SEED:-}" ]; then extra+=(-seed="$OSSA_FUZZ_SEED"); fi
   if [ "$target" = fuzz_ossa_loader ]; then extra+=(-malloc_limit_mb=256); fi
   if [ "$target" = fuzz_import ]; then extra=("${extra[@]:2}" -malloc_limit_mb=65536 -timeout=60 -report_slow_units=1); fi
@@ -79,7 +91,7 @@ for target in "${targets[@]}"; do
   grep -E "^#[0-9]+.*cov: " "build/fuzz/$target.log" | tail -1 || true
   grep -q "Slowest unit" "build/fuzz/$target.log" || echo "fuzz: $target: no input took 1 s or more"
   if [ "$status" != 0 ]; then
-    echo "fuzz: $target found a problem (log: build/fuzz/$target.log; artifacts: build/fuzz/crash-*)"
+    echo "fuzz: $target found a problem (log: build/fuzz/$target.log; artifacts: build/fuzz/crash-*; once fixed, keep the input in fuzz/regressions/$dir/)"
     tail -40 "build/fuzz/$target.log"
     exit 1
   fi

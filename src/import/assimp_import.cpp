@@ -42,6 +42,7 @@
 
 #include "bvh_file.h"
 #include "child_process.h"
+#include "collada_limits.h"
 #include "gltf_file.h"
 #include "gltf_interpolation.h"
 #include "gltf_limits.h"
@@ -293,6 +294,7 @@ class Importer {
   double file_frame_rate() const;
   const aiScene* read_with_assimp(Assimp::Importer& importer) const;
   std::string import_here();
+  std::string check_collada_before_assimp() const;
   std::string check_gltf_before_assimp() const {
     return check_gltf_work(path_, from_memory_ ? memory_ : std::span<const uint8_t>());
   }
@@ -1172,12 +1174,24 @@ const aiScene* Importer::read_with_assimp(Assimp::Importer& importer) const {
                       : importer.ReadFile(path_, flags);
 }
 
+// Skin indices assimp's COLLADA loader would follow out of its arrays (collada_limits.h): "" or why refused.
+std::string Importer::check_collada_before_assimp() const {
+  if (from_memory_)
+    return detail::check_collada_skins(
+        std::string_view(reinterpret_cast<const char*>(memory_.data()), memory_.size()));
+  std::ifstream in(path_from_utf8(path_), std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return detail::check_collada_skins(text);
+}
+
 // assimp's read and Ossa's conversion, in this process, into out_. Returns "" or what is wrong (without the
 // file's name).
 std::string Importer::import_here() {
   if (out_.format == "bvh") return import_bvh_here();
   if (out_.format == "gltf")
     if (std::string why = check_gltf_before_assimp(); !why.empty()) return why;
+  if (out_.format == "collada")
+    if (std::string why = check_collada_before_assimp(); !why.empty()) return why;
   Assimp::Importer importer;
   if (!from_memory_) importer.SetIOHandler(new RecordingIOSystem(out_.source_files));  // the importer owns it
   scene_ = read_with_assimp(importer);
