@@ -87,9 +87,9 @@ TEST(MalformedInput, ZeroLengthTruncatedAndBitFlippedFiles) {
   fs::remove_all(dir);
 }
 
-// Debian's assimp keeps its internal ai_assert() checks, which abort by default; Ossa turns a failed one into
-// an error (src/import/assimp_import.cpp). Here a COLLADA animation's time accessor claims 3 values while its
-// array holds 2, the smallest form of what fuzz/fuzz_import found.
+// A small animated COLLADA file whose time accessor claims 3 values while its array holds 2 (what
+// fuzz/fuzz_import found first): assimp's ai_assert caught the read, and Ossa now refuses the file before
+// assimp reads it (an accessor past its array). The budget test below uses it with the time array whole.
 constexpr const char* kShortTimeArrayCollada = R"(<?xml version="1.0" encoding="utf-8"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
   <library_geometries>
@@ -130,26 +130,37 @@ constexpr const char* kShortTimeArrayCollada = R"(<?xml version="1.0" encoding="
 </COLLADA>
 )";
 
+// The 3-bone strip with one weight index (99) past the skin's weights: assimp's own check
+// (ai_assert(pos < pData.mValues.size()) in ColladaLoader) fails, which aborts the process in Debian's build.
+// Ossa's handler makes it an error naming the loader. (The short time array above was such a case too; Ossa
+// now refuses it before assimp reads the file: an accessor reading past its array.)
 TEST(MalformedInput, AssimpInternalCheckIsAnErrorNotAnAbort) {
 #if defined(_WIN32)
   GTEST_SKIP()
       << "the Windows build's assimp (scripts/windows-deps.sh, a Release build) has no ai_assert checks";
 #endif
+  std::ifstream in(source_dir() + "/fuzz/seeds/tiny_skin.dae", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string weights = "1 10 2 11 2 12 2 13</v>";
+  ASSERT_NE(text.find(weights), std::string::npos);
+  text.replace(text.find(weights), weights.size(), "1 10 2 99 2 12 2 13</v>");
   std::string dir = temp_dir("assimp_check");
-  std::string path = dir + "/short_time_array.dae";
-  std::ofstream(path) << kShortTimeArrayCollada;
+  std::string path = dir + "/weight_past_weights.dae";
+  std::ofstream(path, std::ios::binary) << text;
   auto result = import_file(path);
-  ASSERT_FALSE(result) << "the damaged animation was accepted";
-  EXPECT_NE(result.error().find("short_time_array.dae"), std::string::npos) << result.error();
+  ASSERT_FALSE(result) << "the damaged weights were accepted";
+  EXPECT_NE(result.error().find("weight_past_weights.dae"), std::string::npos) << result.error();
   EXPECT_NE(result.error().find("ColladaLoader"), std::string::npos) << result.error();
   fs::remove_all(dir);
 }
 
 // ImportOptions::isolate (on by default): a file whose reading goes over the memory or time budget gives an
-// error naming the file and the budget. The hostile file is the smallest we know: the COLLADA above with a
-// letter where an index belongs, which makes assimp 5.2.5 allocate 12 GB for a minute when read in process.
+// error naming the file and the budget. The hostile file is the smallest we know: the COLLADA above (with its
+// time array whole) with a letter where an index belongs, which makes assimp 5.2.5 allocate 12 GB for a
+// minute when read in process.
 TEST(MalformedInput, IsolatedImportEnforcesMemoryAndTimeBudgets) {
   std::string hostile = kShortTimeArrayCollada;
+  hostile.replace(hostile.find(R"(count="2">0 1<)"), 14, R"(count="3">0 1 2<)");  // times for every key
   hostile.replace(hostile.find("<p>0 1 2</p>"), 12, "<p>x 1 2</p>");
   const auto bytes = std::span(reinterpret_cast<const uint8_t*>(hostile.data()), hostile.size());
   ImportOptions options;
@@ -175,9 +186,10 @@ TEST(MalformedInput, IsolatedImportEnforcesMemoryAndTimeBudgets) {
 
 // assimp 5.2.5's COLLADA loader follows a <vertex_weights> joint index past the skin's joints out of its
 // arrays (valgrind: invalid reads and an invalid free), so what it returns depends on the heap: a fuzzed file
-// gave the import guard's worker and the fuzzing process different meshes. Such an index is refused before
-// assimp reads the file, the same way in the worker and here; -1 (the bind shape) is allowed.
-TEST(MalformedInput, ColladaJointIndicesPastTheSkinAreRefusedBeforeAssimp) {
+// gave the import guard's worker and the fuzzing process different meshes. It also reads an accessor's
+// values past an array declared shorter. Both are refused before assimp reads the file, the same way in the
+// worker and here; -1 (the bind shape) is allowed.
+TEST(MalformedInput, ColladaIndicesPastTheirArraysAreRefusedBeforeAssimp) {
   std::ifstream in(source_dir() + "/fuzz/seeds/tiny_skin.dae", std::ios::binary);
   const std::string seed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string weights = "1 10 2 11 2 12 2 13</v>";
@@ -202,6 +214,15 @@ TEST(MalformedInput, ColladaJointIndicesPastTheSkinAreRefusedBeforeAssimp) {
     ASSERT_FALSE(short_list);
     EXPECT_NE(short_list.error().find("<vcount> gives 14 influences"), std::string::npos)
         << short_list.error();
+    std::string short_positions = seed;
+    const std::string declared = R"(id="Strip-mesh-positions-array" count="30")";
+    ASSERT_NE(short_positions.find(declared), std::string::npos);
+    short_positions.replace(short_positions.find(declared), declared.size(),
+                            R"(id="Strip-mesh-positions-array" count="4")");
+    auto positions = import_text(short_positions, isolate);
+    ASSERT_FALSE(positions);
+    EXPECT_NE(positions.error().find("reads 10 x 3 values from an array of 4"), std::string::npos)
+        << positions.error();
     auto bind_shape = import_text(with("1 10 -1 11 2 12 2 13</v>"), isolate);
     EXPECT_TRUE(bind_shape) << bind_shape.error();
     auto fine = import_text(seed, isolate);

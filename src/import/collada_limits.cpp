@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -108,6 +109,48 @@ std::unordered_map<std::string_view, uint64_t> source_sizes(std::string_view tex
   return sizes;
 }
 
+// Every array's size, by id (as source_sizes), and whether each <accessor> stays inside the array it reads:
+// assimp allocates an array by its count attribute and reads an accessor's count x stride values from it
+// (a positions array declared 4 long, read as 10 points, read past its end).
+std::string check_accessors(std::string_view text) {
+  std::unordered_map<std::string_view, uint64_t> arrays;
+  for (std::string_view array : {"float_array", "Name_array", "IDREF_array", "int_array", "bool_array"})
+    for_each_tag(text, array, [&](size_t at) {
+      const std::string_view tag = tag_at(text, at);
+      const std::string_view id = attribute(tag, "id"), count_text = attribute(tag, "count");
+      if (id.empty()) return true;
+      uint64_t declared = std::numeric_limits<uint64_t>::max();
+      std::from_chars(count_text.data(), count_text.data() + count_text.size(), declared);
+      arrays[id] = std::min<uint64_t>(declared, count_tokens(content(text, at, array)));
+      return true;
+    });
+  std::string why;
+  for_each_tag(text, "accessor", [&](size_t at) {
+    const std::string_view tag = tag_at(text, at);
+    std::string_view source = attribute(tag, "source");
+    if (!source.empty() && source[0] == '#') source.remove_prefix(1);
+    auto it = arrays.find(source);
+    if (it == arrays.end()) return true;  // another kind of source: assimp's own checks
+    auto number = [&](const char* name, uint64_t fallback) {
+      const std::string_view value = attribute(tag, name);
+      uint64_t n = fallback;
+      if (!value.empty() && std::from_chars(value.data(), value.data() + value.size(), n).ec != std::errc())
+        n = std::numeric_limits<uint32_t>::max();
+      return std::min<uint64_t>(n, std::numeric_limits<uint32_t>::max());
+    };
+    const uint64_t count = number("count", 0), stride = number("stride", 1), offset = number("offset", 0);
+    uint64_t params = 0;
+    for_each_tag(content(text, at, "accessor"), "param", [&](size_t) { return ++params, true; });
+    if (count > 0 && offset + (count - 1) * stride + std::max<uint64_t>(params, 1) > it->second) {
+      why = "accessor of '" + std::string(source) + "' reads " + std::to_string(count) + " x " +
+            std::to_string(stride) + " values from an array of " + std::to_string(it->second);
+      return false;
+    }
+    return true;
+  });
+  return why;
+}
+
 // The source an <input> names ("#id"), or "".
 std::string_view input_source(std::string_view input_tag) {
   const std::string_view source = attribute(input_tag, "source");
@@ -117,6 +160,7 @@ std::string_view input_source(std::string_view input_tag) {
 }  // namespace
 
 std::string check_collada_skins(std::string_view text) {
+  if (std::string why = check_accessors(text); !why.empty()) return why;
   if (text.find("<skin") == std::string_view::npos) return {};
   const auto sizes = source_sizes(text);
   auto size_of = [&](std::string_view id) -> uint64_t {

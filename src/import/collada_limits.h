@@ -6,7 +6,9 @@
 // and the fuzzing process different meshes. check_collada_skins() reads each <skin>'s joint names, inverse
 // bind matrices and <vertex_weights> from the text (no XML library: tags, attributes and number lists only)
 // and refuses a joint index outside -1 (the bind shape, as the specification allows) .. joints - 1, and fewer
-// inverse bind matrices than joints. Weight indices assimp checks itself.
+// inverse bind matrices than joints. Weight indices assimp checks itself. Every <accessor> must also stay
+// inside the array it reads (assimp allocates an array by its count attribute and reads the accessor's
+// count x stride values: a positions array declared shorter than its points was read past its end).
 #pragma once
 
 #include <string>
