@@ -295,6 +295,7 @@ Result<BoneMap> build_bone_map(const Skeleton& source, const Skeleton& target,
   BoneMap map;
   map.source_of.assign(tn, -1);
   std::vector<bool> decided(tn, false);
+  const NameIndex source_index(source);  // for the explicit map and the same-name rule
 
   if (!options.explicit_json.empty()) {
     if (std::string e = json_nesting_error(options.explicit_json); !e.empty())
@@ -305,7 +306,7 @@ Result<BoneMap> build_bone_map(const Skeleton& source, const Skeleton& target,
     if (doc.size() > static_cast<size_t>(tn))
       return Result<BoneMap>::failure("bone map: " + std::to_string(doc.size()) +
                                       " entries for a target of " + std::to_string(tn) + " joints");
-    const NameIndex source_index(source), target_index(target);
+    const NameIndex target_index(target);
     for (const auto& [target_name, value] : doc.items()) {
       if (!value.is_string() && !value.is_null())
         return Result<BoneMap>::failure("bone map: '" + target_name +
@@ -370,7 +371,6 @@ Result<BoneMap> build_bone_map(const Skeleton& source, const Skeleton& target,
   std::vector<std::string> source_keys(sn);
   for (int j = 0; j < sn; ++j) source_keys[j] = key_of(source_names[j]);
   const KeyIndex source_key_index(source_keys);
-  const NameIndex source_index(source);
   for (int t = 0; t < tn; ++t) {
     if (decided[t]) continue;
     if (const int s = source_index.find(target.name(t)); s >= 0) {
