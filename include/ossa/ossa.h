@@ -32,6 +32,7 @@
 #include "ossa/runtime/palette_job.h"
 #include "ossa/runtime/playhead.h"
 #include "ossa/runtime/pose.h"
+#include "ossa/runtime/pose_evaluator.h"
 #include "ossa/runtime/retarget.h"
 #include "ossa/runtime/sample_job.h"
 #include "ossa/runtime/simd.h"

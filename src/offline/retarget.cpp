@@ -726,4 +726,30 @@ RootMotionTrack retarget_root_motion(const RootMotionTrack& track, const Retarge
   return out;
 }
 
+Result<RetargetedClips> retarget_clips(const CharacterAsset& source,
+                                       std::span<const RootMotionTrack> source_root_motion,
+                                       const CharacterAsset& target, const RetargetRig& rig,
+                                       std::span<const int> clips, bool morph_weights) {
+  using R = Result<RetargetedClips>;
+  RetargetedClips out;
+  for (int c : clips) {
+    if (c < 0 || c >= static_cast<int>(source.clips.size()))
+      return R::failure("clip " + std::to_string(c) + ": the source has " +
+                        std::to_string(source.clips.size()));
+    const Clip& from = source.clips[c];
+    const RootMotionTrack* motion =
+        static_cast<size_t>(c) < source_root_motion.size() ? &source_root_motion[c] : nullptr;
+    auto clip = retarget_clip(from, rig, motion);
+    if (!clip) return R::failure(clip.error());
+    if (morph_weights && !from.morph_weights().empty()) {
+      auto weights = retarget_morph_weights(from, source, target, &out.unmatched_morphs);
+      if (!weights) return R::failure(weights.error());
+      clip = Clip::with_morph_weights(std::move(clip).value(), std::move(weights).value());
+    }
+    out.clips.push_back(std::move(clip).value());
+    out.root_motion.push_back(motion ? std::optional(retarget_root_motion(*motion, rig)) : std::nullopt);
+  }
+  return out;
+}
+
 }  // namespace ossa

@@ -5,11 +5,7 @@
 
 #include "commands.h"
 #include "json_output.h"
-#include "ossa/runtime/local_to_model_job.h"
-#include "ossa/runtime/morph_job.h"
-#include "ossa/runtime/palette_job.h"
-#include "ossa/runtime/sample_job.h"
-#include "ossa/runtime/skinning_job.h"
+#include "ossa/runtime/pose_evaluator.h"
 #include "ossa/serialize/ossa_file.h"
 #include "reference/reference_eval.h"
 #include "text_output.h"
@@ -83,41 +79,20 @@ int run_eval_ossa(const EvalArgs& args) {
                                     {"index", clip_index},
                                     {"duration", round7(clip->duration())}}
                      : ordered_json(nullptr);
-  std::vector<Mat4> model(skeleton.joint_count());
+  PoseEvaluator eval(*asset);
   auto joints = [&]() {
     ordered_json j = ordered_json::object();
     for (int i = 0; i < skeleton.joint_count(); ++i)
-      append_unique(j, skeleton.name(i), vec_json(model[i].translation()));
+      append_unique(j, skeleton.name(i), vec_json(eval.model()[i].translation()));
     return j;
   };
-  // Mesh m's morph weights at `time`: its defaults, then the clip's track for it (as the Animator samples
-  // them).
-  // (`time` < 0: the defaults alone, as in the rest pose).
-  auto morph_weights = [&](size_t m, float time) {
-    const MorphTargets& targets = asset->meshes[m].morph_targets();
-    std::vector<float> weights(targets.default_weights().begin(), targets.default_weights().end());
-    if (clip && time >= 0) clip->morph_weights().sample_mesh(static_cast<int>(m), time, weights);
-    return weights;
-  };
-  // The bind-time vertices, or (`skin`) morphed at `time` and skinned with `model`.
-  auto meshes = [&](bool skin, float time) {
+  // The vertices as stored (`skin` false), or morphed and skinned in the pose evaluated.
+  auto meshes = [&](bool skin) {
     ordered_json j = ordered_json::object();
     for (size_t m = 0; m < asset->meshes.size(); ++m) {
       const SkinnedMesh& mesh = asset->meshes[m];
       std::vector<float> out_p(mesh.positions().begin(), mesh.positions().end());
-      if (skin) {
-        std::vector<float> morphed(out_p);
-        const std::vector<float> weights = morph_weights(m, time);
-        MorphJob morph = MorphJob::for_mesh(mesh, weights);
-        morph.out_positions = morphed;
-        morph.run();
-        std::vector<Mat4> palette(mesh.inverse_binds().size());
-        PaletteJob{model, mesh.inverse_binds(), mesh.joint_remap(), palette, {}}.run();
-        SkinningJob job = SkinningJob::for_mesh(mesh, palette);
-        job.in_positions = morphed;
-        job.out_positions = out_p;
-        job.run();
-      }
+      if (skin) eval.skin(static_cast<int>(m), out_p);
       ordered_json verts = ordered_json::array();
       for (size_t v = 0; v + 2 < out_p.size(); v += 3)
         verts.push_back(vec_json({out_p[v], out_p[v + 1], out_p[v + 2]}));
@@ -125,24 +100,21 @@ int run_eval_ossa(const EvalArgs& args) {
     }
     return j;
   };
-  // `rest`: the skeleton's rest pose in the world and the meshes skinned in it; `bind`: the pose the meshes
-  // were bound in (the inverse binds, inverted) and their vertices as stored.
-  std::vector<JointPose> locals(skeleton.rest_pose().begin(), skeleton.rest_pose().end());
-  LocalToModelJob{&skeleton, locals, model}.run();
+  // `rest`: the skeleton's rest pose in the world and the meshes skinned in it (default morph weights);
+  // `bind`: the pose the meshes were bound in (the inverse binds, inverted) and their vertices as stored.
+  eval.evaluate(-1, 0);
   out["rest"]["joints"] = joints();
-  if (args.vertices) out["rest"]["meshes"] = meshes(true, -1);
-  for (int i = 0; i < skeleton.joint_count(); ++i) model[i] = inverse(skeleton.inverse_binds()[i]);
+  if (args.vertices) out["rest"]["meshes"] = meshes(true);
+  eval.bind_pose();
   out["bind"]["joints"] = joints();
-  if (args.vertices) out["bind"]["meshes"] = meshes(false, 0);
+  if (args.vertices) out["bind"]["meshes"] = meshes(false);
   ordered_json samples = ordered_json::array();
-  SamplingCache cache;
   for (double t : times) {
-    if (clip) SampleJob{clip, static_cast<float>(t), &cache, locals}.run();
-    LocalToModelJob{&skeleton, locals, model}.run();
+    eval.evaluate(clip_index, static_cast<float>(t));
     ordered_json sample;
     sample["time"] = t;
     sample["joints"] = joints();
-    if (args.vertices) sample["meshes"] = meshes(true, static_cast<float>(t));
+    if (args.vertices) sample["meshes"] = meshes(true);
     samples.push_back(std::move(sample));
   }
   out["samples"] = std::move(samples);

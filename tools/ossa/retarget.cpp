@@ -111,22 +111,12 @@ int run_retarget(const RetargetArgs& args) {
   file.flip_textures = target->flip_textures;
   file.left_handed = target->left_handed;
   // Clips (in place with their root motion scaled, when the source has it), morph weights by name.
-  std::vector<std::string> unmatched_morphs;
-  for (int c : clips) {
-    const Clip& from = source->asset.clips[c];
-    const RootMotionTrack* motion =
-        static_cast<size_t>(c) < source->root_motion.size() ? &source->root_motion[c] : nullptr;
-    auto clip = retarget_clip(from, *rig, motion);
-    if (!clip) return print_error("ossa retarget: %s\n", clip.error().c_str()), kExitBadInput;
-    if (!from.morph_weights().empty() && !args.anim_only) {
-      auto weights = retarget_morph_weights(from, source->asset, target->asset, &unmatched_morphs);
-      if (!weights) return print_error("ossa retarget: %s\n", weights.error().c_str()), kExitBadInput;
-      clip = Clip::with_morph_weights(std::move(clip).value(), std::move(weights).value());
-    }
-    file.clips.push_back(std::move(clip).value());
-    file.root_motion.push_back(motion ? std::optional(retarget_root_motion(*motion, *rig)) : std::nullopt);
-  }
-  // The source's notifies for the carried clips (the clips keep their names).
+  auto retargeted =
+      retarget_clips(source->asset, source->root_motion, target->asset, *rig, clips, !args.anim_only);
+  if (!retargeted) return print_error("ossa retarget: %s\n", retargeted.error().c_str()), kExitBadInput;
+  file.clips = std::move(retargeted->clips);
+  file.root_motion = std::move(retargeted->root_motion);
+  std::vector<std::string>& unmatched_morphs = retargeted->unmatched_morphs;
   if (auto notifies = source_notifies_json(*source, args.source); !notifies) {
     return print_error("ossa retarget: %s\n", notifies.error().c_str()), kExitBadInput;
   } else if (!notifies->empty()) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -83,6 +84,20 @@ Result<ContactTrack> find_contacts(const Clip& clip, const RetargetRig& rig,
 // weights are not carried (retarget_morph_weights in ossa/serialize/ossa_file.h does, by name).
 Result<Clip> retarget_clip(const Clip& clip, const RetargetRig& rig,
                            const RootMotionTrack* root_motion = nullptr);
+
+// Clips `clips` (indices into source.clips) retargeted through `rig` as retarget_clip does, each with its
+// root-motion track (source_root_motion: one per source clip, or empty) and, with `morph_weights`, its morph
+// weights carried by name (retarget_morph_weights; what no target mesh took goes to `unmatched_morphs`).
+// What `ossa retarget` writes and ossa.retarget returns.
+struct RetargetedClips {
+  std::vector<Clip> clips;
+  std::vector<std::optional<RootMotionTrack>> root_motion;  // per clip: the source's track retargeted
+  std::vector<std::string> unmatched_morphs;
+};
+Result<RetargetedClips> retarget_clips(const CharacterAsset& source,
+                                       std::span<const RootMotionTrack> source_root_motion,
+                                       const CharacterAsset& target, const RetargetRig& rig,
+                                       std::span<const int> clips, bool morph_weights);
 
 // The clip's root-motion track for the target: travel scaled by rig.hips_scale, on the target joint that
 // follows the track's joint (else the target's default root joint).

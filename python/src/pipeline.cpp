@@ -1,0 +1,105 @@
+// Offline work from Python: retargeting a character's clips onto another, glTF export, conversion to .ossa.
+#include "bindings.h"
+#include "ossa/offline/retarget.h"
+#include "ossa/serialize/gltf_export.h"
+
+namespace ossa::python {
+namespace {
+
+CharacterRef retarget(const CharacterRef& source, const CharacterRef& target, const std::string& map_json,
+                      const std::vector<std::string>& contacts, const std::string& profile,
+                      const py::object& clips_arg) {
+  std::vector<int> clips;
+  if (clips_arg.is_none()) {
+    for (size_t c = 0; c < source->asset().clips.size(); ++c) clips.push_back(static_cast<int>(c));
+  } else {
+    for (const py::handle clip : clips_arg)
+      clips.push_back(clip_index(source->asset(), py::reinterpret_borrow<py::object>(clip), false));
+  }
+  int limbs = 0;
+  for (const std::string& limb : contacts) {
+    if (limb != "feet" && limb != "hands") throw py::value_error("contacts: 'feet' and/or 'hands'");
+    limbs |= limb == "feet" ? 1 : 2;
+  }
+  BoneMapOptions options;
+  options.explicit_json = map_json;
+  if (profile == "none")
+    options.profiles = false;
+  else if (profile != "auto")
+    options.profile = profile;
+  const LoadedCharacter& from = *source->loaded;
+  const LoadedCharacter& to = *target->loaded;
+  auto character = std::make_shared<LoadedCharacter>();
+  {
+    py::gil_scoped_release unlocked;
+    const BoneMap map = value_or_raise(build_bone_map(from.asset.skeleton, to.asset.skeleton, options));
+    const RetargetRig rig = value_or_raise(RetargetRig::build(from.asset.skeleton, to.asset.skeleton, map,
+                                                              static_cast<RetargetContacts>(limbs)));
+    RetargetedClips done =
+        value_or_raise(retarget_clips(from.asset, from.root_motion, to.asset, rig, clips, true));
+    character->source_path = to.source_path;
+    character->asset.skeleton = to.asset.skeleton;
+    character->asset.meshes = to.asset.meshes;
+    character->asset.clips = std::move(done.clips);
+    character->materials = to.materials;
+    character->textures = to.textures;
+    character->flip_textures = to.flip_textures;
+    character->left_handed = to.left_handed;
+    bool all_tracks = !done.root_motion.empty();
+    for (const auto& track : done.root_motion) all_tracks = all_tracks && track.has_value();
+    if (all_tracks)
+      for (auto& track : done.root_motion) character->root_motion.push_back(std::move(*track));
+    // The source's notifies go with its clips (times are clip seconds, which retargeting keeps).
+    character->notifies.names = from.notifies.names;
+    for (int c : clips)
+      character->notifies.clips.push_back(
+          static_cast<size_t>(c) < from.notifies.clips.size() ? from.notifies.clips[c] : ClipNotifies{});
+  }
+  return std::make_shared<Character>(Character{std::move(character)});
+}
+
+py::dict export_gltf(const CharacterRef& character, const std::string& path, bool compress,
+                     double tolerance_mm, double shell_mm) {
+  GltfExportOptions options;
+  options.binary = !path.ends_with(".gltf");
+  options.compress = compress;
+  options.tolerance = static_cast<float>(tolerance_mm / 1000);
+  options.shell_distance = static_cast<float>(shell_mm / 1000);
+  Result<GltfExport> written = Result<GltfExport>::failure("");
+  {
+    py::gil_scoped_release unlocked;
+    written = write_gltf(*character->loaded, path, options);
+  }
+  const GltfExport out = value_or_raise(std::move(written));
+  py::dict report;
+  py::list files;
+  for (const GltfOutputFile& f : out.files) files.append(py::make_tuple(text(f.name), f.bytes.size()));
+  report["files"] = files;
+  report["dropped"] = texts(out.dropped);
+  report["joint_keys"] = out.joint_keys;
+  report["joint_keys_full"] = out.joint_keys_full;
+  report["worst_error_mm"] = out.worst_error * 1000;
+  return report;
+}
+
+}  // namespace
+
+void bind_pipeline(py::module_& m) {
+  m.def("retarget", &retarget, py::arg("source"), py::arg("target"), py::kw_only(), py::arg("map") = "",
+        py::arg("contacts") = std::vector<std::string>{}, py::arg("profile") = "auto",
+        py::arg("clips") = py::none(),
+        R"(The source character's clips (all, or `clips`) on the target's skeleton and meshes, as a Character.
+
+`map`: bone map JSON text ({"target joint": "source joint"}) over the automatic one; `profile`: the humanoid
+name profile ('auto', 'none', or one of bone_map_profiles()); `contacts`: limbs held where the source's stand
+still ('feet', 'hands'). Morph weights go by target name; notifies and root motion go with their clips.)");
+  m.def("bone_map_profiles", &bone_map_profiles, "The humanoid name profiles retargeting knows.");
+  m.def("export_gltf", &export_gltf, py::arg("character"), py::arg("path"), py::kw_only(),
+        py::arg("compress") = false, py::arg("tolerance_mm") = 0.1, py::arg("shell_mm") = 30.0,
+        R"(Writes the character as glTF 2.0 (.glb, or .gltf with its .bin and images beside it).
+
+`compress`: joint keys reduced within `tolerance_mm` measured `shell_mm` from each joint. Returns a report:
+files written (name, bytes), what glTF could not hold, joint keys kept of all, the worst error in mm.)");
+}
+
+}  // namespace ossa::python
