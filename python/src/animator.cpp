@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "bindings.h"
+#include "ossa/core/printable.h"
 
 namespace ossa::python {
 namespace {
@@ -74,7 +75,7 @@ struct PyGraphInstance {
 
   int parameter(const std::string& name) const {
     const int p = instance.parameter(name);
-    if (p < 0) throw py::key_error("the graph has no parameter '" + name + "'");
+    if (p < 0) throw py::key_error("the graph has no parameter '" + printable(name) + "'");
     return p;
   }
   void check_layer(int layer) const {
@@ -225,7 +226,8 @@ void bind_animator(py::module_& m) {
 
   py::class_<PyGraphInstance>(m, "GraphInstance",
                               "A state machine (an .animgraph.json) driving one character by parameters.")
-      .def(py::init([](CharacterRef c, const std::string& path) {
+      .def(py::init([](CharacterRef c, const py::object& path_arg) {
+             const std::string path = path_of(path_arg);
              std::shared_ptr<const AnimGraph> graph = c->loaded->anim_graph;
              if (!path.empty()) graph = value_or_raise(AnimGraph::load(path, c->asset()));
              if (!graph)
@@ -233,7 +235,7 @@ void bind_animator(py::module_& m) {
              AnimGraphInstance instance(graph, c->asset(), &c->loaded->notifies);
              return std::make_unique<PyGraphInstance>(PyGraphInstance{c, graph, std::move(instance)});
            }),
-           py::arg("character"), py::arg("path") = "",
+           py::arg("character"), py::arg("path") = py::none(),
            "The graph in `path`, or the one embedded in the character's .ossa.")
       .def_property_readonly("parameters",
                              [](const PyGraphInstance& g) {

@@ -32,6 +32,10 @@ T value_or_raise(Result<T> result) {
 // "surrogateescape"), so no name makes a call fail and os.fsencode-style round trips give the bytes back.
 py::str text(const std::string& s);
 std::vector<py::str> texts(std::span<const std::string> list);
+// The other way: a str (surrogates back to their bytes) as the name a file holds.
+std::string name_of(const py::handle& s);
+// A path argument: str, bytes or os.PathLike (pathlib.Path), as the file system's bytes.
+std::string path_of(const py::handle& p);
 
 // A read-only array over memory that `owner` keeps alive (a view: no copy).
 template <typename T>

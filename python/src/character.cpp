@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "bindings.h"
+#include "ossa/core/printable.h"
 #include "ossa/runtime/pose_evaluator.h"
 
 namespace ossa::python {
@@ -118,10 +119,10 @@ int mesh_index(const CharacterAsset& asset, const py::object& mesh) {
                             " meshes");
     return static_cast<int>(i);
   }
-  const std::string name = mesh.cast<std::string>();
+  const std::string name = name_of(mesh);
   for (int i = 0; i < count; ++i)
     if (asset.meshes[i].name() == name) return i;
-  throw py::key_error("no mesh '" + name + "'");
+  throw py::key_error("no mesh '" + printable(name) + "'");
 }
 
 // Mesh names as dictionary keys: a name met again gets "#2", "#3", ... (files may repeat names).
@@ -162,9 +163,11 @@ int clip_index(const CharacterAsset& asset, const py::object& clip, bool allow_n
   }
   if (py::isinstance<ClipView>(clip)) return clip.cast<const ClipView&>().index;
   if (!py::isinstance<py::str>(clip)) throw py::type_error("a clip: its index or name");
-  const std::string name = clip.cast<std::string>();
+  const std::string name = name_of(clip);
   const int i = asset.find_clip(name);
-  if (i < 0) throw py::key_error("no clip '" + name + "' (or more than one ends with '|" + name + "')");
+  if (i < 0)
+    throw py::key_error("no clip '" + printable(name) + "' (or more than one ends with '|" + printable(name) +
+                        "')");
   return i;
 }
 
@@ -214,7 +217,8 @@ void bind_character(py::module_& m) {
           },
           "(J, 4, 4) float32: model space to each joint's bind space (row-major: [:3, 3] is translation).")
       .def(
-          "find", [](const SkeletonView& s, const std::string& name) { return s.get().find_joint(name); },
+          "find",
+          [](const SkeletonView& s, const py::str& name) { return s.get().find_joint(name_of(name)); },
           py::arg("name"), "The joint called `name`, or -1.");
 
   py::class_<ClipView>(m, "Clip", "One animation clip of a character.")

@@ -16,6 +16,22 @@ std::vector<py::str> texts(std::span<const std::string> list) {
   return out;
 }
 
+std::string name_of(const py::handle& s) {
+  if (!PyUnicode_Check(s.ptr())) throw py::type_error("a name (str)");
+  PyObject* bytes = PyUnicode_AsEncodedString(s.ptr(), "utf-8", "surrogateescape");
+  if (!bytes) throw py::error_already_set();
+  std::string out(PyBytes_AS_STRING(bytes), static_cast<size_t>(PyBytes_GET_SIZE(bytes)));
+  Py_DECREF(bytes);
+  return out;
+}
+
+std::string path_of(const py::handle& p) {
+  if (p.is_none()) return {};
+  py::object fs = py::module_::import("os").attr("fspath")(p);
+  if (PyBytes_Check(fs.ptr())) return fs.cast<std::string>();
+  return name_of(fs);
+}
+
 namespace {
 
 Clip::Layout layout_of(const std::string& name) {
@@ -24,15 +40,16 @@ Clip::Layout layout_of(const std::string& name) {
   throw py::value_error("layout: 'fixed_rate' or 'keyed' (compressed clips come from ossa.convert)");
 }
 
-CharacterRef load(const std::string& path, bool trusted, const std::string& layout, float frame_rate,
-                  const std::string& notifies, int max_influences, bool left_handed, double unit_scale) {
+CharacterRef load(const py::object& path_arg, bool trusted, const std::string& layout, float frame_rate,
+                  const py::object& notifies, int max_influences, bool left_handed, double unit_scale) {
+  const std::string path = path_of(path_arg);
   ModelLoadOptions options;
   options.import.isolate = !trusted;
   options.import.max_influences = max_influences;
   options.import.left_handed = left_handed;
   options.import.unit_scale = unit_scale;
   options.build = {layout_of(layout), frame_rate};
-  options.notifies_path = notifies;
+  options.notifies_path = path_of(notifies);
   Result<std::shared_ptr<const LoadedCharacter>> loaded =
       Result<std::shared_ptr<const LoadedCharacter>>::failure("");
   {
@@ -51,7 +68,7 @@ PYBIND11_MODULE(_ossa, m) {
   bind_animator(m);
   bind_pipeline(m);
   m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("trusted") = false,
-        py::arg("layout") = "fixed_rate", py::arg("frame_rate") = 0.f, py::arg("notifies") = "",
+        py::arg("layout") = "fixed_rate", py::arg("frame_rate") = 0.f, py::arg("notifies") = py::none(),
         py::arg("max_influences") = 4, py::arg("left_handed") = false, py::arg("unit_scale") = 0.0,
         R"(Loads a model file (FBX, glTF, COLLADA, BVH) or a .ossa file as a Character.
 

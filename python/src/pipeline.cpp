@@ -1,5 +1,6 @@
 // Offline work from Python: retargeting a character's clips onto another, glTF export, conversion to .ossa.
 #include "bindings.h"
+#include "ossa/import/convert.h"
 #include "ossa/offline/retarget.h"
 #include "ossa/serialize/gltf_export.h"
 
@@ -58,8 +59,9 @@ CharacterRef retarget(const CharacterRef& source, const CharacterRef& target, co
   return std::make_shared<Character>(Character{std::move(character)});
 }
 
-py::dict export_gltf(const CharacterRef& character, const std::string& path, bool compress,
+py::dict export_gltf(const CharacterRef& character, const py::object& path_arg, bool compress,
                      double tolerance_mm, double shell_mm) {
+  const std::string path = path_of(path_arg);
   GltfExportOptions options;
   options.binary = !path.ends_with(".gltf");
   options.compress = compress;
@@ -82,6 +84,59 @@ py::dict export_gltf(const CharacterRef& character, const std::string& path, boo
   return report;
 }
 
+py::dict convert(const py::object& input_arg, const py::object& output_arg, bool trusted,
+                 const py::object& clips, const std::string& layout, float frame_rate, bool root_motion,
+                 bool compress, double tolerance_mm, double shell_mm, const py::object& notifies,
+                 const py::object& graph, bool left_handed) {
+  const std::string input = path_of(input_arg), output = path_of(output_arg);
+  ConvertOptions options;
+  options.import.isolate = !trusted;
+  options.import.left_handed = left_handed;
+  if (!clips.is_none())
+    for (const py::handle clip : clips) options.clips.push_back(name_of(clip));
+  if (layout != "fixed_rate" && layout != "keyed") throw py::value_error("layout: 'fixed_rate' or 'keyed'");
+  options.keys = layout == "keyed";
+  if (options.keys && (compress || root_motion || frame_rate > 0))
+    throw py::value_error(
+        "layout='keyed' keeps the file's keys: compress, root_motion and frame_rate need frames");
+  options.frame_rate = frame_rate;
+  options.root_motion = root_motion;
+  options.compress = compress;
+  options.tolerance_mm = tolerance_mm;
+  options.shell_mm = shell_mm;
+  options.notifies = path_of(notifies);
+  options.graph = path_of(graph);
+  Result<Conversion> converted = Result<Conversion>::failure("");
+  {
+    py::gil_scoped_release unlocked;
+    converted = convert_to_ossa(input, output, options);
+  }
+  const Conversion c = value_or_raise(std::move(converted));
+  py::dict report;
+  report["bytes_in"] = c.bytes_in;
+  report["bytes_out"] = c.bytes_out;
+  report["raw_clip_bytes"] = c.raw_clip_bytes;
+  report["clip_bytes"] = c.clip_bytes;
+  report["worst_error_mm"] = c.worst_error * 1000;
+  report["worst_p99_mm"] = c.worst_p99 * 1000;
+  report["compress_ms"] = c.compress_ms;
+  py::list lines;
+  for (const ClipConversion& clip : c.clips) {
+    py::dict d;
+    d["name"] = text(clip.name);
+    d["raw_bytes"] = clip.stats.raw_bytes;
+    d["bytes"] = clip.stats.compressed_bytes;
+    d["max_error_mm"] = clip.stats.max_error * 1000;
+    d["p99_error_mm"] = clip.stats.p99_error * 1000;
+    d["frame_rate"] = clip.frame_rate_stored;
+    d["milliseconds"] = clip.milliseconds;
+    lines.append(d);
+  }
+  report["clips"] = lines;
+  report["inputs"] = texts(c.inputs);
+  return report;
+}
+
 }  // namespace
 
 void bind_pipeline(py::module_& m) {
@@ -94,6 +149,17 @@ void bind_pipeline(py::module_& m) {
 name profile ('auto', 'none', or one of bone_map_profiles()); `contacts`: limbs held where the source's stand
 still ('feet', 'hands'). Morph weights go by target name; notifies and root motion go with their clips.)");
   m.def("bone_map_profiles", &bone_map_profiles, "The humanoid name profiles retargeting knows.");
+  m.def("convert", &convert, py::arg("input"), py::arg("output"), py::kw_only(), py::arg("trusted") = false,
+        py::arg("clips") = py::none(), py::arg("layout") = "fixed_rate", py::arg("frame_rate") = 0.f,
+        py::arg("root_motion") = false, py::arg("compress") = false, py::arg("tolerance_mm") = 0.1,
+        py::arg("shell_mm") = 30.0, py::arg("notifies") = py::none(), py::arg("graph") = py::none(),
+        py::arg("left_handed") = false,
+        R"(Converts a model file to .ossa, as `ossa convert` does (ossa/import/convert.h).
+
+`clips`: names to keep; `layout`: 'fixed_rate' or 'keyed'; `compress`: within `tolerance_mm` of virtual-vertex
+error; `root_motion`: the root's travel into tracks; `notifies`/`graph`: a sidecar and an animation graph to
+embed (MODEL.notifies.json beside the input is taken by default). The output is written atomically and never
+over an input. Returns a report (sizes, per-clip compression, the worst error in mm, the files read).)");
   m.def("export_gltf", &export_gltf, py::arg("character"), py::arg("path"), py::kw_only(),
         py::arg("compress") = false, py::arg("tolerance_mm") = 0.1, py::arg("shell_mm") = 30.0,
         R"(Writes the character as glTF 2.0 (.glb, or .gltf with its .bin and images beside it).

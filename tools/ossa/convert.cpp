@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "json_output.h"
 #include "ossa/core/file_io.h"
+#include "ossa/import/convert.h"
 #include "ossa/offline/compression.h"
 #include "ossa/offline/root_motion.h"
 #include "ossa/runtime/anim_graph.h"
@@ -44,156 +45,56 @@ std::vector<std::string> split(const std::string& list) {
   return out;
 }
 
+// A model file to .ossa (ossa/import/convert.h), its clips' lines and the time to load the result.
 // `output_error` is set when the failure was writing (exit code 3) rather than reading.
 Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input, const std::string& output,
                                bool& output_error) {
   using R = Result<FileReport>;
+  ConvertOptions options;
+  options.import = import_options(ImportOptions{}.max_influences, args.left_handed);
+  options.clips = split(args.clips);
+  options.keys = args.keys;
+  options.frame_rate = args.fps;
+  options.root_motion = args.root_motion;
+  options.compress = args.compress;
+  options.tolerance_mm = args.tolerance_mm;
+  options.shell_mm = args.shell_mm;
+  options.notifies = args.notifies;
+  options.graph = args.graph;
+  auto converted = convert_to_ossa(input, output, options, &output_error);
+  if (!converted) return R::failure(converted.error());
   FileReport report;
-  std::error_code ec;
-  report.bytes_in = fs::file_size(input, ec);
-  auto scene = import_file(input, import_options(ImportOptions{}.max_influences, args.left_handed));
-  if (!scene) return R::failure(scene.error());
-  if (!args.clips.empty()) {  // keep only the named clips
-    std::vector<std::string> names;
-    for (const RawClip& c : scene->clips) names.push_back(c.name);
-    std::vector<RawClip> kept;
-    for (const std::string& want : split(args.clips)) {
-      int i = match_clip_name(names, want);
-      if (i < 0) return R::failure(input + ": no clip '" + want + "'");
-      kept.push_back(scene->clips[i]);
+  report.bytes_in = converted->bytes_in, report.bytes_out = converted->bytes_out;
+  report.raw_clip_bytes = converted->raw_clip_bytes, report.clip_bytes = converted->clip_bytes;
+  report.worst_error = converted->worst_error, report.worst_p99 = converted->worst_p99;
+  report.compress_ms = converted->compress_ms, report.compress_clip_ms = converted->compress_clip_ms;
+  report.compress_threads = converted->compress_threads;
+  for (const ClipConversion& c : converted->clips) {
+    const CompressionStats& s = c.stats;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "  %-24s %8zu -> %7zu bytes (%5.1f:1), error max %.4f mm, p99 %.4f mm; %d animated "
+                  "channels at %.1f bits/component, %d constant or at rest; segments of %d frames; %.1f ms",
+                  c.name.c_str(), s.raw_bytes, s.compressed_bytes, s.ratio(), s.max_error * 1000,
+                  s.p99_error * 1000, s.animated_channels, s.average_bits, s.constant_channels,
+                  c.segment_frames, c.milliseconds);
+    std::string text = line;
+    if (c.frame_rate_stored != c.frame_rate_given) {
+      std::snprintf(line, sizeof line, "; %g fps stored of %g (the motion needs no more)",
+                    c.frame_rate_stored, c.frame_rate_given);
+      text += line;
     }
-    scene->clips = std::move(kept);
-  }
-  const bool fixed =
-      !args.keys;  // fixed-rate frames unless --keys (which excludes the options needing frames)
-  auto asset =
-      CharacterAsset::build(*scene, {fixed ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, args.fps});
-  if (!asset) return R::failure(asset.error());
-
-  OssaFile file;
-  file.left_handed = args.left_handed;
-  file.materials = scene->materials;
-  file.textures = scene->textures;  // the importer read external images (its folder policy): embedded now
-  file.flip_textures = scene->format != "gltf";  // as load_character() draws the model file
-  file.root_motion.resize(asset->clips.size());
-  for (size_t c = 0; c < asset->clips.size(); ++c) {
-    Clip& clip = asset->clips[c];
-    if (args.root_motion) {
-      auto in_place = extract_root_motion(clip, asset->skeleton);
-      if (!in_place) return R::failure(input + ": clip '" + clip.name() + "': " + in_place.error());
-      clip = std::move(in_place->clip);
-      file.root_motion[c] = std::move(in_place->track);
+    if (s.morph_bytes) {
+      std::snprintf(line, sizeof line, "; morph weights %zu bytes, displacement bound %.4f mm", s.morph_bytes,
+                    s.morph_error_bound * 1000);
+      text += line;
     }
-    report.raw_clip_bytes += static_cast<size_t>(std::max(clip.frame_count(), 1)) * clip.joint_count() * 40;
+    report.clip_lines.push_back(text);
   }
-  if (args.compress) {
-    // Clips are independent: compressed on every core, each timed on its own thread.
-    CompressionSettings settings;
-    settings.tolerance = static_cast<float>(args.tolerance_mm / 1000.0);
-    settings.shell_distance = static_cast<float>(args.shell_mm / 1000.0);
-    settings.meshes = asset->meshes;  // morph weights share the tolerance (ossa/offline/morph_compression.h)
-    const int count = static_cast<int>(asset->clips.size());
-    std::vector<std::optional<Result<Clip>>> compressed(count);
-    std::vector<CompressionStats> stats(count);
-    std::vector<double> clip_ms(count);
-    ThreadPool pool(std::min(count, ThreadPool::default_thread_count()));
-    const auto start = Clock::now();
-    pool.parallel_for(count, 1, [&](int begin, int end) {
-      for (int c = begin; c < end; ++c) {
-        const auto t0 = Clock::now();
-        compressed[c] = compress_clip(asset->clips[c], asset->skeleton, settings, &stats[c]);
-        clip_ms[c] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      }
-    });
-    report.compress_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    report.compress_threads = pool.thread_count();
-    for (int c = 0; c < count; ++c) {
-      if (!*compressed[c]) return R::failure(input + ": " + compressed[c]->error());
-      const float given_rate = asset->clips[c].frame_rate();
-      asset->clips[c] = std::move(*compressed[c]).value();
-      const Clip& clip = asset->clips[c];
-      const CompressionStats& s = stats[c];
-      char line[512];
-      std::snprintf(line, sizeof line,
-                    "  %-24s %8zu -> %7zu bytes (%5.1f:1), error max %.4f mm, p99 %.4f mm; %d animated "
-                    "channels at %.1f bits/component, %d constant or at rest; segments of %d frames; %.1f ms",
-                    clip.name().c_str(), s.raw_bytes, s.compressed_bytes, s.ratio(), s.max_error * 1000,
-                    s.p99_error * 1000, s.animated_channels, s.average_bits, s.constant_channels,
-                    clip.segment_frames(), clip_ms[c]);
-      std::string text = line;
-      if (clip.frame_rate() != given_rate) {
-        std::snprintf(line, sizeof line, "; %g fps stored of %g (the motion needs no more)",
-                      clip.frame_rate(), given_rate);
-        text += line;
-      }
-      if (s.morph_bytes) {
-        std::snprintf(line, sizeof line, "; morph weights %zu bytes, displacement bound %.4f mm",
-                      s.morph_bytes, s.morph_error_bound * 1000);
-        text += line;
-      }
-      report.clip_lines.push_back(text);
-      report.worst_error = std::max(report.worst_error, s.max_error);
-      report.worst_p99 = std::max(report.worst_p99, s.p99_error);
-      report.clip_bytes += s.compressed_bytes;
-      report.compress_clip_ms += clip_ms[c];
-    }
-  } else {
-    for (const Clip& clip : asset->clips) report.clip_bytes += clip.memory_bytes();
-  }
-  if (!args.graph.empty()) {  // checked against this character before it is embedded
-    auto graph = AnimGraph::load(args.graph, *asset);
-    if (!graph) return R::failure(graph.error());
-    std::ifstream in(path_from_utf8(args.graph), std::ios::binary);
-    file.anim_graph_json.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  file.clips = std::move(asset->clips);
-  file.skeleton = std::move(asset->skeleton);
-  file.meshes = std::move(asset->meshes);
-
-  std::string notify_path = args.notifies;
-  if (notify_path.empty()) {
-    fs::path sidecar = fs::path(input).replace_extension(".notifies.json");
-    if (fs::exists(sidecar)) notify_path = sidecar.string();
-  }
-  if (!notify_path.empty()) {
-    std::ifstream in(notify_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::vector<ClipTiming> timings;
-    std::vector<std::string> names;
-    for (const Clip& c : file.clips) timings.push_back({c.name(), c.duration()}), names.push_back(c.name());
-    std::string json = text.str();
-    if (std::string nested = json_nesting_error(json); !nested.empty())
-      return R::failure(notify_path + ": " + nested);
-    if (!args.clips.empty()) {  // notifies of clips left out by --clips are left out too
-      auto doc = nlohmann::json::parse(json, nullptr, false);
-      if (doc.is_object() && doc.contains("clips") && doc["clips"].is_object()) {
-        nlohmann::json kept = nlohmann::json::object();
-        for (auto& [name, list] : doc["clips"].items())
-          if (match_clip_name(names, name) >= 0) kept[name] = list;
-        doc["clips"] = kept;
-        json = json_text(doc);
-      }
-    }
-    auto parsed = parse_notifies(json, notify_path, timings);
-    if (!parsed) return R::failure(parsed.error());
-    file.notifies_json = json;
-  }
-  std::vector<std::string> inputs = scene->source_files;
-  inputs.push_back(input);
-  if (!args.graph.empty()) inputs.push_back(args.graph);
-  inputs.push_back(notify_path);
-  output_error = true;
-  if (!output_is_not_an_input(output, inputs))
-    return R::failure(output + ": not written (it is an input of this conversion)");
-  auto written = write_ossa(file, output);
-  if (!written) return R::failure(written.error());
-  output_error = false;
-  report.bytes_out = fs::file_size(output, ec);
 
   // Load speed against just reading the bytes.
   auto t0 = Clock::now();
-  std::ifstream raw(output, std::ios::binary);
+  std::ifstream raw(path_from_utf8(output), std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(raw)), std::istreambuf_iterator<char>());
   auto t1 = Clock::now();
   auto loaded = read_ossa(output);
