@@ -3,11 +3,12 @@
 //   docs_check SOURCE_DIR             check; prints each problem as FILE:LINE: message, exits 1 on any
 //   docs_check --update SOURCE_DIR    rewrite the snippets in the docs and headers from their regions
 //
-// Snippets. The code of a snippet lives in a region of a compiled example (examples/*.cpp, built and run as
-// tests), between the lines `// [snippet NAME]` and `// [/snippet]`. The region's text is its lines without
+// Snippets. The code of a snippet lives in a region of an example that runs as a test (examples/*.cpp, built and
+// run; examples/python/*.py, run), between the lines `// [snippet NAME]` and `// [/snippet]` (`# [snippet NAME]`
+// and `# [/snippet]` in Python). The region's text is its lines without
 // marker lines (regions may nest), less their common indentation.
-//  * Markdown (README.md, docs/*.md): every ```cpp block follows a line `<!-- snippet: examples/FILE.cpp
-//    NAME -->` (blank lines between are allowed) and equals that region.
+//  * Markdown (README.md, docs/*.md): every ```cpp and ```python block follows a line `<!-- snippet:
+//    examples/FILE NAME -->` (blank lines between are allowed) and equals that region.
 //  * Public headers (include/ossa/**/*.h): in the comment block above `#pragma once`, a line
 //    `// snippet: examples/FILE.cpp NAME` is followed by the region, one line each as `//   code`; the block
 //    ends at the first line that does not start with `//   `. Code in that comment block that is not tagged
@@ -131,8 +132,13 @@ std::map<std::string, std::map<std::string, Region>> region_cache;  // file (rel
 // `// [snippet NAME]` gives NAME; `// [/snippet]` gives "/".
 std::optional<std::string> marker(std::string_view line) {
   std::string_view t = trim(line);
-  if (!starts_with(t, "// [")) return std::nullopt;
-  t.remove_prefix(4);
+  if (starts_with(t, "// [")) {
+    t.remove_prefix(4);
+  } else if (starts_with(t, "# [")) {  // Python examples (examples/python/*.py)
+    t.remove_prefix(3);
+  } else {
+    return std::nullopt;
+  }
   if (t == "/snippet]") return std::string("/");
   if (!starts_with(t, "snippet ") || t.back() != ']') return std::nullopt;
   std::string_view name = trim(t.substr(8, t.size() - 9));
@@ -267,6 +273,13 @@ std::vector<Fence> fences_of(const std::vector<std::string>& lines) {
 bool is_cpp(const std::string& info) {
   return info == "cpp" || info == "c++" || info == "cxx" || info == "cc" || info == "hpp";
 }
+bool is_python(const std::string& info) {
+  return info == "python" || info == "py";
+}
+// Blocks whose code must come from an example that runs: C++ and Python.
+bool is_checked(const std::string& info) {
+  return is_cpp(info) || is_python(info);
+}
 
 // `<!-- snippet: FILE NAME -->` on a line.
 bool parse_md_tag(std::string_view line, std::string& file, std::string& name) {
@@ -295,7 +308,7 @@ std::string check_md_snippets(const fs::path& path, const std::string& text, boo
   std::vector<Replacement> replacements;
   std::set<size_t> used_tags;
   for (const Fence& f : fences) {
-    if (!is_cpp(f.info)) continue;
+    if (!is_checked(f.info)) continue;
     const int line_no = static_cast<int>(f.open) + 1;
     if (f.close == lines.size()) {
       report(path, line_no, "```" + f.info + " block is never closed");
@@ -307,8 +320,8 @@ std::string check_md_snippets(const fs::path& path, const std::string& text, boo
     if (k == 0 || in_fence[k - 1] || !parse_md_tag(lines[k - 1], file, name)) {
       report(path, line_no,
              "```" + f.info +
-                 " block without `<!-- snippet: examples/FILE.cpp NAME -->` before it: its code "
-                 "must come from a compiled example");
+                 " block without `<!-- snippet: examples/FILE NAME -->` before it: its code "
+                 "must come from an example that runs");
       continue;
     }
     used_tags.insert(k - 1);
@@ -337,7 +350,7 @@ std::string check_md_snippets(const fs::path& path, const std::string& text, boo
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string file, name;
     if (!in_fence[i] && !used_tags.count(i) && parse_md_tag(lines[i], file, name))
-      report(path, static_cast<int>(i) + 1, "snippet tag not followed by a ```cpp block");
+      report(path, static_cast<int>(i) + 1, "snippet tag not followed by a ```cpp or ```python block");
   }
   if (replacements.empty()) return text;
   for (auto r = replacements.rbegin(); r != replacements.rend(); ++r) {
@@ -754,7 +767,7 @@ int main(int argc, char** argv) {
       continue;
     }
     std::string updated = check_md_snippets(p, *text, update);
-    for (const Fence& f : fences_of(split_lines(*text))) snippets += is_cpp(f.info);
+    for (const Fence& f : fences_of(split_lines(*text))) snippets += is_checked(f.info);
     if (update) maybe_write(p, *text, updated, written);
     check_md_links(p, update ? updated : *text);
   }
@@ -778,7 +791,7 @@ int main(int argc, char** argv) {
   for (const auto& [file, named] : region_cache) regions += static_cast<int>(named.size());
   const std::string updated_note = update ? ", " + std::to_string(written) + " file(s) updated" : "";
   std::printf(
-      "docs_check: %zu markdown files, %d C++ snippets, %d headers, %d regions in %zu examples; %zu "
+      "docs_check: %zu markdown files, %d C++ and Python snippets, %d headers, %d regions in %zu examples; %zu "
       "problem(s)%s\n",
       snippet_docs.size() + link_only.size(), snippets, headers, regions, region_cache.size(),
       problems.size(), updated_note.c_str());
