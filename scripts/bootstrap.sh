@@ -25,6 +25,8 @@ packages=(
   libmeshoptimizer-dev   # crowds: the decimated level-of-detail mesh (optional: without it, full detail only)
   libglfw3-dev libimgui-dev libglx-mesa0   # `ossa view`: window (GLFW, OpenGL through GLX) and Dear ImGui
   xvfb xauth             # the viewer's window tests run in a virtual X server (xvfb-run)
+  python3-dev pybind11-dev python3-numpy   # the `ossa` Python module (python/)
+  python3-pytest python3-venv python3-pip python3-setuptools python3-wheel   # its tests, pip install included
 )
 # Node.js and npm run the glTF export's checks (the Khronos validator, three.js; installed from the npm registry into
 # the build tree below). A machine that has them from elsewhere keeps its own.
