@@ -174,7 +174,7 @@ def export_gltf(character: Character, path: _Path, *, compress: bool = False, to
                 shell_mm: float = 30.0) -> dict[str, Any]:
     """The character as glTF 2.0 (.glb or .gltf); returns what was written."""
 
-def retarget(source: Character, target: Character, *, map: str = "", contacts: Sequence[str] = (),
+def retarget(source: Character, target: Character, *, map: str | dict[str, str] | None = None, contacts: Sequence[str] = (),
              profile: str = "auto", clips: Iterable[_ClipRef] | None = None) -> Character:
     """The source's clips on the target's skeleton and meshes."""
 

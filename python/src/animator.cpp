@@ -106,9 +106,10 @@ const char* graph_event_name(AnimGraphEvent::Type type) {
 }  // namespace
 
 void bind_animator(py::module_& m) {
-  py::class_<PyAnimator>(m, "Animator",
-                         "One character's playback: a base clip with crossfades or inertialization, layers, "
-                         "notify events. Not shared between threads (one per thread or character).")
+  py::class_<PyAnimator>(
+      m, "Animator",
+      "One character's playback: a base clip with crossfades or inertialization, layers, "
+      "notify events. One per character; its calls hold the GIL, so threads that share one take turns.")
       .def(py::init([](CharacterRef c) {
              Animator a = c->loaded->animator();
              return PyAnimator{c, std::move(a), {}};
@@ -188,10 +189,7 @@ void bind_animator(py::module_& m) {
           "update",
           [](PyAnimator& a, float dt) {
             check_finite(dt, "dt");
-            {
-              py::gil_scoped_release unlocked;
-              a.animator.update(dt);
-            }
+            a.animator.update(dt);  // microseconds: the GIL stays held, so threads sharing it take turns
             py::list events;
             for (const AnimEvent& e : a.animator.events()) events.append(event_dict(e));
             return events;
@@ -270,10 +268,7 @@ void bind_animator(py::module_& m) {
           "update",
           [](PyGraphInstance& g, float dt) {
             check_finite(dt, "dt");
-            {
-              py::gil_scoped_release unlocked;
-              g.instance.update(dt);
-            }
+            g.instance.update(dt);  // as Animator.update: short, under the GIL
             py::list events;
             for (const AnimGraphEvent& e : g.instance.events()) {
               py::dict d;

@@ -91,21 +91,28 @@ py::array_t<float> evaluate(const Character& c, const py::object& clip_arg, cons
   return out;
 }
 
-// Mesh `mesh`'s skinned vertices at each time: (T, V, 3), or (V, 3) for a scalar time.
-py::array_t<float> skin_mesh(const Character& c, int clip, const std::vector<float>& times, bool scalar,
-                             int mesh) {
-  const int vertices = c.asset().meshes[mesh].vertex_count();
-  std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(times.size()), vertices, 3};
-  if (scalar) shape.erase(shape.begin());
-  py::array_t<float> out(shape);
-  float* dst = out.mutable_data();
+// Meshes `meshes`' skinned vertices at each time, one (T, V, 3) array each ((V, 3) for a scalar time): the
+// pose evaluated once per time for all of them.
+std::vector<py::array_t<float>> skin_meshes(const Character& c, int clip, const std::vector<float>& times,
+                                            bool scalar, const std::vector<int>& meshes) {
+  std::vector<py::array_t<float>> out;
+  std::vector<float*> dst;
+  for (int mesh : meshes) {
+    std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(times.size()),
+                                   c.asset().meshes[mesh].vertex_count(), 3};
+    if (scalar) shape.erase(shape.begin());
+    out.emplace_back(shape);
+    dst.push_back(out.back().mutable_data());
+  }
   py::gil_scoped_release unlocked;
   PoseEvaluator eval(c.asset());
-  const size_t floats = static_cast<size_t>(vertices) * 3;
   for (float t : times) {
     eval.evaluate(clip, t);
-    eval.skin(mesh, {dst, floats});
-    dst += floats;
+    for (size_t i = 0; i < meshes.size(); ++i) {
+      const size_t floats = static_cast<size_t>(c.asset().meshes[meshes[i]].vertex_count()) * 3;
+      eval.skin(meshes[i], {dst[i], floats});
+      dst[i] += floats;
+    }
   }
   return out;
 }
@@ -250,7 +257,7 @@ void bind_character(py::module_& m) {
           "Times of the clip's frames at `fps` (0: the clip's own rate, 30 for keyed clips): one every 1/fps "
           "seconds, the last at the clip's end.")
       .def("__repr__", [](const ClipView& c) {
-        return "<ossa.Clip " + std::to_string(c.index) + " '" + c.get().name() + "' " +
+        return "<ossa.Clip " + std::to_string(c.index) + " '" + printable(c.get().name()) + "' " +
                std::to_string(c.get().duration()) + " s>";
       });
 
@@ -371,21 +378,24 @@ void bind_character(py::module_& m) {
             const int clip = clip_index(c.asset(), clip_arg, true);
             bool scalar = false;
             const std::vector<float> times = times_of(times_arg, scalar);
-            if (!mesh.is_none()) return skin_mesh(c, clip, times, scalar, mesh_index(c.asset(), mesh));
-            py::dict out;
+            if (!mesh.is_none()) return skin_meshes(c, clip, times, scalar, {mesh_index(c.asset(), mesh)})[0];
+            std::vector<int> all(c.asset().meshes.size());
+            for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+            std::vector<py::array_t<float>> arrays = skin_meshes(c, clip, times, scalar, all);
             const std::vector<std::string> keys = mesh_keys(c.asset());
-            for (size_t i = 0; i < keys.size(); ++i)
-              out[text(keys[i])] = skin_mesh(c, clip, times, scalar, static_cast<int>(i));
+            py::dict out;
+            for (size_t i = 0; i < keys.size(); ++i) out[text(keys[i])] = std::move(arrays[i]);
             return out;
           },
           py::arg("clip"), py::arg("times"), py::arg("mesh") = py::none(),
           "{mesh name: (T, V, 3) float32}: vertices morphed by the clip's weights and skinned (one mesh's "
           "array when `mesh` names one; a repeated name is keyed 'name#2').")
       .def(
-          "find_clip", [](const Character& c, const std::string& name) { return c.asset().find_clip(name); },
+          "find_clip",
+          [](const Character& c, const py::str& name) { return c.asset().find_clip(name_of(name)); },
           py::arg("name"), "The clip's index, or -1.")
       .def("__repr__", [](const Character& c) {
-        return "<ossa.Character '" + c.loaded->source_path +
+        return "<ossa.Character '" + printable(c.loaded->source_path) +
                "': " + std::to_string(c.asset().skeleton.joint_count()) + " joints, " +
                std::to_string(c.asset().clips.size()) + " clips, " + std::to_string(c.asset().meshes.size()) +
                " meshes>";

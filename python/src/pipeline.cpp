@@ -7,7 +7,7 @@
 namespace ossa::python {
 namespace {
 
-CharacterRef retarget(const CharacterRef& source, const CharacterRef& target, const std::string& map_json,
+CharacterRef retarget(const CharacterRef& source, const CharacterRef& target, const py::object& map,
                       const std::vector<std::string>& contacts, const std::string& profile,
                       const py::object& clips_arg) {
   std::vector<int> clips;
@@ -23,7 +23,10 @@ CharacterRef retarget(const CharacterRef& source, const CharacterRef& target, co
     limbs |= limb == "feet" ? 1 : 2;
   }
   BoneMapOptions options;
-  options.explicit_json = map_json;
+  if (py::isinstance<py::dict>(map))
+    options.explicit_json = name_of(py::module_::import("json").attr("dumps")(map));
+  else if (!map.is_none())
+    options.explicit_json = name_of(map);
   if (profile == "none")
     options.profiles = false;
   else if (profile != "auto")
@@ -140,12 +143,12 @@ py::dict convert(const py::object& input_arg, const py::object& output_arg, bool
 }  // namespace
 
 void bind_pipeline(py::module_& m) {
-  m.def("retarget", &retarget, py::arg("source"), py::arg("target"), py::kw_only(), py::arg("map") = "",
-        py::arg("contacts") = std::vector<std::string>{}, py::arg("profile") = "auto",
-        py::arg("clips") = py::none(),
+  m.def("retarget", &retarget, py::arg("source"), py::arg("target"), py::kw_only(),
+        py::arg("map") = py::none(), py::arg("contacts") = std::vector<std::string>{},
+        py::arg("profile") = "auto", py::arg("clips") = py::none(),
         R"(The source character's clips (all, or `clips`) on the target's skeleton and meshes, as a Character.
 
-`map`: bone map JSON text ({"target joint": "source joint"}) over the automatic one; `profile`: the humanoid
+`map`: a bone map over the automatic one, {"target joint": "source joint"} as a dict or JSON text; `profile`: the humanoid
 name profile ('auto', 'none', or one of bone_map_profiles()); `contacts`: limbs held where the source's stand
 still ('feet', 'hands'). Morph weights go by target name; notifies and root motion go with their clips.)");
   m.def("bone_map_profiles", &bone_map_profiles, "The humanoid name profiles retargeting knows.");
