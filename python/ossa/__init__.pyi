@@ -168,7 +168,7 @@ def convert(input: _Path, output: _Path, *, trusted: bool = False, clips: Iterab
             compress: bool = False, tolerance_mm: float = 0.1, shell_mm: float = 30.0,
             notifies: _Path | None = None, graph: _Path | None = None,
             left_handed: bool = False) -> dict[str, Any]:
-    """A model file to .ossa, as `ossa convert`; returns its report."""
+    """A model file to .ossa, or any character file to glTF (.glb/.gltf by the extension), as `ossa convert`."""
 
 def export_gltf(character: Character, path: _Path, *, compress: bool = False, tolerance_mm: float = 0.1,
                 shell_mm: float = 30.0) -> dict[str, Any]:

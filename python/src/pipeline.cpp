@@ -1,4 +1,7 @@
 // Offline work from Python: retargeting a character's clips onto another, glTF export, conversion to .ossa.
+#include <algorithm>
+#include <cctype>
+
 #include "bindings.h"
 #include "ossa/import/convert.h"
 #include "ossa/offline/retarget.h"
@@ -98,7 +101,10 @@ py::dict convert(const py::object& input_arg, const py::object& output_arg, bool
   if (!clips.is_none())
     for (const py::handle clip : clips) options.clips.push_back(name_of(clip));
   if (layout != "fixed_rate" && layout != "keyed") throw py::value_error("layout: 'fixed_rate' or 'keyed'");
-  options.keys = layout == "keyed";
+  std::string extension = output.substr(std::min(output.size(), output.find_last_of('.')));
+  for (char& ch : extension) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const bool gltf = extension == ".glb" || extension == ".gltf";
+  options.keys = layout == "keyed" && !gltf;  // glTF keeps the keys unless frames are asked for
   if (options.keys && (compress || root_motion || frame_rate > 0))
     throw py::value_error(
         "layout='keyed' keeps the file's keys: compress, root_motion and frame_rate need frames");
@@ -109,13 +115,30 @@ py::dict convert(const py::object& input_arg, const py::object& output_arg, bool
   options.shell_mm = shell_mm;
   options.notifies = path_of(notifies);
   options.graph = path_of(graph);
+  py::dict report;
+  if (gltf) {
+    Result<GltfConversion> exported = Result<GltfConversion>::failure("");
+    {
+      py::gil_scoped_release unlocked;
+      exported = convert_to_gltf(input, output, options);
+    }
+    const GltfConversion g = value_or_raise(std::move(exported));
+    report["bytes_in"] = g.bytes_in;
+    report["bytes_out"] = g.bytes_out;
+    report["files"] = texts(g.files);
+    report["dropped"] = texts(g.dropped);
+    report["warnings"] = texts(g.warnings);
+    report["joint_keys"] = g.joint_keys;
+    report["joint_keys_full"] = g.joint_keys_full;
+    report["worst_error_mm"] = g.worst_error * 1000;
+    return report;
+  }
   Result<Conversion> converted = Result<Conversion>::failure("");
   {
     py::gil_scoped_release unlocked;
     converted = convert_to_ossa(input, output, options);
   }
   const Conversion c = value_or_raise(std::move(converted));
-  py::dict report;
   report["bytes_in"] = c.bytes_in;
   report["bytes_out"] = c.bytes_out;
   report["raw_clip_bytes"] = c.raw_clip_bytes;
@@ -152,17 +175,19 @@ void bind_pipeline(py::module_& m) {
 name profile ('auto', 'none', or one of bone_map_profiles()); `contacts`: limbs held where the source's stand
 still ('feet', 'hands'). Morph weights go by target name; notifies and root motion go with their clips.)");
   m.def("bone_map_profiles", &bone_map_profiles, "The humanoid name profiles retargeting knows.");
-  m.def("convert", &convert, py::arg("input"), py::arg("output"), py::kw_only(), py::arg("trusted") = false,
-        py::arg("clips") = py::none(), py::arg("layout") = "fixed_rate", py::arg("frame_rate") = 0.f,
-        py::arg("root_motion") = false, py::arg("compress") = false, py::arg("tolerance_mm") = 0.1,
-        py::arg("shell_mm") = 30.0, py::arg("notifies") = py::none(), py::arg("graph") = py::none(),
-        py::arg("left_handed") = false,
-        R"(Converts a model file to .ossa, as `ossa convert` does (ossa/import/convert.h).
+  m.def(
+      "convert", &convert, py::arg("input"), py::arg("output"), py::kw_only(), py::arg("trusted") = false,
+      py::arg("clips") = py::none(), py::arg("layout") = "fixed_rate", py::arg("frame_rate") = 0.f,
+      py::arg("root_motion") = false, py::arg("compress") = false, py::arg("tolerance_mm") = 0.1,
+      py::arg("shell_mm") = 30.0, py::arg("notifies") = py::none(), py::arg("graph") = py::none(),
+      py::arg("left_handed") = false,
+      R"(Converts a model file to .ossa, or any character file to glTF (.glb, .gltf), as `ossa convert` does.
 
 `clips`: names to keep; `layout`: 'fixed_rate' or 'keyed'; `compress`: within `tolerance_mm` of virtual-vertex
 error; `root_motion`: the root's travel into tracks; `notifies`/`graph`: a sidecar and an animation graph to
 embed (MODEL.notifies.json beside the input is taken by default). The output is written atomically and never
-over an input. Returns a report (sizes, per-clip compression, the worst error in mm, the files read).)");
+over an input. Returns a report: to .ossa, sizes, per-clip compression, the worst error in mm and the files
+read; to glTF, sizes, the files written, what glTF could not hold, joint keys kept (compress) and warnings.)");
   m.def("export_gltf", &export_gltf, py::arg("character"), py::arg("path"), py::kw_only(),
         py::arg("compress") = false, py::arg("tolerance_mm") = 0.1, py::arg("shell_mm") = 30.0,
         R"(Writes the character as glTF 2.0 (.glb, or .gltf with its .bin and images beside it).

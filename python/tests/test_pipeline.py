@@ -1,5 +1,6 @@
 """Conversion, glTF export and retargeting from Python: the library's own calls, checked by what they make."""
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -75,3 +76,22 @@ def test_retarget_onto_another_rig():
         ossa.retarget(source, robot, map={"NoSuchBone": "pelvis"})
     with pytest.raises(ossa.OssaError, match="NoSuchBone"):
         ossa.retarget(source, robot, map=json.dumps({"NoSuchBone": "pelvis"}))
+
+
+def test_convert_to_gltf_by_the_outputs_extension(tmp_path):
+    report = ossa.convert(SAMPLE / "ossa_sample.fbx", tmp_path / "walk.glb", trusted=True, clips=["Walk"],
+                          compress=True)
+    assert report["files"] == [str(tmp_path / "walk.glb")] and report["bytes_out"] == (tmp_path / "walk.glb").stat().st_size
+    assert report["joint_keys"] < report["joint_keys_full"] and report["worst_error_mm"] <= 0.1
+    # assimp cannot read the compressed file's KHR_mesh_quantization: the uncompressed export is read back.
+    ossa.convert(SAMPLE / "ossa_sample.fbx", tmp_path / "walk.glb", trusted=True, clips=["Walk"])
+    exported = ossa.load(tmp_path / "walk.glb", trusted=True, layout="keyed")
+    source = ossa.load(SAMPLE / "ossa_sample.fbx", trusted=True, layout="keyed")
+    assert [c.name for c in exported.clips] == ["Armature|Walk"]
+    times = np.linspace(0, 1, 13)
+    error = np.abs(exported.joint_positions(0, times) - source.joint_positions("Walk", times)).max()
+    assert error <= 1e-5 * model_size(source.joint_positions("Walk", times))
+    report = ossa.convert(SAMPLE / "ossa_sample.glb", tmp_path / "split.gltf", trusted=True)
+    assert [pathlib.Path(f).suffix for f in report["files"]][:2] == [".gltf", ".bin"]
+    with pytest.raises(ossa.OssaError, match="right-handed"):
+        ossa.convert(SAMPLE / "ossa_sample.fbx", tmp_path / "x.glb", trusted=True, left_handed=True)

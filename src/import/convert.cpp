@@ -12,9 +12,11 @@
 #include "ossa/asset/clip_names.h"
 #include "ossa/asset/notifies.h"
 #include "ossa/core/file_io.h"
+#include "ossa/import/load_character.h"
 #include "ossa/offline/root_motion.h"
 #include "ossa/runtime/anim_graph.h"
 #include "ossa/runtime/thread_pool.h"
+#include "ossa/serialize/gltf_export.h"
 #include "ossa/serialize/load.h"
 #include "ossa/serialize/ossa_file.h"
 
@@ -151,6 +153,86 @@ Result<Conversion> convert_to_ossa(const std::string& input, const std::string& 
   if (!written) return R::failure(written.error());
   if (write_failed) *write_failed = false;
   report.bytes_out = fs::file_size(path_from_utf8(output), ec);
+  return report;
+}
+
+Result<GltfConversion> convert_to_gltf(const std::string& input, const std::string& output,
+                                       const ConvertOptions& options, bool* write_failed) {
+  using R = Result<GltfConversion>;
+  if (write_failed) *write_failed = false;
+  if (options.keys || !options.graph.empty() || options.import.left_handed)
+    return R::failure(output +
+                      ": glTF keeps the keys, has no animation graphs and is right-handed (keys, "
+                      "graph and left_handed are for .ossa output)");
+  GltfConversion report;
+  std::error_code ec;
+  report.bytes_in = fs::file_size(path_from_utf8(input), ec);
+  ModelLoadOptions load;
+  load.notifies_path = options.notifies;
+  const bool frames = options.frame_rate > 0 || options.root_motion;
+  load.build = {frames ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, options.frame_rate};
+  // A model file is imported with up to 8 influences a vertex: the runtime meshes keep 4, the export all.
+  GltfExportOptions export_options;
+  std::vector<RawMesh> source_meshes;
+  RawSkeleton source_skeleton;
+  auto loaded = Result<std::shared_ptr<const LoadedCharacter>>::failure("");
+  if (is_ossa_file(input)) {
+    loaded = load_character(input, load);
+  } else {
+    ImportOptions import = options.import;
+    import.max_influences = 8;
+    auto scene = import_file(input, import);
+    if (!scene) return R::failure(scene.error());
+    source_meshes = scene->meshes;
+    source_skeleton = scene->skeleton;
+    export_options.source_meshes = source_meshes;
+    export_options.source_skeleton = &source_skeleton;
+    loaded = load_character(std::move(scene).value(), load);
+  }
+  if (!loaded) return R::failure(loaded.error());
+  report.warnings = (*loaded)->notifies.warnings;
+  LoadedCharacter character = **loaded;  // a copy, edited by the clip selection and root motion
+  if (!options.clips.empty()) {
+    std::vector<std::string> names;
+    for (const Clip& c : character.asset.clips) names.push_back(c.name());
+    LoadedCharacter kept = character;
+    kept.asset.clips.clear(), kept.notifies.clips.clear(), kept.root_motion.clear();
+    for (const std::string& want : options.clips) {
+      const int i = match_clip_name(names, want);
+      if (i < 0) return R::failure(input + ": no clip '" + want + "'");
+      kept.asset.clips.push_back(character.asset.clips[i]);
+      if (static_cast<size_t>(i) < character.notifies.clips.size())
+        kept.notifies.clips.push_back(character.notifies.clips[i]);
+      if (static_cast<size_t>(i) < character.root_motion.size())
+        kept.root_motion.push_back(character.root_motion[i]);
+    }
+    character = std::move(kept);
+  }
+  if (options.root_motion) {
+    if (!character.root_motion.empty())
+      return R::failure(input + ": its clips already have root motion (it is exported with them)");
+    auto in_place = extract_root_motion(character.asset.clips, character.asset.skeleton);
+    if (!in_place) return R::failure(input + ": " + in_place.error());
+    character.asset.clips = std::move(in_place->clips);
+    character.root_motion = std::move(in_place->tracks);
+  }
+  export_options.compress = options.compress;
+  export_options.tolerance = static_cast<float>(options.tolerance_mm / 1000.0);
+  export_options.shell_distance = static_cast<float>(options.shell_mm / 1000.0);
+  if (write_failed) *write_failed = true;
+  const auto start = Clock::now();
+  auto written = write_gltf(character, output, export_options);
+  if (!written) return R::failure(written.error());
+  report.export_ms = ms_since(start);
+  if (write_failed) *write_failed = false;
+  for (const GltfOutputFile& f : written->files) {
+    report.bytes_out += f.bytes.size();
+    report.files.push_back(f.name.empty() ? output
+                                          : utf8_from_path(path_from_utf8(output).parent_path() / f.name));
+  }
+  report.dropped = std::move(written->dropped);
+  report.joint_keys = written->joint_keys, report.joint_keys_full = written->joint_keys_full;
+  report.worst_error = written->worst_error;
   return report;
 }
 

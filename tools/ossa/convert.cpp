@@ -104,83 +104,36 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   report.load_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
   return report;
 }
-// glTF: the character as load_character() gives it (a model file with its exact keys unless --fps or
-// --root-motion asks for frames; a .ossa as it is), with --clips and --root-motion applied.
+// Any character file to glTF (ossa/import/convert.h), its warnings on stderr.
 Result<FileReport> export_one(const ConvertArgs& args, const std::string& input, const std::string& output,
                               bool& output_error) {
   using R = Result<FileReport>;
+  ConvertOptions options;
+  options.import = import_options(8, false);
+  options.clips = split(args.clips);
+  options.frame_rate = args.fps;
+  options.root_motion = args.root_motion;
+  options.compress = args.compress;
+  options.tolerance_mm = args.tolerance_mm;
+  options.shell_mm = args.shell_mm;
+  options.notifies = args.notifies;
+  auto converted = convert_to_gltf(input, output, options, &output_error);
+  if (!converted) return R::failure(converted.error());
   FileReport report;
-  std::error_code ec;
-  report.bytes_in = fs::file_size(input, ec);
-  ModelLoadOptions options;
-  options.notifies_path = args.notifies;
-  const bool frames = args.fps > 0 || args.root_motion;
-  options.build = {frames ? Clip::Layout::kFixedRate : Clip::Layout::kKeyed, args.fps};
-  // A model file is imported with up to 8 influences a vertex: the runtime meshes keep 4, the export all.
-  GltfExportOptions export_options;
-  std::vector<RawMesh> source_meshes;
-  RawSkeleton source_skeleton;
-  auto loaded = Result<std::shared_ptr<const LoadedCharacter>>::failure("");
-  if (is_ossa_file(input)) {
-    loaded = load_character(input, options);
-  } else {
-    auto scene = import_file(input, import_options(8, false));
-    if (!scene) return R::failure(scene.error());
-    source_meshes = scene->meshes;
-    source_skeleton = scene->skeleton;
-    export_options.source_meshes = source_meshes;
-    export_options.source_skeleton = &source_skeleton;
-    loaded = load_character(std::move(scene).value(), options);
-  }
-  if (!loaded) return R::failure(loaded.error());
-  for (const std::string& warning : (*loaded)->notifies.warnings)
-    print_error("ossa: warning: %s\n", warning.c_str());
-  LoadedCharacter character = **loaded;  // a copy, edited by --clips and --root-motion
-  if (!args.clips.empty()) {
-    std::vector<std::string> names;
-    for (const Clip& c : character.asset.clips) names.push_back(c.name());
-    LoadedCharacter kept = character;
-    kept.asset.clips.clear(), kept.notifies.clips.clear(), kept.root_motion.clear();
-    for (const std::string& want : split(args.clips)) {
-      const int i = match_clip_name(names, want);
-      if (i < 0) return R::failure(input + ": no clip '" + want + "'");
-      kept.asset.clips.push_back(character.asset.clips[i]);
-      if (static_cast<size_t>(i) < character.notifies.clips.size())
-        kept.notifies.clips.push_back(character.notifies.clips[i]);
-      if (static_cast<size_t>(i) < character.root_motion.size())
-        kept.root_motion.push_back(character.root_motion[i]);
-    }
-    character = std::move(kept);
-  }
-  if (args.root_motion) {
-    if (!character.root_motion.empty())
-      return R::failure(input + ": its clips already have root motion (it is exported with them)");
-    auto in_place = extract_root_motion(character.asset.clips, character.asset.skeleton);
-    if (!in_place) return R::failure(input + ": " + in_place.error());
-    character.asset.clips = std::move(in_place->clips);
-    character.root_motion = std::move(in_place->tracks);
-  }
-  export_options.compress = args.compress;
-  export_options.tolerance = static_cast<float>(args.tolerance_mm / 1000.0);
-  export_options.shell_distance = static_cast<float>(args.shell_mm / 1000.0);
-  output_error = true;
-  const auto start = Clock::now();
-  auto written = write_gltf(character, output, export_options);
-  if (!written) return R::failure(written.error());
-  report.export_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  output_error = false;
-  for (const std::string& line : written->dropped)
+  report.export_ms = converted->export_ms;
+  report.bytes_in = converted->bytes_in, report.bytes_out = converted->bytes_out;
+  for (const std::string& warning : converted->warnings) print_error("ossa: warning: %s\n", warning.c_str());
+  for (const std::string& line : converted->dropped)
     print_error("ossa: warning: %s: not in the glTF: %s\n", input.c_str(), line.c_str());
-  for (const GltfOutputFile& f : written->files) report.bytes_out += f.bytes.size();
   if (args.compress) {
     char line[256];
     std::snprintf(line, sizeof line,
                   "  joint keys %zu -> %zu (%.1f:1), error max %.4f mm (tolerance %.4f mm)",
-                  written->joint_keys_full, written->joint_keys,
-                  written->joint_keys ? double(written->joint_keys_full) / written->joint_keys : 0.0,
-                  written->worst_error * 1000, args.tolerance_mm);
+                  converted->joint_keys_full, converted->joint_keys,
+                  converted->joint_keys ? double(converted->joint_keys_full) / converted->joint_keys : 0.0,
+                  converted->worst_error * 1000, args.tolerance_mm);
     report.clip_lines.push_back(line);
-    report.worst_error = written->worst_error;
+    report.worst_error = converted->worst_error;
   }
   return report;
 }

@@ -56,4 +56,20 @@ struct Conversion {
 Result<Conversion> convert_to_ossa(const std::string& input, const std::string& output,
                                    const ConvertOptions& options = {}, bool* write_failed = nullptr);
 
+struct GltfConversion {
+  size_t bytes_in = 0, bytes_out = 0;          // the input; every file written
+  std::vector<std::string> files;              // written: `output` first, then its .bin and images
+  std::vector<std::string> dropped;            // what glTF could not hold, one line each
+  std::vector<std::string> warnings;           // the notify sidecar's clips the model lacks
+  size_t joint_keys = 0, joint_keys_full = 0;  // with compress: the keys kept of all
+  double worst_error = 0;                      // with compress: model units
+  double export_ms = 0;                        // write_gltf alone: encoding and writing
+};
+
+// `output` ends in .glb (one file) or .gltf (JSON, .bin and images beside it). ConvertOptions::keys, graph
+// and import.left_handed are refused (glTF keeps keys, has no graphs, and is right-handed);
+// import.max_influences is read as 8 for model files (the export writes every influence).
+Result<GltfConversion> convert_to_gltf(const std::string& input, const std::string& output,
+                                       const ConvertOptions& options = {}, bool* write_failed = nullptr);
+
 }  // namespace ossa
