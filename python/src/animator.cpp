@@ -85,24 +85,6 @@ struct PyGraphInstance {
   }
 };
 
-const char* graph_event_name(AnimGraphEvent::Type type) {
-  switch (type) {
-    case AnimGraphEvent::kStateEnter:
-      return "state_enter";
-    case AnimGraphEvent::kStateExit:
-      return "state_exit";
-    case AnimGraphEvent::kTransitionBegin:
-      return "transition_begin";
-    case AnimGraphEvent::kTransitionEnd:
-      return "transition_end";
-    case AnimGraphEvent::kTransitionInterrupted:
-      return "transition_interrupted";
-    case AnimGraphEvent::kNotify:
-      return "notify";
-  }
-  return "?";
-}
-
 }  // namespace
 
 void bind_animator(py::module_& m) {
@@ -272,7 +254,7 @@ void bind_animator(py::module_& m) {
             py::list events;
             for (const AnimGraphEvent& e : g.instance.events()) {
               py::dict d;
-              d["type"] = graph_event_name(e.type);
+              d["type"] = to_string(e.type);
               d["layer"] = e.layer;
               d["state"] = e.state >= 0 ? py::object(text(g.instance.state_name(e))) : py::object(py::none());
               d["time"] = e.time;

@@ -964,4 +964,22 @@ void AnimGraphInstance::update(float dt_in) {
   animator_.apply_pose(pose_);
 }
 
+const char* to_string(AnimGraphEvent::Type type) {
+  switch (type) {
+    case AnimGraphEvent::kStateEnter:
+      return "state_enter";
+    case AnimGraphEvent::kStateExit:
+      return "state_exit";
+    case AnimGraphEvent::kTransitionBegin:
+      return "transition_begin";
+    case AnimGraphEvent::kTransitionEnd:
+      return "transition_end";
+    case AnimGraphEvent::kTransitionInterrupted:
+      return "transition_interrupted";
+    case AnimGraphEvent::kNotify:
+      return "notify";
+  }
+  return "?";
+}
+
 }  // namespace ossa

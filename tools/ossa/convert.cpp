@@ -45,13 +45,9 @@ std::vector<std::string> split(const std::string& list) {
   return out;
 }
 
-// A model file to .ossa (ossa/import/convert.h), its clips' lines and the time to load the result.
-// `output_error` is set when the failure was writing (exit code 3) rather than reading.
-Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input, const std::string& output,
-                               bool& output_error) {
-  using R = Result<FileReport>;
+// The command's options as the library takes them (the import's are set by each path).
+ConvertOptions convert_options(const ConvertArgs& args) {
   ConvertOptions options;
-  options.import = import_options(ImportOptions{}.max_influences, args.left_handed);
   options.clips = split(args.clips);
   options.keys = args.keys;
   options.frame_rate = args.fps;
@@ -61,6 +57,16 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
   options.shell_mm = args.shell_mm;
   options.notifies = args.notifies;
   options.graph = args.graph;
+  return options;
+}
+
+// A model file to .ossa (ossa/import/convert.h), its clips' lines and the time to load the result.
+// `output_error` is set when the failure was writing (exit code 3) rather than reading.
+Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input, const std::string& output,
+                               bool& output_error) {
+  using R = Result<FileReport>;
+  ConvertOptions options = convert_options(args);
+  options.import = import_options(ImportOptions{}.max_influences, args.left_handed);
   auto converted = convert_to_ossa(input, output, options, &output_error);
   if (!converted) return R::failure(converted.error());
   FileReport report;
@@ -108,15 +114,8 @@ Result<FileReport> convert_one(const ConvertArgs& args, const std::string& input
 Result<FileReport> export_one(const ConvertArgs& args, const std::string& input, const std::string& output,
                               bool& output_error) {
   using R = Result<FileReport>;
-  ConvertOptions options;
+  ConvertOptions options = convert_options(args);  // run_convert refused --keys, --graph, --left-handed
   options.import = import_options(8, false);
-  options.clips = split(args.clips);
-  options.frame_rate = args.fps;
-  options.root_motion = args.root_motion;
-  options.compress = args.compress;
-  options.tolerance_mm = args.tolerance_mm;
-  options.shell_mm = args.shell_mm;
-  options.notifies = args.notifies;
   auto converted = convert_to_gltf(input, output, options, &output_error);
   if (!converted) return R::failure(converted.error());
   FileReport report;

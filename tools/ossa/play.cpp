@@ -331,24 +331,6 @@ bool apply_inputs(const StepFile& file, const std::string& line, AnimGraphInstan
   return true;
 }
 
-const char* graph_event_name(AnimGraphEvent::Type type) {
-  switch (type) {
-    case AnimGraphEvent::kStateEnter:
-      return "state_enter";
-    case AnimGraphEvent::kStateExit:
-      return "state_exit";
-    case AnimGraphEvent::kTransitionBegin:
-      return "transition_begin";
-    case AnimGraphEvent::kTransitionEnd:
-      return "transition_end";
-    case AnimGraphEvent::kTransitionInterrupted:
-      return "transition_interrupted";
-    case AnimGraphEvent::kNotify:
-      return "notify";
-  }
-  return "?";
-}
-
 int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
   Result<std::shared_ptr<const AnimGraph>> graph = character.anim_graph;
   if (!args.graph.empty()) graph = AnimGraph::load(args.graph, character.asset);
@@ -377,7 +359,7 @@ int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
         nlohmann::ordered_json j;
         j["step"] = step;
         j["layer"] = layer.name;
-        j["type"] = e.type == AnimGraphEvent::kNotify ? to_string(e.notify.type) : graph_event_name(e.type);
+        j["type"] = e.type == AnimGraphEvent::kNotify ? to_string(e.notify.type) : to_string(e.type);
         j["state"] = state;
         if (!from.empty()) j["from"] = from;
         if (e.type == AnimGraphEvent::kNotify) {
@@ -397,7 +379,7 @@ int run_play_graph(const PlayArgs& args, const LoadedCharacter& character) {
               to_string(e.notify.type), e.notify.name ? e.notify.name->c_str() : "-", e.notify.time,
               e.notify.loop, state.c_str());
       } else {
-        print("step %4zu  %-8s %-22s %s%s%s  n=%.4f\n", step, layer.name.c_str(), graph_event_name(e.type),
+        print("step %4zu  %-8s %-22s %s%s%s  n=%.4f\n", step, layer.name.c_str(), to_string(e.type),
               from.c_str(), from.empty() ? "" : " -> ", state.c_str(), e.time);
       }
     }

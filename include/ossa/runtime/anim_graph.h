@@ -179,6 +179,8 @@ struct AnimGraphEvent {
   float time = 0;       // normalised time of `state` (notifies: the clip time, in notify.time)
   AnimEvent notify;
 };
+// "state_enter", "state_exit", "transition_begin", "transition_end", "transition_interrupted", "notify".
+const char* to_string(AnimGraphEvent::Type type);
 
 class AnimGraphInstance {
  public:
