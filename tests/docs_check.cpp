@@ -3,10 +3,10 @@
 //   docs_check SOURCE_DIR             check; prints each problem as FILE:LINE: message, exits 1 on any
 //   docs_check --update SOURCE_DIR    rewrite the snippets in the docs and headers from their regions
 //
-// Snippets. The code of a snippet lives in a region of an example that runs as a test (examples/*.cpp, built and
-// run; examples/python/*.py, run), between the lines `// [snippet NAME]` and `// [/snippet]` (`# [snippet NAME]`
-// and `# [/snippet]` in Python). The region's text is its lines without
-// marker lines (regions may nest), less their common indentation.
+// Snippets. The code of a snippet lives in a region of an example that runs as a test (examples/*.cpp, built
+// and run; examples/python/*.py, run), between the lines `// [snippet NAME]` and `// [/snippet]` (`# [snippet
+// NAME]` and `# [/snippet]` in Python). The region's text is its lines without marker lines (regions may
+// nest), less their common indentation.
 //  * Markdown (README.md, docs/*.md): every ```cpp and ```python block follows a line `<!-- snippet:
 //    examples/FILE NAME -->` (blank lines between are allowed) and equals that region.
 //  * Public headers (include/ossa/**/*.h): in the comment block above `#pragma once`, a line
@@ -791,7 +791,8 @@ int main(int argc, char** argv) {
   for (const auto& [file, named] : region_cache) regions += static_cast<int>(named.size());
   const std::string updated_note = update ? ", " + std::to_string(written) + " file(s) updated" : "";
   std::printf(
-      "docs_check: %zu markdown files, %d C++ and Python snippets, %d headers, %d regions in %zu examples; %zu "
+      "docs_check: %zu markdown files, %d C++ and Python snippets, %d headers, %d regions in %zu examples; "
+      "%zu "
       "problem(s)%s\n",
       snippet_docs.size() + link_only.size(), snippets, headers, regions, region_cache.size(),
       problems.size(), updated_note.c_str());

@@ -3,8 +3,10 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
+#include <utility>
 
 #include "peaks.h"
 
@@ -94,37 +96,35 @@ double add_ns() {
       kChains);
 }
 
-// Multiplies (FMAs) and adds interleaved in the proportion `share` : 1 - share (rounded to 12 a round).
-double fp_mix_ns(double share) {
-  const int multiplies = static_cast<int>(share * kChains + 0.5);
-  return best_ns(
-      [multiplies](long n) {
-        __m128 m = _mm_set1_ps(1.f), c = _mm_set1_ps(1e-3f);
-        keep(m);
-    // The choice per register is made once, outside the loop: each register has one kind of operation.
-#define STEP(k) a##k = (k < multiplies) ? madd(a##k, m, c) : _mm_add_ps(a##k, c), keep(a##k);
-        OSSA_EACH12(DECLARE)
-        switch (multiplies) {
-#define CASE(count)                     \
-  case count:                           \
-    for (long i = 0; i < n; ++i) {      \
-      constexpr int multiplies = count; \
-      OSSA_EACH12(STEP)                 \
-    }                                   \
-    break;
-          CASE(0)
-          CASE(1)
-          CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) default
-              : for (long i = 0; i < n; ++i) {
-            constexpr int multiplies = 12;
-            OSSA_EACH12(STEP)
-          }
-#undef CASE
-        }
-        OSSA_EACH12(SAVE)
+// Multiplies (FMAs) and adds interleaved, `kMultiplies` of the 12 registers multiplied, the others added: the
+// kind of each register's operation is a compile-time constant, so the loop holds nothing but the operations.
+template <int kMultiplies>
+void fp_mix_loop(long n) {
+  __m128 m = _mm_set1_ps(1.f), c = _mm_set1_ps(1e-3f);
+  keep(m);
+#define STEP(k) a##k = (k < kMultiplies) ? madd(a##k, m, c) : _mm_add_ps(a##k, c), keep(a##k);
+  OSSA_EACH12(DECLARE)
+  for (long i = 0; i < n; ++i) {
+    OSSA_EACH12(STEP)
+  }
+  OSSA_EACH12(SAVE)
 #undef STEP
-      },
-      kChains);
+}
+
+// One loop per count 0-12, indexed by the count.
+template <template <int> class Loop, std::size_t... K>
+constexpr std::array<void (*)(long), sizeof...(K)> loops_by_count(std::index_sequence<K...>) {
+  return {&Loop<static_cast<int>(K)>::run...};
+}
+template <int K>
+struct FpMixLoop {
+  static void run(long n) { fp_mix_loop<K>(n); }
+};
+
+// In the proportion `share` : 1 - share (rounded to 12 operations a round).
+double fp_mix_ns(double share) {
+  static constexpr auto kLoops = loops_by_count<FpMixLoop>(std::make_index_sequence<kChains + 1>());
+  return best_ns(kLoops[static_cast<int>(share * kChains + 0.5)], kChains);
 }
 
 double load_ns() {
@@ -180,39 +180,35 @@ double store_ns() {
       8);
 }
 
-// Loads and stores interleaved in the proportion `share` : 1 - share (rounded to 12 a round).
-double memory_mix_ns(double share) {
-  const int loads = static_cast<int>(share * 12 + 0.5);
-  return best_ns(
-      [loads](long n) {
-        const __m128i v = _mm_set1_epi32(7);
+// Loads and stores interleaved, `kLoads` of 12 memory operations a round loads, the others stores.
+template <int kLoads>
+void memory_mix_loop(long n) {
+  const __m128i v = _mm_set1_epi32(7);
 #define STEP(k)                                                     \
-  if (k < loads) {                                                  \
+  if (k < kLoads) {                                                 \
     a##k = _mm_xor_si128(a##k, _mm_load_si128(in + k)), keep(a##k); \
   } else {                                                          \
     _mm_store_si128(out + k, v);                                    \
   }
-        OSSA_EACH12(DECLARE_I)
-        switch (loads) {
-#define CASE(count)                                                                   \
-  case count:                                                                         \
-    for (long i = 0; i < n; ++i) {                                                    \
-      constexpr int loads = count;                                                    \
-      const __m128i* in = reinterpret_cast<const __m128i*>(g_buffer) + (i & 63) * 16; \
-      __m128i* out = reinterpret_cast<__m128i*>(g_out) + (i & 63) * 16;               \
-      OSSA_EACH12(STEP)                                                               \
-      touch(out);                                                                     \
-    }                                                                                 \
-    break;
-          CASE(0)
-          CASE(1)
-          CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) default : CASE(12)
-#undef CASE
-        }
-        OSSA_EACH12(SAVE_I)
+  OSSA_EACH12(DECLARE_I)
+  for (long i = 0; i < n; ++i) {
+    const __m128i* in = reinterpret_cast<const __m128i*>(g_buffer) + (i & 63) * 16;
+    __m128i* out = reinterpret_cast<__m128i*>(g_out) + (i & 63) * 16;
+    OSSA_EACH12(STEP)
+    touch(out);
+  }
+  OSSA_EACH12(SAVE_I)
 #undef STEP
-      },
-      12);
+}
+template <int K>
+struct MemoryMixLoop {
+  static void run(long n) { memory_mix_loop<K>(n); }
+};
+
+// In the proportion `share` : 1 - share (rounded to 12 operations a round).
+double memory_mix_ns(double share) {
+  static constexpr auto kLoops = loops_by_count<MemoryMixLoop>(std::make_index_sequence<13>());
+  return best_ns(kLoops[static_cast<int>(share * 12 + 0.5)], 12);
 }
 
 double shuffle_ns() {

@@ -51,9 +51,9 @@
 #endif
 
 #if defined(OSSA_HAS_IMPORT)
+#include "ossa/import/convert.h"
 #include "ossa/import/import.h"
 #include "ossa/import/imported_scene.h"
-#include "ossa/import/convert.h"
 #include "ossa/import/load_character.h"
 #endif
 
