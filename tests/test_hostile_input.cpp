@@ -48,9 +48,10 @@ OssaFile small_file(Clip::Layout layout) {
   for (int k = 0; k <= 30; ++k) {
     const float t = k / 30.f;
     track.rotation_times.push_back(t);
-    track.rotations.push_back(quat_from_axis_angle({0, 0, 1}, t));
+    // Not uniform motion (which two frames would hold exactly: compression would keep only those).
+    track.rotations.push_back(quat_from_axis_angle({0, 0, 1}, std::sin(3 * t)));
     track.translation_times.push_back(t);
-    track.translations.push_back({t, 1, 0});
+    track.translations.push_back({t * t, 1, 0});
   }
   raw.tracks.push_back(track);
   OssaFile file;
@@ -124,6 +125,11 @@ TEST(HostileOssa, ClipRatesAndDurationsBehindValidChecksumsAreRefused) {
       test::patch_ossa_section(bytes, kClipSection, kRateAt, rate);
       EXPECT_TRUE(refused_or_safe(bytes, ("frame rate " + std::to_string(rate)).c_str()));
     }
+    // Durations that disagree with the clip's rate and frame count (a compressed clip may keep fewer frames
+    // than the fixed-rate one it came from, at a lower rate).
+    const Clip& clip = decode_ossa(good, "good.ossa")->clips[0];
+    for (float wrong : {0.5f, 3.f})
+      ASSERT_NE(Clip::frame_count_for(wrong, clip.frame_rate()), clip.frame_count()) << wrong;
     for (float duration : {kInf, 1e30f, -1.f, std::nanf(""), 0.5f, 3.f}) {
       auto bytes = good;
       test::patch_ossa_section(bytes, kClipSection, kDurationAt, duration);

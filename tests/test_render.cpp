@@ -640,6 +640,43 @@ Clip short_last_interval_clip(const Clip& source, float last_interval) {
   return std::move(clip).value();
 }
 
+// An automatic bake gives a clip rows at its own rate, doubled while a joint turns more than 20 degrees
+// between rows (the shader lerps matrices between rows, where the runtime slerps): 75 degrees per 24 fps
+// frame bakes at 96 fps (18.75 degrees a row), 5 degrees per frame at 24; a given rate is kept.
+TEST(Render, AutomaticBakeRateKeepsRowsWithinTwentyDegrees) {
+  CharacterAsset asset = test::synthetic_character(6, 1);
+  const int joints = asset.skeleton.joint_count();
+  auto turning = [&](float degrees_per_frame) {
+    std::vector<JointPose> frames;
+    for (int f = 0; f < 25; ++f)
+      for (int j = 0; j < joints; ++j) {
+        Transform t = to_transform(asset.skeleton.rest_pose()[j]);
+        if (j == 1) t.rotation = quat_from_axis_angle({0, 0, 1}, degrees_per_frame * 3.14159265f / 180 * f);
+        JointPose p = to_joint_pose(t);
+        if (!frames.empty() && f > 0) {  // one hemisphere frame to frame, as the builders store them
+          const float* prev = frames[frames.size() - joints].rotation;
+          if (prev[0] * p.rotation[0] + prev[1] * p.rotation[1] + prev[2] * p.rotation[2] +
+                  prev[3] * p.rotation[3] <
+              0)
+            for (float& q : p.rotation) q = -q;
+        }
+        frames.push_back(p);
+      }
+    return std::move(Clip::from_frames("turn", 1, 24, joints, std::move(frames))).value();
+  };
+  asset.clips.clear();
+  asset.clips.push_back(turning(75));
+  asset.clips.push_back(turning(5));
+  auto baked = bake_animation(asset);
+  ASSERT_TRUE(baked) << baked.error();
+  EXPECT_EQ(baked->clips[0].frame_rate, 96.f);
+  EXPECT_EQ(baked->clips[0].frame_count, 97);
+  EXPECT_EQ(baked->clips[1].frame_rate, 24.f);
+  auto given = bake_animation(asset, 24);
+  ASSERT_TRUE(given) << given.error();
+  EXPECT_EQ(given->clips[0].frame_rate, 24.f);
+}
+
 // The baked shader interpolates a clip's short last interval over its own length, as the runtime does: half a
 // frame long here, drawn a quarter of a frame into it, i.e. halfway (a full-frame alpha would be 0.25).
 // Truth: palette skinning of the two frames' model matrices lerped at 0.5, which is what the bake must
@@ -650,7 +687,8 @@ TEST(Render, BakedShaderInterpolatesTheShortLastInterval) {
   ASSERT_TRUE(m);
   m->asset->clips[0] =
       short_last_interval_clip(m->asset->clips[2], 0.5f);  // from Walk: mid-stride at the end
-  auto baked = bake_animation(*m->asset);
+  // At the clip's own rate: rows on its frames (an automatic rate would double it for the jump at the end).
+  auto baked = bake_animation(*m->asset, m->asset->clips[0].frame_rate());
   ASSERT_TRUE(baked) << baked.error();
   ASSERT_TRUE(m->renderer->set_baked(*baked));
   const Clip& clip = m->asset->clips[0];

@@ -396,6 +396,90 @@ TEST(RuntimeJobs, SkinningHandlesInterleavedStridesAndInPlace) {
 
 // The polynomial slerp weights against sin(t angle) / sin(angle) in double precision, over the whole domain
 // (rotations up to a half turn apart in quaternion space, i.e. a full turn) and at the ends exactly.
+// Fixed-rate and compressed clips slerp between their frames, whatever the angle between them: steps of a
+// few degrees (the series' near range), up to 91 degrees (its middle range) and beyond (sines), frames on
+// either hemisphere, the crossfade of two such clips too; at every SIMD level, against the frames slerped in
+// double precision (the crossfade: the two slerps nlerped in double precision).
+TEST(RuntimeJobs, FixedRateSamplingSlerpsBetweenFramesAtEveryLevel) {
+  constexpr int kJoints = 11;  // two SIMD blocks of four and a tail of three
+  const double step_degrees[kJoints] = {0, 3, 20, 36, 37, 60, 91, 92, 130, 170, 179};
+  std::vector<JointPose> frames(2 * kJoints);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal;
+  for (int j = 0; j < kJoints; ++j) {
+    const Vec3 axis_a = normalize(Vec3{normal(rng), normal(rng), normal(rng)});
+    const Vec3 axis_b = normalize(Vec3{normal(rng), normal(rng), normal(rng)});
+    const Quat qa = quat_from_axis_angle(axis_a, 0.7f * static_cast<float>(j));
+    Quat qb = normalize(
+        quat_from_axis_angle(axis_b, static_cast<float>(step_degrees[j] * 3.14159265358979 / 180)) * qa);
+    if (j % 3 == 1) qb = {-qb.x, -qb.y, -qb.z, -qb.w};  // the other hemisphere: the same rotation
+    std::memcpy(frames[j].rotation, &qa, 16);
+    std::memcpy(frames[kJoints + j].rotation, &qb, 16);
+    for (int i = 0; i < 3; ++i) {
+      frames[j].translation[i] = normal(rng), frames[kJoints + j].translation[i] = normal(rng);
+      frames[j].scale[i] = 1, frames[kJoints + j].scale[i] = 1.5f;
+    }
+  }
+  auto clip = Clip::from_frames("steps", 1, 1, kJoints, frames);
+  ASSERT_TRUE(clip) << clip.error();
+  // The exact slerp of joint j from frame 0 to frame 1 at t, short arc, in double precision.
+  auto slerp_exact = [&](int j, double t, double out[4]) {
+    const float* a = frames[j].rotation;
+    const float* b = frames[kJoints + j].rotation;
+    double d = 0;
+    for (int i = 0; i < 4; ++i) d += double{a[i]} * b[i];
+    const double sign = d < 0 ? -1 : 1, angle = std::acos(std::min(1.0, std::fabs(d)));
+    const double wa = angle < 1e-12 ? 1 - t : std::sin((1 - t) * angle) / std::sin(angle);
+    const double wb = angle < 1e-12 ? t : std::sin(t * angle) / std::sin(angle);
+    for (int i = 0; i < 4; ++i) out[i] = wa * a[i] + sign * wb * b[i];
+  };
+  auto rotation_error = [](const float* q, const double* expected) {  // radians, sign-free
+    double d = 0, chord = 0;  // |q - e| = 2 sin(angle / 4) for unit quaternions (acos of a dot loses digits)
+    for (int i = 0; i < 4; ++i) d += q[i] * expected[i];
+    for (int i = 0; i < 4; ++i) chord += std::pow(q[i] - (d < 0 ? -1 : 1) * expected[i], 2);
+    return 4 * std::asin(std::min(1.0, std::sqrt(chord) / 2));
+  };
+  std::vector<SimdLevel> levels = simd_levels();
+  levels.insert(levels.begin(), SimdLevel::kScalar);
+  double worst = 0, worst_crossfade = 0;
+  std::vector<JointPose> out(kJoints), crossfade(kJoints);
+  for (SimdLevel level : levels) {
+    set_simd_level(level);
+    for (double t : {0.0, 0.1, 0.25, 0.5, 0.77, 0.9, 1.0}) {
+      const float time = static_cast<float>(t);
+      ASSERT_TRUE((SampleJob{&*clip, time, nullptr, out}.run()));
+      // Crossfade: the clip with itself at t and at 1 - t, weight 0.3.
+      ASSERT_TRUE((CrossfadeSampleJob{&*clip, time, &*clip, 1 - time, 0.3f, crossfade}.run()));
+      for (int j = 0; j < kJoints; ++j) {
+        SCOPED_TRACE(testing::Message() << to_string(level) << ", t " << t << ", step " << step_degrees[j]);
+        double expected[4], other[4], blended[4], sign = 0, norm = 0;
+        slerp_exact(j, t, expected);
+        const double error = rotation_error(out[j].rotation, expected);
+        EXPECT_LE(error, 2e-6);
+        worst = std::max(worst, error);
+        slerp_exact(j, 1 - static_cast<double>(1 - time), expected);
+        slerp_exact(j, static_cast<double>(1 - time), other);
+        for (int i = 0; i < 4; ++i) sign += expected[i] * other[i];
+        for (int i = 0; i < 4; ++i)
+          blended[i] = expected[i] + ((sign < 0 ? -1 : 1) * other[i] - expected[i]) * 0.3;
+        for (int i = 0; i < 4; ++i) norm += blended[i] * blended[i];
+        for (int i = 0; i < 4; ++i) blended[i] /= std::sqrt(norm);
+        const double crossfade_error = rotation_error(crossfade[j].rotation, blended);
+        EXPECT_LE(crossfade_error, 2e-6);
+        worst_crossfade = std::max(worst_crossfade, crossfade_error);
+        for (int i = 0; i < 3; ++i)
+          EXPECT_NEAR(
+              out[j].translation[i],
+              frames[j].translation[i] + (frames[kJoints + j].translation[i] - frames[j].translation[i]) * t,
+              1e-6);
+      }
+    }
+  }
+  std::printf("  worst rotation error between frames: %.3g rad sampled, %.3g rad crossfaded\n", worst,
+              worst_crossfade);
+  set_simd_level(best_simd_level());
+}
+
 TEST(KeyedSampling, SlerpWeightsAreWithinTheirBound) {
   double worst = 0, worst_near = 0;
   for (int a = 0; a <= 2000; ++a) {

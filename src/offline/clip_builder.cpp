@@ -149,9 +149,10 @@ Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton
     return Result<Clip>::failure("clip '" + raw.name + "': " + std::to_string(c.duration_) + " s at " +
                                  std::to_string(base) +
                                  " fps is too much to resample (use the keyed layout)");
-  // With an automatic rate, fast rotations get more frames (up to 8x) until no joint turns more than
-  // 20 degrees between frames: that bounds the nlerp-versus-slerp error between frames.
-  constexpr float kCosHalfMaxStep = 0.98480775f;  // cos(10 degrees)
+  // Frames stay at the keys' rate: the sampler slerps between them (Eberly's series), so the clip between
+  // two frames is the source's own slerp between its keys. Only a joint that turns over 91 degrees between
+  // frames doubles an automatic rate (up to 8x): beyond that the sampler's series gives way to sines.
+  constexpr float kCosHalfMaxStep = 0.7f;  // 1 - kSlerpMid (runtime/kernels/kernels.h): cos(45.6 degrees)
   for (int multiple = 1;; multiple *= 2) {
     c.frame_rate_ = base * static_cast<float>(multiple);
     c.resample(raw, skeleton);

@@ -114,6 +114,36 @@ void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model,
   if (lo.x > hi.x) lo = hi = model.empty() ? Vec3{} : model[0].translation();  // no vertices: a point
   info.frame_bounds.insert(info.frame_bounds.end(), {lo.x, lo.y, lo.z, hi.x, hi.y, hi.z});
 }
+// The rows an automatic bake gives a clip: the shader lerps matrices between rows, which shortens a turning
+// joint, so rows come at the clip's own rate (30 for keyed clips) doubled (up to 8x, and while the rows fit)
+// until no joint turns more than 20 degrees between rows (the rule fixed-rate clips kept when they were
+// nlerped: the matrix lerp's error is of the same order).
+float automatic_bake_rate(const Clip& clip) {
+  const float base = clip.layout() == Clip::Layout::kFixedRate ? clip.frame_rate() : 30.f;
+  constexpr float kCosHalfMaxStep = 0.98480775f;  // cos(10 degrees)
+  const int joints = clip.joint_count();
+  std::vector<JointPose> previous(joints), current(joints);
+  SamplingCache cache;
+  for (int multiple = 1;; multiple *= 2) {
+    const float rate = base * static_cast<float>(multiple);
+    const double rows = std::ceil(static_cast<double>(clip.duration()) * rate * 2 - 1e-3) + 1;
+    if (multiple == 8 || !(rows <= 16384)) return rate;
+    const int frames =
+        std::max(1, static_cast<int>(std::ceil(static_cast<double>(clip.duration()) * rate - 1e-3)) + 1);
+    bool within = true;
+    for (int f = 0; f < frames && within; ++f) {
+      const float t = f == frames - 1 ? clip.duration() : std::min(clip.duration(), f / rate);
+      SampleJob{&clip, t, &cache, current}.run();
+      for (int j = 0; f > 0 && j < joints && within; ++j) {
+        const float* a = previous[j].rotation;
+        const float* b = current[j].rotation;
+        within = std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) >= kCosHalfMaxStep;
+      }
+      std::swap(previous, current);
+    }
+    if (within) return rate;
+  }
+}
 }  // namespace
 
 Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_rate, bool half) {
@@ -140,9 +170,7 @@ Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_r
                                            std::to_string(b.morph_weights) + " targets)");
   for (size_t c = 0; c < asset.clips.size(); ++c) {
     const Clip& clip = asset.clips[c];
-    float rate = frame_rate > 0                              ? frame_rate
-                 : clip.layout() == Clip::Layout::kFixedRate ? clip.frame_rate()
-                                                             : 30.f;
+    const float rate = frame_rate > 0 ? frame_rate : automatic_bake_rate(clip);
     const double wanted = std::ceil(static_cast<double>(clip.duration()) * rate - 1e-3) + 1;
     if (!(wanted <= 16384))
       return Result<BakedAnimation>::failure("clip '" + clip.name() + "' has too many frames to bake");

@@ -39,7 +39,7 @@ bool BlendJob::run() const {
         std::copy(layers[0].pose.begin(), layers[0].pose.begin() + n, output.begin());
       } else {
         detail::active_kernels().blend_poses(layers[0].pose.data(), layers[1].pose.data(), w1 / (w0 + w1),
-                                             static_cast<int>(n), /*shortest=*/true, output.data());
+                                             static_cast<int>(n), output.data());
       }
       return true;
     }

@@ -91,25 +91,20 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
     return -1;
   };
   int a = slot_of(i);
-  bool decoded = false;
   if (a < 0) {
     a = slot_of(j) == 0 ? 1 : 0;
     clip.decode_animated(i, slots[a]);
     cache.decoded_frame[a] = i;
-    decoded = true;
   }
   int b = slot_of(j);
   if (b < 0) {
     b = 1 - a;
     clip.decode_animated(j, slots[b]);
     cache.decoded_frame[b] = j;
-    decoded = true;
   }
-  // Decoded rotations sit on the w >= 0 hemisphere, so neighbouring frames may disagree in sign: align the
-  // pair once per decode (q and -q are the same rotation and give the same matrix, bit for bit) rather than
-  // test every joint's sign on every update.
-  if (decoded && a != b) detail::active_kernels().align_rotations(slots[a], slots[b], joints);
-  detail::active_kernels().blend_poses(slots[a], slots[b], alpha, joints, /*shortest=*/false, out);
+  // Decoded rotations sit on the w >= 0 hemisphere, so neighbouring frames may disagree in sign: the slerp
+  // takes the short arc.
+  detail::active_kernels().interpolate_frames(slots[a], slots[b], alpha, joints, out);
 }
 
 void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
@@ -120,7 +115,7 @@ void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
   frame_span(clip, t, i, alpha);
   const JointPose* a = frames + static_cast<size_t>(i) * joints;
   const JointPose* b = i + 1 < n ? a + joints : a;
-  detail::active_kernels().blend_poses(a, b, alpha, joints, /*shortest=*/false, out);
+  detail::active_kernels().interpolate_frames(a, b, alpha, joints, out);
   // Playback moves forward a frame or two per update: fetch the next frame now so the next update finds it
   // in L1 (sampling is otherwise bound by these cache misses, twice over when two clips blend).
   if (i + 2 < n) {

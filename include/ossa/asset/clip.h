@@ -2,14 +2,13 @@
 //
 //  * Fixed rate (the default, Unreal's model): every joint resampled at `frame_rate`; frame f holds all
 //    joints' JointPose at time f / frame_rate (the last frame at the clip's end). Sampling is an index, one
-//    lerp of translation/scale and one nlerp of rotation per joint, with no search; memory is frames x joints
-//    x 48 bytes. Rotations are stored on one hemisphere frame to frame, so the nlerp needs no sign test. The
-//    rate is picked from the key times (24, 25, 30, 48, 50, 60, 100 or 120 fps when all keys lie on that
-//    grid, else 60) and doubled (up to 8x) while some joint turns more than 20 degrees between frames. Error
-//    against the keys: none at frame times when the keys lie on the grid; between frames, nlerp versus slerp
-//    (under 1e-3 rad at 20 degrees per frame) and, for keys off the grid, the resampling itself. Measured in
-//    the runtime tests on every model we have: at most 4e-4 of the model's size (docs/asset-pipeline.md); the
-//    tests hold it under 1e-3.
+//    lerp of translation/scale and one slerp of rotation per joint (Eberly's series: no trigonometry, within
+//    1.3e-7 of the exact weights), with no search; memory is frames x joints x 48 bytes. The rate is the
+//    keys' own (24, 25, 30, 48, 50, 60, 100 or 120 fps when all keys lie on that grid, else 60), doubled (up
+//    to 8x) only while some joint turns more than 91 degrees between frames. Error against the keys: none
+//    when the keys lie on the grid (between frames the sampler slerps as the keys do); for keys off the grid,
+//    the resampling itself. Measured in the runtime tests on every model we have (docs/asset-pipeline.md);
+//    the tests hold it under 1e-3 of the model's size.
 //  * Keyed: each joint's translation/rotation/scale keys kept exactly as imported (slerp between them).
 //    Sampling searches, helped by a per-instance SamplingCache so forward playback only steps ahead.
 //  * Quantized (ossa/offline/compression.h): the fixed-rate frames compressed within an error bound.

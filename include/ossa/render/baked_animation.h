@@ -53,7 +53,9 @@ struct BakedAnimation {
   double bytes_per_joint_second() const;  // whole texture (padding rows included) / (joints x clip seconds)
 };
 
-// Samples each clip at `frame_rate` (0: each fixed-rate clip's own rate, else 30) through the runtime jobs.
+// Samples each clip at `frame_rate` through the runtime jobs. 0: each fixed-rate clip's own rate (30 for
+// other layouts), doubled (up to 8x) while a joint turns more than 20 degrees between rows, since the shader
+// lerps matrices between rows where the runtime slerps rotations.
 Result<BakedAnimation> bake_animation(const CharacterAsset& asset, float frame_rate = 0, bool half = false);
 
 // Writes OUT.bin (raw texels, little-endian float32 or float16) and OUT.json (layout and clip table).

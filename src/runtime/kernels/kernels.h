@@ -61,19 +61,20 @@ inline float slerp_weight(float t, float xm1) {
 }
 
 struct Kernels {
-  // out = lerp(a, b, alpha) for translation and scale, nlerp for rotation. Sampling passes shortest = false
-  // (clips store rotations on one hemisphere frame to frame); blending two clips passes true (b's rotation is
-  // negated where it lies on the other hemisphere).
-  void (*blend_poses)(const JointPose* a, const JointPose* b, float alpha, int count, bool shortest,
-                      JointPose* out);
+  // out = lerp(a, b, alpha) for translation and scale, nlerp along the short arc for rotation (b's rotation
+  // negated where it lies on the other hemisphere): two poses blended (BlendJob).
+  void (*blend_poses)(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out);
+  // out = a clip between two of its frames: translation and scale lerped, rotation slerped along the short
+  // arc (slerp_weight, normalised), so frames keep their keys' rate however fast a joint turns between them.
+  void (*interpolate_frames)(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out);
   // model[j] = (parent >= 0 ? model[parent] : root or identity) * TRS(local[j]) for j in [begin, end).
   void (*local_to_model)(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
                          Mat4* model);
   // out[k] = model[remap ? remap[k] : k] * inverse_binds[k].
   void (*palette)(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out);
   void (*skin)(const SkinningJob& job);
-  // Two clips sampled and blended in one pass: out = nlerp(lerp(a0, a1, alpha), lerp(b0, b1, beta), weight)
-  // per channel (the two clips' rotations are not normalised on their own: one normalisation at the end).
+  // Two clips sampled and blended in one pass: out = nlerp(interpolate_frames(a0, a1, alpha),
+  // interpolate_frames(b0, b1, beta), weight) per channel (one normalisation, at the end).
   void (*sample_blend2)(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
                         const JointPose* b1, float beta, float weight, int count, JointPose* out);
   // The quantized channels of one frame of a compressed clip (Clip::decode_animated): `rotations` steps
@@ -82,9 +83,6 @@ struct Kernels {
   // multiply-add), so a clip decodes to the same bits on every machine and the compressor's bound holds.
   void (*decode_quantized)(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                            JointPose* out);
-  // q[j].rotation negated where it lies on the other hemisphere from reference[j].rotation (q and -q are the
-  // same rotation): a pair aligned once blends with shortest = false from then on.
-  void (*align_rotations)(const JointPose* reference, JointPose* q, int count);
   // out[j] = joint j's key pairs at their fractions: translation and scale lerped, rotation slerped along
   // the short arc (slerp_weight) and normalised.
   void (*interpolate_keys)(const KeyPairs& keys, int count, JointPose* out);

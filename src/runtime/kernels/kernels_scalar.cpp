@@ -9,12 +9,11 @@
 namespace ossa::detail {
 namespace {
 
-void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, bool shortest,
-                 JointPose* out) {
+void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
   for (int j = 0; j < count; ++j) {
     float d = 0;
     for (int i = 0; i < 4; ++i) d += a[j].rotation[i] * b[j].rotation[i];
-    const float sign = shortest && d < 0 ? -1.f : 1.f;
+    const float sign = d < 0 ? -1.f : 1.f;
     for (int i = 0; i < 3; ++i) {
       out[j].translation[i] = a[j].translation[i] + (b[j].translation[i] - a[j].translation[i]) * alpha;
       out[j].scale[i] = a[j].scale[i] + (b[j].scale[i] - a[j].scale[i]) * alpha;
@@ -88,26 +87,47 @@ void skin(const SkinningJob& job) {
   }
 }
 
+// Rotation q = a slerped towards b at fraction t along the short arc, unnormalised.
+void slerp_rotation(const float a[4], const float b[4], float t, float q[4]) {
+  float d = 0;
+  for (int i = 0; i < 4; ++i) d += a[i] * b[i];
+  const float xm1 = std::min(std::fabs(d), 1.f) - 1;
+  const float wa = slerp_weight(1 - t, xm1), wb = std::copysign(slerp_weight(t, xm1), d);
+  for (int i = 0; i < 4; ++i) q[i] = a[i] * wa + b[i] * wb;
+}
+void normalize_into(const float q[4], float out[4]) {
+  float len2 = 0;
+  for (int i = 0; i < 4; ++i) len2 += q[i] * q[i];
+  const float inv = 1.0f / std::sqrt(len2);
+  for (int i = 0; i < 4; ++i) out[i] = q[i] * inv;
+}
+
+void interpolate_frames(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+  for (int j = 0; j < count; ++j) {
+    slerp_rotation(a[j].rotation, b[j].rotation, alpha, out[j].rotation);  // unit within 3e-7: not normalised
+    for (int i = 0; i < 3; ++i) {
+      out[j].translation[i] = a[j].translation[i] + (b[j].translation[i] - a[j].translation[i]) * alpha;
+      out[j].scale[i] = a[j].scale[i] + (b[j].scale[i] - a[j].scale[i]) * alpha;
+    }
+    out[j].translation[3] = 0;
+    out[j].scale[3] = 0;
+  }
+}
+
 }  // namespace
 
 void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
                    const JointPose* b1, float beta, float weight, int count, JointPose* out) {
   for (int j = 0; j < count; ++j) {
     float ra[4], rb[4], d = 0;
-    for (int i = 0; i < 4; ++i) {
-      ra[i] = a0[j].rotation[i] + (a1[j].rotation[i] - a0[j].rotation[i]) * alpha;
-      rb[i] = b0[j].rotation[i] + (b1[j].rotation[i] - b0[j].rotation[i]) * beta;
-      d += ra[i] * rb[i];
-    }
+    slerp_rotation(a0[j].rotation, a1[j].rotation, alpha, ra);
+    slerp_rotation(b0[j].rotation, b1[j].rotation, beta, rb);
+    for (int i = 0; i < 4; ++i) d += ra[i] * rb[i];
     const float sign = d < 0 ? -1.f : 1.f;
-    float q[4], len2 = 0;
+    float q[4];
+    for (int i = 0; i < 4; ++i) q[i] = ra[i] + (sign * rb[i] - ra[i]) * weight;
+    normalize_into(q, out[j].rotation);
     for (int i = 0; i < 4; ++i) {
-      q[i] = ra[i] + (sign * rb[i] - ra[i]) * weight;
-      len2 += q[i] * q[i];
-    }
-    const float inv = 1.f / std::sqrt(len2);
-    for (int i = 0; i < 4; ++i) {
-      out[j].rotation[i] = q[i] * inv;
       const float ta = a0[j].translation[i] + (a1[j].translation[i] - a0[j].translation[i]) * alpha;
       const float tb = b0[j].translation[i] + (b1[j].translation[i] - b0[j].translation[i]) * beta;
       out[j].translation[i] = ta + (tb - ta) * weight;
@@ -130,15 +150,6 @@ void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* ste
   for (const detail::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d) {
     float* dst = d->kind == 0 ? out[d->joint].translation : out[d->joint].scale;
     dst[0] = component(*d, 0), dst[1] = component(*d, 1), dst[2] = component(*d, 2);
-  }
-}
-
-void align_rotations(const JointPose* reference, JointPose* q, int count) {
-  for (int j = 0; j < count; ++j) {
-    float d = 0;
-    for (int i = 0; i < 4; ++i) d += reference[j].rotation[i] * q[j].rotation[i];
-    if (d < 0)
-      for (float& v : q[j].rotation) v = -v;
   }
 }
 
@@ -174,7 +185,7 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
   }
 }
 
-const Kernels kScalarKernels = {blend_poses,   local_to_model,          palette,         skin,
-                                sample_blend2, decode_quantized_scalar, align_rotations, interpolate_keys};
+const Kernels kScalarKernels = {blend_poses, interpolate_frames, local_to_model,          palette,
+                                skin,        sample_blend2,      decode_quantized_scalar, interpolate_keys};
 
 }  // namespace ossa::detail

@@ -27,15 +27,14 @@ inline void normalize4(F4& q0, F4& q1, F4& q2, F4& q3) {
   q0 = x, q1 = y, q2 = z, q3 = w;
 }
 
-template <bool kShortest>
-void blend_poses_t(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
   const F4 t = set1(alpha);
   auto lerp_joint = [&](int j) {  // translation and scale stored, the rotation returned unnormalised
     F4 ta = load(a[j].translation), sa = load(a[j].scale);
     store(out[j].translation, madd(sub(load(b[j].translation), ta), t, ta));
     store(out[j].scale, madd(sub(load(b[j].scale), sa), t, sa));
     F4 ra = load(a[j].rotation), rb = load(b[j].rotation);
-    if constexpr (kShortest) rb = flip_sign(rb, dot4(ra, rb));
+    rb = flip_sign(rb, dot4(ra, rb));
     return madd(sub(rb, ra), t, ra);
   };
   int j = 0;
@@ -53,42 +52,6 @@ void blend_poses_t(const JointPose* a, const JointPose* b, float alpha, int coun
   }
 }
 
-void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count, bool shortest,
-                 JointPose* out) {
-  if (shortest)
-    blend_poses_t<true>(a, b, alpha, count, out);
-  else
-    blend_poses_t<false>(a, b, alpha, count, out);
-}
-
-void align_rotations(const JointPose* reference, JointPose* q, int count) {
-  for (int j = 0; j < count; ++j) {
-    const F4 r = load(q[j].rotation);
-    store(q[j].rotation, flip_sign(r, dot4(load(reference[j].rotation), r)));
-  }
-}
-
-void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
-                   const JointPose* b1, float beta, float weight, int count, JointPose* out) {
-  const F4 ta_ = set1(alpha), tb_ = set1(beta), w = set1(weight);
-  for (int j = 0; j < count; ++j) {
-    F4 a0r = load(a0[j].rotation), b0r = load(b0[j].rotation);
-    F4 ra = madd(sub(load(a1[j].rotation), a0r), ta_, a0r);
-    F4 rb = madd(sub(load(b1[j].rotation), b0r), tb_, b0r);
-    rb = flip_sign(rb, dot4(ra, rb));
-    F4 r = madd(sub(rb, ra), w, ra);
-    store(out[j].rotation, mul(r, rsqrt_nr(dot4_all(r))));
-    F4 a0t = load(a0[j].translation), b0t = load(b0[j].translation);
-    F4 ta = madd(sub(load(a1[j].translation), a0t), ta_, a0t);
-    F4 tb = madd(sub(load(b1[j].translation), b0t), tb_, b0t);
-    store(out[j].translation, madd(sub(tb, ta), w, ta));
-    F4 a0s = load(a0[j].scale), b0s = load(b0[j].scale);
-    F4 sa = madd(sub(load(a1[j].scale), a0s), ta_, a0s);
-    F4 sb = madd(sub(load(b1[j].scale), b0s), tb_, b0s);
-    store(out[j].scale, madd(sub(sb, sa), w, sa));
-  }
-}
-
 // slerp_weight_series() for four fractions at once.
 template <int kTerms>
 inline F4 slerp_weight4(F4 t, F4 xm1) {
@@ -97,6 +60,171 @@ inline F4 slerp_weight4(F4 t, F4 xm1) {
   for (int i = kTerms; i >= 1; --i)
     f = madd(mul(sub(mul(set1(slerp_u(i)), t2), set1(slerp_v(i))), xm1), f, one);
   return mul(t, f);
+}
+
+inline F4 dot4_lanes(const F4 a[4], const F4 b[4]) {  // lane k: quaternion a[.][k] . b[.][k]
+  return madd(a[0], b[0], madd(a[1], b[1], madd(a[2], b[2], mul(a[3], b[3]))));
+}
+// cos(angle) - 1 of the short arc, from the dot product d (|d| clamped to 1 against rounding).
+inline F4 cos_minus_one(F4 d) {
+  const F4 one = set1(1);
+  return sub(vmin(flip_sign(d, d), one), one);
+}
+// Rotations of four joints (transposed: each lane one joint) slerped with a's and b's weights (wa, wb): b's
+// weight takes the sign of the dot product d (the short arc); the result normalised.
+inline void weigh_rotations4(const F4 a[4], const F4 b[4], F4 d, F4 wa, F4 wb, F4 q[4]) {
+  wb = flip_sign(wb, d);
+  for (int i = 0; i < 4; ++i) q[i] = madd(a[i], wa, mul(b[i], wb));
+  const F4 inv = rsqrt_nr(dot4_lanes(q, q));
+  for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
+}
+
+// A slerp weight at one fraction t for every lane (a clip sampled between two of its frames), as a polynomial
+// in x = cos(angle) - 1: slerp_weight_series multiplied out, t (1 + c1 x (1 + c2 x (...))) = t + t c1 x +
+// t c1 c2 x^2 + ..., with c_i = u_i t^2 - v_i fixed per call, so each lane's weight is a chain of kTerms
+// multiply-adds.
+template <int kTerms>
+class SlerpPolynomial {
+ public:
+  explicit SlerpPolynomial(float t) {
+    const float t2 = t * t;
+    float product = t;
+    coefficient_[0] = set1(product);
+    for (int i = 1; i <= kTerms; ++i) {
+      product *= slerp_u(i) * t2 - slerp_v(i);
+      coefficient_[i] = set1(product);
+    }
+  }
+  F4 operator()(F4 x) const {
+    F4 w = coefficient_[kTerms];
+    for (int k = kTerms - 1; k >= 0; --k) w = madd(w, x, coefficient_[k]);
+    return w;
+  }
+
+ private:
+  F4 coefficient_[kTerms + 1];
+};
+
+// The weights of a slerp at fraction t for lanes not all within the near range (frames over 36 degrees
+// apart): the series' middle range, or sines lane by lane beyond 91 degrees. Rare, so out of line.
+[[gnu::noinline]] void far_slerp_weights(float t, F4 xm1, F4& wa, F4& wb) {
+  if (all_at_least(xm1, set1(-kSlerpMid))) {
+    wa = slerp_weight4<kSlerpMidTerms>(set1(1 - t), xm1);
+    wb = slerp_weight4<kSlerpMidTerms>(set1(t), xm1);
+    return;
+  }
+  alignas(16) float x[4], a[4], b[4];
+  store(x, xm1);
+  for (int i = 0; i < 4; ++i) a[i] = slerp_weight(1 - t, x[i]), b[i] = slerp_weight(t, x[i]);
+  wa = load(a), wb = load(b);
+}
+
+// Four lanes' rotations (lane k: joint k) slerped from a to b at one fraction, unnormalised: the weights keep
+// unit quaternions at unit length within 3e-7 (the series' truncation and float rounding).
+struct FrameSlerp {
+  explicit FrameSlerp(float t) : t(t), near_a(1 - t), near_b(t) {}
+  void operator()(const F4 a[4], const F4 b[4], F4 q[4]) const {
+    const F4 d = dot4_lanes(a, b), xm1 = cos_minus_one(d);
+    F4 wa, wb;
+    if (all_at_least(xm1, set1(-kSlerpNear))) {
+      wa = near_a(xm1), wb = near_b(xm1);
+    } else {
+      far_slerp_weights(t, xm1, wa, wb);
+    }
+    wb = flip_sign(wb, d);  // the short arc
+    for (int i = 0; i < 4; ++i) q[i] = madd(a[i], wa, mul(b[i], wb));
+  }
+  float t;
+  SlerpPolynomial<kSlerpNearTerms> near_a, near_b;
+};
+
+// Four joints' rotations loaded and transposed (lane k: joint k), and back.
+inline void load_rotations4(const JointPose* p, F4 q[4]) {
+  q[0] = load(p[0].rotation), q[1] = load(p[1].rotation), q[2] = load(p[2].rotation),
+  q[3] = load(p[3].rotation);
+  transpose(q[0], q[1], q[2], q[3]);
+}
+inline void store_rotations4(F4 q[4], JointPose* p) {
+  transpose(q[0], q[1], q[2], q[3]);
+  for (int k = 0; k < 4; ++k) store(p[k].rotation, q[k]);
+}
+// One joint's rotation in every lane (the joints after the last group of four).
+inline void broadcast_rotation(const JointPose& p, F4 q[4]) {
+  for (int i = 0; i < 4; ++i) q[i] = broadcast(p.rotation + i);
+}
+
+void interpolate_frames(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+  const F4 t = set1(alpha);
+  const FrameSlerp slerp(alpha);
+  auto vectors = [&](int j) {
+    const F4 ta = load(a[j].translation), sa = load(a[j].scale);
+    store(out[j].translation, madd(sub(load(b[j].translation), ta), t, ta));
+    store(out[j].scale, madd(sub(load(b[j].scale), sa), t, sa));
+  };
+  int j = 0;
+  for (; j + 4 <= count; j += 4) {
+    for (int k = 0; k < 4; ++k) vectors(j + k);
+    F4 ra[4], rb[4], q[4];
+    load_rotations4(a + j, ra);
+    load_rotations4(b + j, rb);
+    slerp(ra, rb, q);
+    store_rotations4(q, out + j);
+  }
+  for (; j < count; ++j) {
+    vectors(j);
+    F4 ra[4], rb[4], q[4];
+    broadcast_rotation(a[j], ra);
+    broadcast_rotation(b[j], rb);
+    slerp(ra, rb, q);
+    for (int i = 0; i < 4; ++i) out[j].rotation[i] = first_lane(q[i]);
+  }
+}
+
+void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
+                   const JointPose* b1, float beta, float weight, int count, JointPose* out) {
+  const F4 ta_ = set1(alpha), tb_ = set1(beta), w = set1(weight);
+  const FrameSlerp slerp_a(alpha), slerp_b(beta);
+  auto vectors = [&](int j) {
+    F4 a0t = load(a0[j].translation), b0t = load(b0[j].translation);
+    F4 ta = madd(sub(load(a1[j].translation), a0t), ta_, a0t);
+    F4 tb = madd(sub(load(b1[j].translation), b0t), tb_, b0t);
+    store(out[j].translation, madd(sub(tb, ta), w, ta));
+    F4 a0s = load(a0[j].scale), b0s = load(b0[j].scale);
+    F4 sa = madd(sub(load(a1[j].scale), a0s), ta_, a0s);
+    F4 sb = madd(sub(load(b1[j].scale), b0s), tb_, b0s);
+    store(out[j].scale, madd(sub(sb, sa), w, sa));
+  };
+  // Each clip's rotation slerped between its frames, then the two nlerped (one normalisation, at the end).
+  auto rotations = [&](const F4 ra0[4], const F4 ra1[4], const F4 rb0[4], const F4 rb1[4], F4 q[4]) {
+    F4 ra[4], rb[4];
+    slerp_a(ra0, ra1, ra);
+    slerp_b(rb0, rb1, rb);
+    const F4 d = dot4_lanes(ra, rb);
+    for (int i = 0; i < 4; ++i) q[i] = madd(sub(flip_sign(rb[i], d), ra[i]), w, ra[i]);
+    const F4 inv = rsqrt_nr(dot4_lanes(q, q));
+    for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
+  };
+  int j = 0;
+  for (; j + 4 <= count; j += 4) {
+    for (int k = 0; k < 4; ++k) vectors(j + k);
+    F4 ra0[4], ra1[4], rb0[4], rb1[4], q[4];
+    load_rotations4(a0 + j, ra0);
+    load_rotations4(a1 + j, ra1);
+    load_rotations4(b0 + j, rb0);
+    load_rotations4(b1 + j, rb1);
+    rotations(ra0, ra1, rb0, rb1, q);
+    store_rotations4(q, out + j);
+  }
+  for (; j < count; ++j) {
+    vectors(j);
+    F4 ra0[4], ra1[4], rb0[4], rb1[4], q[4];
+    broadcast_rotation(a0[j], ra0);
+    broadcast_rotation(a1[j], ra1);
+    broadcast_rotation(b0[j], rb0);
+    broadcast_rotation(b1[j], rb1);
+    rotations(ra0, ra1, rb0, rb1, q);
+    for (int i = 0; i < 4; ++i) out[j].rotation[i] = first_lane(q[i]);
+  }
 }
 
 void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
@@ -118,9 +246,9 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
   };
   // Rotations four joints at a time, transposed so that each lane is one joint: the dot products, the slerp
   // weights and the normalisation are then a few vector operations for the four.
-  auto slerp4 = [&](F4 ax, F4 ay, F4 az, F4 aw, F4 bx, F4 by, F4 bz, F4 bw, F4 fraction, F4* q) {
-    const F4 d = madd(ax, bx, madd(ay, by, madd(az, bz, mul(aw, bw))));
-    const F4 xm1 = sub(vmin(flip_sign(d, d), one), one);
+  auto slerp4 = [&](const F4 a[4], const F4 b[4], F4 fraction, F4 q[4]) {
+    const F4 d = dot4_lanes(a, b);
+    const F4 xm1 = cos_minus_one(d);
     F4 wa, wb;
     if (all_at_least(xm1, set1(-kSlerpNear))) {
       wa = slerp_weight4<kSlerpNearTerms>(sub(one, fraction), xm1);
@@ -129,37 +257,34 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
       wa = slerp_weight4<kSlerpMidTerms>(sub(one, fraction), xm1);
       wb = slerp_weight4<kSlerpMidTerms>(fraction, xm1);
     } else {  // keys over 91 degrees apart: rare, one lane at a time
-      alignas(16) float f[4], x[4], a[4], b[4];
+      alignas(16) float f[4], x[4], wa_lanes[4], wb_lanes[4];
       store(f, fraction);
       store(x, xm1);
-      for (int i = 0; i < 4; ++i) a[i] = slerp_weight(1 - f[i], x[i]), b[i] = slerp_weight(f[i], x[i]);
-      wa = load(a), wb = load(b);
+      for (int i = 0; i < 4; ++i)
+        wa_lanes[i] = slerp_weight(1 - f[i], x[i]), wb_lanes[i] = slerp_weight(f[i], x[i]);
+      wa = load(wa_lanes), wb = load(wb_lanes);
     }
-    wb = flip_sign(wb, d);
-    q[0] = madd(ax, wa, mul(bx, wb)), q[1] = madd(ay, wa, mul(by, wb));
-    q[2] = madd(az, wa, mul(bz, wb)), q[3] = madd(aw, wa, mul(bw, wb));
-    const F4 inv = rsqrt_nr(madd(q[0], q[0], madd(q[1], q[1], madd(q[2], q[2], mul(q[3], q[3])))));
-    for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
+    weigh_rotations4(a, b, d, wa, wb, q);
   };
   int j = 0;
   for (; j + 4 <= count; j += 4) {
     for (int k = 0; k < 4; ++k) vectors(j + k);
     const Pair r0 = pair(3 * j + 1), r1 = pair(3 * j + 4), r2 = pair(3 * j + 7), r3 = pair(3 * j + 10);
-    F4 ax = loadu(r0.a), ay = loadu(r1.a), az = loadu(r2.a), aw = loadu(r3.a);
-    F4 bx = loadu(r0.b), by = loadu(r1.b), bz = loadu(r2.b), bw = loadu(r3.b);
-    transpose(ax, ay, az, aw);
-    transpose(bx, by, bz, bw);
+    F4 a[4] = {loadu(r0.a), loadu(r1.a), loadu(r2.a), loadu(r3.a)};
+    F4 b[4] = {loadu(r0.b), loadu(r1.b), loadu(r2.b), loadu(r3.b)};
+    transpose(a[0], a[1], a[2], a[3]);
+    transpose(b[0], b[1], b[2], b[3]);
     F4 q[4];
-    slerp4(ax, ay, az, aw, bx, by, bz, bw, setr(*r0.fraction, *r1.fraction, *r2.fraction, *r3.fraction), q);
+    slerp4(a, b, setr(*r0.fraction, *r1.fraction, *r2.fraction, *r3.fraction), q);
     transpose(q[0], q[1], q[2], q[3]);
     for (int k = 0; k < 4; ++k) store(out[j + k].rotation, q[k]);
   }
   for (; j < count; ++j) {  // the last joints one by one, each in every lane
     vectors(j);
     const Pair r = pair(3 * j + 1);
-    F4 q[4];
-    slerp4(broadcast(r.a), broadcast(r.a + 1), broadcast(r.a + 2), broadcast(r.a + 3), broadcast(r.b),
-           broadcast(r.b + 1), broadcast(r.b + 2), broadcast(r.b + 3), broadcast(r.fraction), q);
+    F4 a[4], b[4], q[4];
+    for (int i = 0; i < 4; ++i) a[i] = broadcast(r.a + i), b[i] = broadcast(r.b + i);
+    slerp4(a, b, broadcast(r.fraction), q);
     for (int i = 0; i < 4; ++i) out[j].rotation[i] = first_lane(q[i]);
   }
 }
@@ -546,10 +671,10 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
 #else
 #define OSSA_DECODE_QUANTIZED decode_quantized_scalar
 #endif
-const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,     OSSA_KERNEL_NS::local_to_model,
-                                   OSSA_KERNEL_NS::palette,         OSSA_KERNEL_NS::skin,
-                                   OSSA_KERNEL_NS::sample_blend2,   OSSA_DECODE_QUANTIZED,
-                                   OSSA_KERNEL_NS::align_rotations, OSSA_KERNEL_NS::interpolate_keys};
+const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,    OSSA_KERNEL_NS::interpolate_frames,
+                                   OSSA_KERNEL_NS::local_to_model, OSSA_KERNEL_NS::palette,
+                                   OSSA_KERNEL_NS::skin,           OSSA_KERNEL_NS::sample_blend2,
+                                   OSSA_DECODE_QUANTIZED,          OSSA_KERNEL_NS::interpolate_keys};
 #undef OSSA_DECODE_QUANTIZED
 
 }  // namespace ossa::detail
