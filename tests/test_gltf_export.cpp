@@ -209,19 +209,22 @@ TEST(GltfExport, RoundTripsEveryModelThroughOssasImporter) {
 }
 
 TEST(GltfExport, RoundTripsSyntheticCharactersAtTheirFrames) {
-  // Fixed-rate clips are written frame by frame; between frames Ossa's fixed-rate sampler nlerps where a
-  // glTF client slerps, so they are compared at their frames.
+  // Fixed-rate clips are written frame by frame and compared at their frames. The source samples through the
+  // fixed-rate kernel, the re-import through the keyed one: at SIMD levels the two round differently (up to
+  // 1.2e-7 per rotation component, RuntimeJobs.SimdPathsAgreeWithScalar), which the synthetic characters'
+  // random chains of up to 70 joints carry to 1.4e-6 of their size (5e-7 with the scalar kernels).
+  constexpr double kSyntheticTolerance = 2e-6;
   for (int joints : {1, 33, 70}) {
     LoadedCharacter c;
     c.asset = synthetic_character(joints, 7);
     const RoundTrip r = round_trip(c, "synthetic_" + std::to_string(joints), true);
-    EXPECT_LE(r.worst_joint, kRoundTripTolerance);
-    EXPECT_LE(r.worst_vertex, kRoundTripTolerance);
+    EXPECT_LE(r.worst_joint, kSyntheticTolerance);
+    EXPECT_LE(r.worst_vertex, kSyntheticTolerance);
   }
   LoadedCharacter morph;
   morph.asset = synthetic_morph_character(12, 5, 4);
   const RoundTrip r = round_trip(morph, "synthetic_morph", true);
-  EXPECT_LE(r.worst_vertex, kRoundTripTolerance);
+  EXPECT_LE(r.worst_vertex, kSyntheticTolerance);
 }
 
 TEST(GltfExport, KeepsNotifiesAndRootMotionForOssa) {

@@ -48,10 +48,14 @@ const char* const kStageNames[kStages] = {"sample", "local-to-model", "palette"}
 Mix stage_mix(Stage stage, double parent_reloads, bool fma) {
   Mix m;
   if (stage == kSample) {
-    // SampleJob, fixed rate = blend_poses<false> of two frames: per joint 6 loads (translation, rotation,
-    // scale of each frame), 3 sub + 3 madd (lerps), 3 stores; per 4 joints normalize4: 2 transposes (16
-    // shuffles), 3 madd + 1 mul (squared lengths), rsqrt_nr (1 rsqrt, 4 mul, 1 sub), 4 mul.
-    m.load += 6, m.store += 3, m.add += 3 + 0.25, m.fma += 3 + 0.75, m.mul += 0.25 + 1 + 1, m.shuffle += 4;
+    // SampleJob, fixed rate = interpolate_frames of two frames: per joint 6 loads (translation, rotation,
+    // scale of each frame), 2 sub + 2 madd (lerps), 2 broadcasts (its two slerp weights), 1 mul + 1 madd
+    // (the weighted rotations), 3 stores; per 4 joints 1 load (the frames' cosines), 4 logic/min/sub (|d| -
+    // 1), 1 compare, 6 madd (the two weight polynomials), 2 logic (the short arc's sign), 2 madd + 2 mul + 1
+    // add (the squared length from the weights), rsqrt_nr (1 rsqrt, 4 mul, 1 sub), 2 mul, 2 stores (the
+    // weights, read back as broadcasts).
+    m.load += 6 + 0.25, m.broadcast += 2, m.store += 3 + 0.5;
+    m.add += 2 + 0.25 * (4 + 1 + 2 + 1 + 1), m.fma += 2 + 1 + 0.25 * (6 + 2), m.mul += 1 + 0.25 * (2 + 4 + 2);
     m.rsqrt += 0.25;
   } else if (stage == kLocalToModel) {
     // LocalToModelJob: per 4 joints rotation_scale4: 8 loads, 2 transposes (16 shuffles), 3 add (x2 y2 z2),

@@ -65,15 +65,27 @@ Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rat
   c.frame_count_ = static_cast<int>(frames.size() / joint_count);
   c.frames_ = std::move(frames);
   for (JointPose& p : c.frames_) flush_denormals(p);
+  c.index_frame_cosines();
   return c;
 }
 
+void Clip::index_frame_cosines() {
+  const size_t joints = static_cast<size_t>(joint_count_), total = frames_.size();
+  frame_cosines_.assign(total, 1.f);
+  for (size_t i = 0; i + joints < total; ++i) {
+    const float* a = frames_[i].rotation;
+    const float* b = frames_[i + joints].rotation;
+    frame_cosines_[i] = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+  }
+}
+
 size_t Clip::memory_bytes() const {
-  return sizeof(Clip) + frames_.size() * sizeof(JointPose) + channel_first_.size() * sizeof(uint32_t) +
-         key_times_.size() * sizeof(float) + key_values_.size() * sizeof(float) + name_.size() +
-         time_tracks_.size() * sizeof(TimeTrack) + channel_time_track_.size() * sizeof(uint32_t) +
-         constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
-         segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
+  return sizeof(Clip) + frames_.size() * sizeof(JointPose) + frame_cosines_.size() * sizeof(float) +
+         channel_first_.size() * sizeof(uint32_t) + key_times_.size() * sizeof(float) +
+         key_values_.size() * sizeof(float) + name_.size() + time_tracks_.size() * sizeof(TimeTrack) +
+         channel_time_track_.size() * sizeof(uint32_t) + constants_.size() * sizeof(ConstantChannel) +
+         channels_.size() * sizeof(QuantizedChannel) + segment_channels_.size() * sizeof(SegmentChannel) +
+         constant_pose_.size() * sizeof(JointPose) +
          (decoder_ ? decoder_->segments.size() * sizeof(detail::QuantizedDecoder::Segment) +
                          decoder_->steps.size() * sizeof(detail::DecodeStep)
                    : 0) +
@@ -100,6 +112,7 @@ void SamplingCache::reset(const Clip* c) {
   track_inv_span.assign(tracks, 0.f);
   track_fraction.assign(tracks, 0.f);
   decoded.clear();
+  decoded_cosines.assign(c && c->layout() == Clip::Layout::kQuantized ? c->joint_count() : 0, 1.f);
   if (c &&
       c->layout() == Clip::Layout::kQuantized)  // both slots start as the constant pose (decode_animated)
     for (int slot = 0; slot < 2; ++slot)

@@ -159,6 +159,7 @@ Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton
     if (frame_rate > 0 || multiple == 8 || frame_bytes(c.frame_rate_ * 2) > kMaxFrameBytes) break;
     if (rotation_steps_within(c.frames_, c.joint_count_, c.frame_count_, kCosHalfMaxStep)) break;
   }
+  c.index_frame_cosines();
   return c;
 }
 

@@ -91,20 +91,33 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
     return -1;
   };
   int a = slot_of(i);
+  bool decoded = false;
   if (a < 0) {
     a = slot_of(j) == 0 ? 1 : 0;
     clip.decode_animated(i, slots[a]);
     cache.decoded_frame[a] = i;
+    decoded = true;
   }
   int b = slot_of(j);
   if (b < 0) {
     b = 1 - a;
     clip.decode_animated(j, slots[b]);
     cache.decoded_frame[b] = j;
+    decoded = true;
   }
-  // Decoded rotations sit on the w >= 0 hemisphere, so neighbouring frames may disagree in sign: the slerp
-  // takes the short arc.
-  detail::active_kernels().interpolate_frames(slots[a], slots[b], alpha, joints, out);
+  // The pair's cosines once per decode (a pair swapped between slots keeps them: the dot product is
+  // symmetric). Decoded rotations sit on the w >= 0 hemisphere, so neighbouring frames may disagree in sign:
+  // the slerp takes the short arc.
+  if (decoded) {
+    float* cosines = cache.decoded_cosines.data();
+    for (int k = 0; k < joints; ++k) {
+      const float* p = slots[a][k].rotation;
+      const float* q = slots[b][k].rotation;
+      cosines[k] = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
+    }
+  }
+  detail::active_kernels().interpolate_frames(slots[a], slots[b], cache.decoded_cosines.data(), alpha, joints,
+                                              out);
 }
 
 void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
@@ -114,13 +127,17 @@ void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
   float alpha;
   frame_span(clip, t, i, alpha);
   const JointPose* a = frames + static_cast<size_t>(i) * joints;
-  const JointPose* b = i + 1 < n ? a + joints : a;
-  detail::active_kernels().interpolate_frames(a, b, alpha, joints, out);
+  const JointPose* b = i + 1 < n ? a + joints : a;  // the last frame's cosines are 1
+  detail::active_kernels().interpolate_frames(
+      a, b, clip.frame_cosines().data() + static_cast<size_t>(i) * joints, alpha, joints, out);
   // Playback moves forward a frame or two per update: fetch the next frame now so the next update finds it
   // in L1 (sampling is otherwise bound by these cache misses, twice over when two clips blend).
   if (i + 2 < n) {
     const char* next = reinterpret_cast<const char*>(b + joints);
     for (size_t offset = 0; offset < sizeof(JointPose) * joints; offset += 64) prefetch(next + offset);
+    const char* cosines =
+        reinterpret_cast<const char*>(clip.frame_cosines().data() + static_cast<size_t>(i + 1) * joints);
+    for (size_t offset = 0; offset < sizeof(float) * joints; offset += 64) prefetch(cosines + offset);
   }
 }
 
@@ -148,8 +165,10 @@ bool CrossfadeSampleJob::run() const {
   const JointPose* b0 = clip_b->frames().data() + static_cast<size_t>(ib) * joints;
   const JointPose* a1 = ia + 1 < clip_a->frame_count() ? a0 + joints : a0;
   const JointPose* b1 = ib + 1 < clip_b->frame_count() ? b0 + joints : b0;
-  detail::active_kernels().sample_blend2(a0, a1, alpha, b0, b1, beta, std::clamp(weight, 0.f, 1.f), joints,
-                                         output.data());
+  const float* cosines_a = clip_a->frame_cosines().data() + static_cast<size_t>(ia) * joints;
+  const float* cosines_b = clip_b->frame_cosines().data() + static_cast<size_t>(ib) * joints;
+  detail::active_kernels().sample_blend2(a0, a1, cosines_a, alpha, b0, b1, cosines_b, beta,
+                                         std::clamp(weight, 0.f, 1.f), joints, output.data());
   return true;
 }
 

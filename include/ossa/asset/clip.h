@@ -119,6 +119,11 @@ class Clip {
   float frame_rate() const { return frame_rate_; }
   int frame_count() const { return frame_count_; }
   std::span<const JointPose> frames() const { return frames_; }  // frame-major: [frame * joints + joint]
+  // The dot product of each joint's rotation at frame f with its rotation at frame f + 1 ([f * joints +
+  // joint]; 1 for the last frame): the cosine a slerp between them needs, computed once when the clip is made
+  // (4 bytes per joint and frame, derived from the frames, never stored in files) rather than on every
+  // update.
+  std::span<const float> frame_cosines() const { return frame_cosines_; }
 
   // Keyed: channel c = joint * 3 + {0: translation, 1: rotation, 2: scale} owns keys
   // [channel_first[c], channel_first[c + 1]) of key_times / key_values (xyz0 or xyzw).
@@ -148,6 +153,7 @@ class Clip {
 
  private:
   void resample(const RawClip& raw, const Skeleton& skeleton);
+  void index_frame_cosines();
   void index_time_tracks();
 
   std::string name_;
@@ -158,6 +164,7 @@ class Clip {
   float frame_rate_ = 0;
   int frame_count_ = 0;
   std::vector<JointPose> frames_;
+  std::vector<float> frame_cosines_;
   std::vector<uint32_t> channel_first_;
   std::vector<float> key_times_;
   std::vector<float> key_values_;
@@ -186,9 +193,11 @@ struct SamplingCache {
   // where the last time lies between it and the next key (0 to 1).
   std::vector<uint32_t> cursor;
   std::vector<float> track_from, track_until, track_start, track_inv_span, track_fraction;
-  // Quantized clips: two decoded frames (slot 0 and 1) and which frame each holds (-1: none).
+  // Quantized clips: two decoded frames (slot 0 and 1), which frame each holds (-1: none), and per joint the
+  // dot product of their rotations (Clip::frame_cosines for the pair), updated when a frame is decoded.
   std::vector<JointPose> decoded;
   int decoded_frame[2] = {-1, -1};
+  std::vector<float> decoded_cosines;
 };
 
 }  // namespace ossa

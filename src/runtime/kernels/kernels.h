@@ -66,7 +66,9 @@ struct Kernels {
   void (*blend_poses)(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out);
   // out = a clip between two of its frames: translation and scale lerped, rotation slerped along the short
   // arc (slerp_weight, normalised), so frames keep their keys' rate however fast a joint turns between them.
-  void (*interpolate_frames)(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out);
+  // cosines[j]: the dot product of a[j]'s and b[j]'s rotations (Clip::frame_cosines).
+  void (*interpolate_frames)(const JointPose* a, const JointPose* b, const float* cosines, float alpha,
+                             int count, JointPose* out);
   // model[j] = (parent >= 0 ? model[parent] : root or identity) * TRS(local[j]) for j in [begin, end).
   void (*local_to_model)(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
                          Mat4* model);
@@ -75,8 +77,9 @@ struct Kernels {
   void (*skin)(const SkinningJob& job);
   // Two clips sampled and blended in one pass: out = nlerp(interpolate_frames(a0, a1, alpha),
   // interpolate_frames(b0, b1, beta), weight) per channel (one normalisation, at the end).
-  void (*sample_blend2)(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
-                        const JointPose* b1, float beta, float weight, int count, JointPose* out);
+  void (*sample_blend2)(const JointPose* a0, const JointPose* a1, const float* cosines_a, float alpha,
+                        const JointPose* b0, const JointPose* b1, const float* cosines_b, float beta,
+                        float weight, int count, JointPose* out);
   // The quantized channels of one frame of a compressed clip (Clip::decode_animated): `rotations` steps
   // whose x, y, z are decoded and w rebuilt, then `vectors` translation or scale steps. Every path computes
   // the same IEEE operations in the same order as detail::dequantize / rebuild_rotation (no fused

@@ -87,10 +87,8 @@ void skin(const SkinningJob& job) {
   }
 }
 
-// Rotation q = a slerped towards b at fraction t along the short arc, unnormalised.
-void slerp_rotation(const float a[4], const float b[4], float t, float q[4]) {
-  float d = 0;
-  for (int i = 0; i < 4; ++i) d += a[i] * b[i];
+// Rotation q = a slerped towards b at fraction t along the short arc (d = a.b), unnormalised.
+void slerp_rotation(const float a[4], const float b[4], float d, float t, float q[4]) {
   const float xm1 = std::min(std::fabs(d), 1.f) - 1;
   const float wa = slerp_weight(1 - t, xm1), wb = std::copysign(slerp_weight(t, xm1), d);
   for (int i = 0; i < 4; ++i) q[i] = a[i] * wa + b[i] * wb;
@@ -102,9 +100,12 @@ void normalize_into(const float q[4], float out[4]) {
   for (int i = 0; i < 4; ++i) out[i] = q[i] * inv;
 }
 
-void interpolate_frames(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+void interpolate_frames(const JointPose* a, const JointPose* b, const float* cosines, float alpha, int count,
+                        JointPose* out) {
   for (int j = 0; j < count; ++j) {
-    slerp_rotation(a[j].rotation, b[j].rotation, alpha, out[j].rotation);  // unit within 3e-7: not normalised
+    float q[4];
+    slerp_rotation(a[j].rotation, b[j].rotation, cosines[j], alpha, q);
+    normalize_into(q, out[j].rotation);
     for (int i = 0; i < 3; ++i) {
       out[j].translation[i] = a[j].translation[i] + (b[j].translation[i] - a[j].translation[i]) * alpha;
       out[j].scale[i] = a[j].scale[i] + (b[j].scale[i] - a[j].scale[i]) * alpha;
@@ -116,12 +117,13 @@ void interpolate_frames(const JointPose* a, const JointPose* b, float alpha, int
 
 }  // namespace
 
-void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
-                   const JointPose* b1, float beta, float weight, int count, JointPose* out) {
+void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosines_a, float alpha,
+                   const JointPose* b0, const JointPose* b1, const float* cosines_b, float beta, float weight,
+                   int count, JointPose* out) {
   for (int j = 0; j < count; ++j) {
     float ra[4], rb[4], d = 0;
-    slerp_rotation(a0[j].rotation, a1[j].rotation, alpha, ra);
-    slerp_rotation(b0[j].rotation, b1[j].rotation, beta, rb);
+    slerp_rotation(a0[j].rotation, a1[j].rotation, cosines_a[j], alpha, ra);
+    slerp_rotation(b0[j].rotation, b1[j].rotation, cosines_b[j], beta, rb);
     for (int i = 0; i < 4; ++i) d += ra[i] * rb[i];
     const float sign = d < 0 ? -1.f : 1.f;
     float q[4];

@@ -65,6 +65,10 @@ inline F4 slerp_weight4(F4 t, F4 xm1) {
 inline F4 dot4_lanes(const F4 a[4], const F4 b[4]) {  // lane k: quaternion a[.][k] . b[.][k]
   return madd(a[0], b[0], madd(a[1], b[1], madd(a[2], b[2], mul(a[3], b[3]))));
 }
+inline void normalize_lanes(F4 q[4]) {  // four quaternions, lane k: quaternion k
+  const F4 inv = rsqrt_nr(dot4_lanes(q, q));
+  for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
+}
 // cos(angle) - 1 of the short arc, from the dot product d (|d| clamped to 1 against rounding).
 inline F4 cos_minus_one(F4 d) {
   const F4 one = set1(1);
@@ -75,8 +79,7 @@ inline F4 cos_minus_one(F4 d) {
 inline void weigh_rotations4(const F4 a[4], const F4 b[4], F4 d, F4 wa, F4 wb, F4 q[4]) {
   wb = flip_sign(wb, d);
   for (int i = 0; i < 4; ++i) q[i] = madd(a[i], wa, mul(b[i], wb));
-  const F4 inv = rsqrt_nr(dot4_lanes(q, q));
-  for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
+  normalize_lanes(q);
 }
 
 // A slerp weight at one fraction t for every lane (a clip sampled between two of its frames), as a polynomial
@@ -119,72 +122,70 @@ class SlerpPolynomial {
   wa = load(a), wb = load(b);
 }
 
-// Four lanes' rotations (lane k: joint k) slerped from a to b at one fraction, unnormalised: the weights keep
-// unit quaternions at unit length within 3e-7 (the series' truncation and float rounding).
+// Slerp weights at one fraction for four joints whose rotations have dot products d (Clip::frame_cosines):
+// the weight of the far rotation carries d's sign (the short arc). With kUnit they are scaled so the result
+// has unit length: for unit a and b, |wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b). Without, the result is
+// within 3e-7 of unit length (the series' truncation and float rounding), for callers that normalise later
+// anyway.
 struct FrameSlerp {
   explicit FrameSlerp(float t) : t(t), near_a(1 - t), near_b(t) {}
-  void operator()(const F4 a[4], const F4 b[4], F4 q[4]) const {
-    const F4 d = dot4_lanes(a, b), xm1 = cos_minus_one(d);
-    F4 wa, wb;
+  template <bool kUnit>
+  void weights(F4 d, F4& wa, F4& wb) const {
+    const F4 xm1 = cos_minus_one(d);
     if (all_at_least(xm1, set1(-kSlerpNear))) {
       wa = near_a(xm1), wb = near_b(xm1);
     } else {
       far_slerp_weights(t, xm1, wa, wb);
     }
-    wb = flip_sign(wb, d);  // the short arc
-    for (int i = 0; i < 4; ++i) q[i] = madd(a[i], wa, mul(b[i], wb));
+    wb = flip_sign(wb, d);
+    if constexpr (kUnit) {
+      const F4 inv = rsqrt_nr(madd(wa, wa, madd(wb, wb, mul(add(wa, wa), mul(wb, d)))));
+      wa = mul(wa, inv), wb = mul(wb, inv);
+    }
   }
   float t;
   SlerpPolynomial<kSlerpNearTerms> near_a, near_b;
 };
 
-// Four joints' rotations loaded and transposed (lane k: joint k), and back.
-inline void load_rotations4(const JointPose* p, F4 q[4]) {
-  q[0] = load(p[0].rotation), q[1] = load(p[1].rotation), q[2] = load(p[2].rotation),
-  q[3] = load(p[3].rotation);
-  transpose(q[0], q[1], q[2], q[3]);
-}
-inline void store_rotations4(F4 q[4], JointPose* p) {
-  transpose(q[0], q[1], q[2], q[3]);
-  for (int k = 0; k < 4; ++k) store(p[k].rotation, q[k]);
-}
-// One joint's rotation in every lane (the joints after the last group of four).
-inline void broadcast_rotation(const JointPose& p, F4 q[4]) {
-  for (int i = 0; i < 4; ++i) q[i] = broadcast(p.rotation + i);
-}
-
-void interpolate_frames(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out) {
+// The frames' rotations stay as they are stored (a joint's 16 bytes): each gets its weights broadcast from
+// the four computed together, so the kernel needs no transposes.
+void interpolate_frames(const JointPose* a, const JointPose* b, const float* cosines, float alpha, int count,
+                        JointPose* out) {
   const F4 t = set1(alpha);
   const FrameSlerp slerp(alpha);
-  auto vectors = [&](int j) {
+  alignas(16) float wa[4], wb[4];
+  auto joint = [&](int j, int lane) {
     const F4 ta = load(a[j].translation), sa = load(a[j].scale);
     store(out[j].translation, madd(sub(load(b[j].translation), ta), t, ta));
     store(out[j].scale, madd(sub(load(b[j].scale), sa), t, sa));
+    store(out[j].rotation,
+          madd(load(a[j].rotation), broadcast(wa + lane), mul(load(b[j].rotation), broadcast(wb + lane))));
   };
   int j = 0;
   for (; j + 4 <= count; j += 4) {
-    for (int k = 0; k < 4; ++k) vectors(j + k);
-    F4 ra[4], rb[4], q[4];
-    load_rotations4(a + j, ra);
-    load_rotations4(b + j, rb);
-    slerp(ra, rb, q);
-    store_rotations4(q, out + j);
+    F4 va, vb;
+    slerp.weights<true>(loadu(cosines + j), va, vb);
+    store(wa, va), store(wb, vb);
+    for (int k = 0; k < 4; ++k) joint(j + k, k);
   }
-  for (; j < count; ++j) {
-    vectors(j);
-    F4 ra[4], rb[4], q[4];
-    broadcast_rotation(a[j], ra);
-    broadcast_rotation(b[j], rb);
-    slerp(ra, rb, q);
-    for (int i = 0; i < 4; ++i) out[j].rotation[i] = first_lane(q[i]);
+  if (j < count) {  // the last one to three joints: their cosines in the first lanes
+    alignas(16) float d[4] = {1, 1, 1, 1};
+    for (int k = 0; j + k < count; ++k) d[k] = cosines[j + k];
+    F4 va, vb;
+    slerp.weights<true>(load(d), va, vb);
+    store(wa, va), store(wb, vb);
+    for (int k = 0; j + k < count; ++k) joint(j + k, k);
   }
 }
 
-void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const JointPose* b0,
-                   const JointPose* b1, float beta, float weight, int count, JointPose* out) {
+void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosines_a, float alpha,
+                   const JointPose* b0, const JointPose* b1, const float* cosines_b, float beta, float weight,
+                   int count, JointPose* out) {
   const F4 ta_ = set1(alpha), tb_ = set1(beta), w = set1(weight);
   const FrameSlerp slerp_a(alpha), slerp_b(beta);
-  auto vectors = [&](int j) {
+  alignas(16) float wa0[4], wa1[4], wb0[4], wb1[4];
+  // Each clip's rotation slerped between its frames, then the two nlerped (one normalisation, at the end).
+  auto joint = [&](int j, int lane) {
     F4 a0t = load(a0[j].translation), b0t = load(b0[j].translation);
     F4 ta = madd(sub(load(a1[j].translation), a0t), ta_, a0t);
     F4 tb = madd(sub(load(b1[j].translation), b0t), tb_, b0t);
@@ -193,37 +194,31 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, float alpha, const 
     F4 sa = madd(sub(load(a1[j].scale), a0s), ta_, a0s);
     F4 sb = madd(sub(load(b1[j].scale), b0s), tb_, b0s);
     store(out[j].scale, madd(sub(sb, sa), w, sa));
+    const F4 ra =
+        madd(load(a0[j].rotation), broadcast(wa0 + lane), mul(load(a1[j].rotation), broadcast(wa1 + lane)));
+    F4 rb =
+        madd(load(b0[j].rotation), broadcast(wb0 + lane), mul(load(b1[j].rotation), broadcast(wb1 + lane)));
+    rb = flip_sign(rb, dot4(ra, rb));
+    const F4 r = madd(sub(rb, ra), w, ra);
+    store(out[j].rotation, mul(r, rsqrt_nr(dot4_all(r))));
   };
-  // Each clip's rotation slerped between its frames, then the two nlerped (one normalisation, at the end).
-  auto rotations = [&](const F4 ra0[4], const F4 ra1[4], const F4 rb0[4], const F4 rb1[4], F4 q[4]) {
-    F4 ra[4], rb[4];
-    slerp_a(ra0, ra1, ra);
-    slerp_b(rb0, rb1, rb);
-    const F4 d = dot4_lanes(ra, rb);
-    for (int i = 0; i < 4; ++i) q[i] = madd(sub(flip_sign(rb[i], d), ra[i]), w, ra[i]);
-    const F4 inv = rsqrt_nr(dot4_lanes(q, q));
-    for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
+  auto weigh = [&](F4 da, F4 db) {
+    F4 v0, v1;
+    slerp_a.weights<false>(da, v0, v1);
+    store(wa0, v0), store(wa1, v1);
+    slerp_b.weights<false>(db, v0, v1);
+    store(wb0, v0), store(wb1, v1);
   };
   int j = 0;
   for (; j + 4 <= count; j += 4) {
-    for (int k = 0; k < 4; ++k) vectors(j + k);
-    F4 ra0[4], ra1[4], rb0[4], rb1[4], q[4];
-    load_rotations4(a0 + j, ra0);
-    load_rotations4(a1 + j, ra1);
-    load_rotations4(b0 + j, rb0);
-    load_rotations4(b1 + j, rb1);
-    rotations(ra0, ra1, rb0, rb1, q);
-    store_rotations4(q, out + j);
+    weigh(loadu(cosines_a + j), loadu(cosines_b + j));
+    for (int k = 0; k < 4; ++k) joint(j + k, k);
   }
-  for (; j < count; ++j) {
-    vectors(j);
-    F4 ra0[4], ra1[4], rb0[4], rb1[4], q[4];
-    broadcast_rotation(a0[j], ra0);
-    broadcast_rotation(a1[j], ra1);
-    broadcast_rotation(b0[j], rb0);
-    broadcast_rotation(b1[j], rb1);
-    rotations(ra0, ra1, rb0, rb1, q);
-    for (int i = 0; i < 4; ++i) out[j].rotation[i] = first_lane(q[i]);
+  if (j < count) {
+    alignas(16) float da[4] = {1, 1, 1, 1}, db[4] = {1, 1, 1, 1};
+    for (int k = 0; j + k < count; ++k) da[k] = cosines_a[j + k], db[k] = cosines_b[j + k];
+    weigh(load(da), load(db));
+    for (int k = 0; j + k < count; ++k) joint(j + k, k);
   }
 }
 
