@@ -241,7 +241,8 @@ Result<Clip> make_additive_clip(const Clip& clip, std::span<const JointPose> ref
     if (q.w < 0) q = {-q.x, -q.y, -q.z, -q.w};  // the short way from identity
     p.rotation[0] = q.x, p.rotation[1] = q.y, p.rotation[2] = q.z, p.rotation[3] = q.w;
   }
-  // Rotations must stay on one hemisphere frame to frame for the sampler's nlerp.
+  // Rotations on one hemisphere frame to frame, as the builders store them (the sampler takes the short arc
+  // either way; the frames then read continuously, as in glTF exports).
   for (size_t i = joints; i < frames.size(); ++i) {
     const float* a = frames[i - joints].rotation;
     float* b = frames[i].rotation;

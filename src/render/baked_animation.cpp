@@ -116,8 +116,8 @@ void add_frame_bounds(const CharacterAsset& asset, std::span<const Mat4> model,
 }
 // The rows an automatic bake gives a clip: the shader lerps matrices between rows, which shortens a turning
 // joint, so rows come at the clip's own rate (30 for keyed clips) doubled (up to 8x, and while the rows fit)
-// until no joint turns more than 20 degrees between rows (the rule fixed-rate clips kept when they were
-// nlerped: the matrix lerp's error is of the same order).
+// until no joint turns more than 20 degrees between rows (a lerp of matrices shortens a turning joint's
+// bones as an nlerp of rotations would; 20 degrees keeps that under 1.5 %).
 float automatic_bake_rate(const Clip& clip) {
   const float base = clip.layout() == Clip::Layout::kFixedRate ? clip.frame_rate() : 30.f;
   constexpr float kCosHalfMaxStep = 0.98480775f;  // cos(10 degrees)
