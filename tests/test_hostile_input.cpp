@@ -127,7 +127,8 @@ TEST(HostileOssa, ClipRatesAndDurationsBehindValidChecksumsAreRefused) {
     }
     // Durations that disagree with the clip's rate and frame count (a compressed clip may keep fewer frames
     // than the fixed-rate one it came from, at a lower rate).
-    const Clip& clip = decode_ossa(good, "good.ossa")->clips[0];
+    const auto decoded = decode_ossa(good, "good.ossa");
+    const Clip& clip = decoded->clips[0];
     for (float wrong : {0.5f, 3.f})
       ASSERT_NE(Clip::frame_count_for(wrong, clip.frame_rate()), clip.frame_count()) << wrong;
     for (float duration : {kInf, 1e30f, -1.f, std::nanf(""), 0.5f, 3.f}) {
