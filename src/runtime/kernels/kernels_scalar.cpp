@@ -13,7 +13,7 @@ void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count,
   for (int j = 0; j < count; ++j) {
     float d = 0;
     for (int i = 0; i < 4; ++i) d += a[j].rotation[i] * b[j].rotation[i];
-    const float sign = d < 0 ? -1.f : 1.f;
+    const float sign = d < 0 ? -1.f : 1.f;  // b on the other hemisphere: the short arc
     for (int i = 0; i < 3; ++i) {
       out[j].translation[i] = a[j].translation[i] + (b[j].translation[i] - a[j].translation[i]) * alpha;
       out[j].scale[i] = a[j].scale[i] + (b[j].scale[i] - a[j].scale[i]) * alpha;

@@ -34,7 +34,7 @@ void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count,
     store(out[j].translation, madd(sub(load(b[j].translation), ta), t, ta));
     store(out[j].scale, madd(sub(load(b[j].scale), sa), t, sa));
     F4 ra = load(a[j].rotation), rb = load(b[j].rotation);
-    rb = flip_sign(rb, dot4(ra, rb));
+    rb = flip_sign(rb, dot4(ra, rb));  // the short arc
     return madd(sub(rb, ra), t, ra);
   };
   int j = 0;
@@ -77,7 +77,7 @@ inline F4 cos_minus_one(F4 d) {
 // Rotations of four joints (transposed: each lane one joint) slerped with a's and b's weights (wa, wb): b's
 // weight takes the sign of the dot product d (the short arc); the result normalised.
 inline void weigh_rotations4(const F4 a[4], const F4 b[4], F4 d, F4 wa, F4 wb, F4 q[4]) {
-  wb = flip_sign(wb, d);
+  wb = flip_sign(wb, d);  // keys on either hemisphere: the short arc
   for (int i = 0; i < 4; ++i) q[i] = madd(a[i], wa, mul(b[i], wb));
   normalize_lanes(q);
 }
@@ -137,7 +137,7 @@ struct FrameSlerp {
     } else {
       far_slerp_weights(t, xm1, wa, wb);
     }
-    wb = flip_sign(wb, d);
+    wb = flip_sign(wb, d);  // frames on either hemisphere: the short arc
     if constexpr (kUnit) {
       const F4 inv = rsqrt_nr(madd(wa, wa, madd(wb, wb, mul(add(wa, wa), mul(wb, d)))));
       wa = mul(wa, inv), wb = mul(wb, inv);
