@@ -200,14 +200,18 @@ CharacterAsset synthetic_morph_character(int targets, uint32_t seed, int influen
   return std::move(asset).value();
 }
 
-Skeleton two_joint_skeleton() {
+RawSkeleton two_joint_raw_skeleton() {
   RawSkeleton raw;
   raw.joints.resize(2);
   raw.joints[0].name = "root";
   raw.joints[1].name = "child";
   raw.joints[1].parent = 0;
   raw.joints[1].rest.translation = {0, 1, 0};
-  return std::move(Skeleton::build(raw)).value();
+  return raw;
+}
+
+Skeleton two_joint_skeleton() {
+  return std::move(Skeleton::build(two_joint_raw_skeleton())).value();
 }
 
 }  // namespace ossa::test

@@ -38,6 +38,7 @@ CharacterAsset synthetic_character(int joints = 33, uint32_t seed = 1,
 CharacterAsset synthetic_morph_character(int targets = 12, uint32_t seed = 5, int influences = 0);
 
 // The smallest skeleton with a hierarchy: "root", and "child" 1 unit above it.
+RawSkeleton two_joint_raw_skeleton();  // "root" and "child", 1 unit above it
 Skeleton two_joint_skeleton();
 
 }  // namespace ossa::test

@@ -149,12 +149,7 @@ TEST(RuntimeJobs, AgreeWithReferenceOnEveryClip) {
 // axis gives a 24 fps clip within 5e-6 rad of the reference everywhere; only steps over 91 degrees (where the
 // sampler's series gives way to sines) double the rate.
 TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateAndSlerpBetweenThem) {
-  RawSkeleton raw_skeleton;
-  raw_skeleton.joints.resize(2);
-  raw_skeleton.joints[0].name = "root";
-  raw_skeleton.joints[1].name = "arm";
-  raw_skeleton.joints[1].parent = 0;
-  raw_skeleton.joints[1].rest.translation = {0, 0.5f, 0};
+  const RawSkeleton raw_skeleton = two_joint_raw_skeleton();
   auto skeleton = Skeleton::build(raw_skeleton);
   ASSERT_TRUE(skeleton) << skeleton.error();
   auto turning_clip = [](float degrees_per_key) {
@@ -169,7 +164,7 @@ TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateAndSlerpBetweenThem) {
       track.rotation_times.push_back(t);
       track.rotations.push_back(q);
       track.translation_times.push_back(t);
-      track.translations.push_back({0.1f * std::sin(3.f * t), 0.5f, 0});
+      track.translations.push_back({0.1f * std::sin(3.f * t), 1, 0});
       const Vec3 axis = normalize(Vec3{std::sin(0.9f * k), 1, std::cos(1.3f * k)});
       q = normalize(quat_from_axis_angle(axis, degrees_per_key * 3.14159265f / 180) * q);
     }

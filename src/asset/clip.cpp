@@ -72,11 +72,8 @@ Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rat
 void Clip::index_frame_cosines() {
   const size_t joints = static_cast<size_t>(joint_count_), total = frames_.size();
   frame_cosines_.assign(total, 1.f);
-  for (size_t i = 0; i + joints < total; ++i) {
-    const float* a = frames_[i].rotation;
-    const float* b = frames_[i + joints].rotation;
-    frame_cosines_[i] = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-  }
+  for (size_t i = 0; i + joints < total; ++i)
+    frame_cosines_[i] = rotation_dot(frames_[i], frames_[i + joints]);
 }
 
 size_t Clip::memory_bytes() const {

@@ -86,10 +86,8 @@ bool rotation_steps_within(const std::vector<JointPose>& frames, int joints, int
                            float cos_half_max_step) {
   for (int f = 1; f < frame_count; ++f)
     for (int j = 0; j < joints; ++j) {
-      const float* a = frames[static_cast<size_t>(f - 1) * joints + j].rotation;
-      const float* b = frames[static_cast<size_t>(f) * joints + j].rotation;
-      if (!(std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) >= cos_half_max_step))
-        return false;
+      const size_t i = static_cast<size_t>(f) * joints + j;
+      if (!(std::fabs(rotation_dot(frames[i - joints], frames[i])) >= cos_half_max_step)) return false;
     }
   return true;
 }

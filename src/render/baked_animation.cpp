@@ -134,11 +134,8 @@ float automatic_bake_rate(const Clip& clip) {
     for (int f = 0; f < frames && within; ++f) {
       const float t = f == frames - 1 ? clip.duration() : std::min(clip.duration(), f / rate);
       SampleJob{&clip, t, &cache, current}.run();
-      for (int j = 0; f > 0 && j < joints && within; ++j) {
-        const float* a = previous[j].rotation;
-        const float* b = current[j].rotation;
-        within = std::fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) >= kCosHalfMaxStep;
-      }
+      for (int j = 0; f > 0 && j < joints && within; ++j)
+        within = std::fabs(rotation_dot(previous[j], current[j])) >= kCosHalfMaxStep;
       std::swap(previous, current);
     }
     if (within) return rate;

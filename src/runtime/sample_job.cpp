@@ -110,11 +110,7 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
   // the slerp takes the short arc.
   if (decoded) {
     float* cosines = cache.decoded_cosines.data();
-    for (int k = 0; k < joints; ++k) {
-      const float* p = slots[a][k].rotation;
-      const float* q = slots[b][k].rotation;
-      cosines[k] = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
-    }
+    for (int k = 0; k < joints; ++k) cosines[k] = rotation_dot(slots[a][k], slots[b][k]);
   }
   detail::active_kernels().interpolate_frames(slots[a], slots[b], cache.decoded_cosines.data(), alpha, joints,
                                               out);

@@ -27,6 +27,14 @@ inline JointPose to_joint_pose(const Transform& t) {
   return p;
 }
 
+// The dot product of two poses' rotations: the cosine of half the turn between them (negative when they lie
+// on opposite hemispheres). The one sum order everywhere, so decisions taken on it are the same bits.
+inline float rotation_dot(const JointPose& a, const JointPose& b) {
+  const float* p = a.rotation;
+  const float* q = b.rotation;
+  return p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
+}
+
 inline Transform to_transform(const JointPose& p) {
   return {{p.translation[0], p.translation[1], p.translation[2]},
           {p.rotation[0], p.rotation[1], p.rotation[2], p.rotation[3]},
