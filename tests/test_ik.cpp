@@ -94,6 +94,34 @@ TEST(TwoBoneIk, ReachesEveryReachableTarget) {
   std::printf("  500 random chains and targets: worst miss %.2e of the chain length\n", worst);
 }
 
+// The start joint's turn is made from the cosine and sine of its angle, without forming the angle: check the
+// ends of that range, where such formulas cancel. Targets at the end's own distance (no bend), 1e-7 to 1 rad
+// away from the end's direction and the same from the direction opposite it, and exactly opposite.
+TEST(TwoBoneIk, TargetsAlongAndAgainstTheChainAreReached) {
+  std::mt19937 rng(11);
+  float worst = 0;
+  for (int i = 0; i < 40; ++i) {
+    Chain c = random_chain(rng);
+    c.update();
+    const Vec3 end = c.at(2) - c.root;
+    const Vec3 across = normalize(cross(end, random_direction(rng)));
+    for (int k = 0; k <= 8; ++k) {
+      const float off = k == 8 ? 0.f : std::pow(10.f, -static_cast<float>(k));
+      for (const float base : {0.f, 3.14159265358979f}) {
+        Chain t = c;
+        const Vec3 target = c.root + rotate(quat_from_axis_angle(across, base + off), end);
+        const Solved s = solve(t, target, random_direction(rng));
+        ASSERT_TRUE(s.ok);
+        const float miss = length(t.at(2) - target) / t.length();
+        worst = std::max(worst, miss);
+        EXPECT_LE(miss, 1e-5f) << "chain " << i << ", " << base + off << " rad";
+        EXPECT_NEAR(length(t.at(1) - t.at(0)), t.upper, 1e-5f * t.length());
+      }
+    }
+  }
+  std::printf("  targets 0 to 1e-7 rad from the end's direction and from its opposite: worst miss %.2e\n",
+              worst);
+}
 TEST(TwoBoneIk, UnreachableTargetsGiveTheStraightChainPointingAtThem) {
   std::mt19937 rng(8);
   for (int i = 0; i < 100; ++i) {
@@ -339,6 +367,31 @@ TEST(AimIk, WithoutOffsetTheForwardAxisPointsAtTheTarget) {
     const Vec3 forward = normalize(transform_vector(j.model, s.forward));
     EXPECT_LE(length(forward - normalize(s.target - j.model.translation())), 2e-5f) << i;
   }
+}
+
+// Targets behind the joint: the turn is near a half turn, where its axis (forward x target) is rounding.
+TEST(AimIk, TargetsBehindTheForwardAxisAreAimedAt) {
+  std::mt19937 rng(13);
+  float worst = 0;
+  for (int i = 0; i < 40; ++i) {
+    AimJoint j = random_joint(rng, i % 2 == 1);
+    const Vec3 local_forward = random_direction(rng);  // not along an axis: its cross products then round
+    const Vec3 forward = normalize(transform_vector(j.model, local_forward));
+    const Vec3 across = normalize(cross(forward, random_direction(rng)));
+    for (int k = 0; k <= 8; ++k) {
+      const float off = k == 8 ? 0.f : std::pow(10.f, -static_cast<float>(k));
+      AimJoint t = j;
+      AimSetup s =
+          aim_at(j.model.translation() + rotate(quat_from_axis_angle(across, 3.14159265f + off), forward));
+      s.forward = local_forward;
+      s.pole = random_direction(rng);
+      ASSERT_TRUE(aim(t, s).ok);
+      const float error = aim_error(t, s);
+      worst = std::max(worst, error);
+      EXPECT_LE(error, 1e-5f) << "joint " << i << ", " << off << " rad from behind";
+    }
+  }
+  std::printf("  targets behind the joint, 0 to 1 rad off: worst aim error %.2e rad\n", worst);
 }
 
 TEST(AimIk, UpLiesInThePlaneOfTheAimAxisAndThePoleOnItsSide) {

@@ -3,7 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "quat_inline.h"
+#include "two_bone_solve.h"
+
 namespace ossa {
+using detail::conj;
+using detail::mul;
+using detail::rot;
+using detail::unit;
+
 namespace {
 bool finite(Vec3 v) {
   return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
@@ -14,42 +22,117 @@ Quat rotation_of(const Mat4& m) {
   return decompose(m).rotation;
 }
 
-// The angle between two directions, accurate near 0 and pi too (acos of a dot product loses half the digits
-// there: 4e-4 rad for a straight chain in float).
-float angle_between(Vec3 a, Vec3 b) {
-  return std::atan2(length(cross(a, b)), dot(a, b));
+// The turn by theta about the unit axis n, from (c, s) = r (cos theta, sin theta) for any r > 0. Its
+// quaternion is proportional to (r + c, s n) and to (s, (r - c) n) (the half-angle identities); each is used
+// on the side where it does not cancel, so no angle is ever formed.
+Quat turn_from_cos_sin(Vec3 n, float c, float s) {
+  const float r = std::sqrt(c * c + s * s);
+  if (!(r > 0)) return {};
+  if (c >= 0) return unit({n.x * s, n.y * s, n.z * s, r + c});
+  const float k = r - c;
+  return unit({n.x * k, n.y * k, n.z * k, s});
 }
 
-// The angle between sides p and q of a triangle whose third side is r (law of cosines), accurate for flat
-// triangles: atan2 of 4 x area (Kahan's Heron formula) and p^2 + q^2 - r^2, where acos would lose half the
-// digits.
-float triangle_angle(float p, float q, float r) {
-  float s[3] = {p, q, r};
-  std::sort(s, s + 3);  // s[2] >= s[1] >= s[0]
-  const float a = s[2], b = s[1], c = s[0];
-  const float product = (a + (b + c)) * (c - (a - b)) * (c + (a - b)) * (a + (b - c));
-  const float four_area = std::sqrt(std::max(product, 0.f));
-  return std::atan2(four_area, p * p + q * q - r * r);
-}
-
-// The shortest rotation taking direction a onto direction b (both non-zero); about `fallback` when opposite.
-Quat rotation_between(Vec3 a, Vec3 b, Vec3 fallback) {
-  a = normalize(a), b = normalize(b);
-  Vec3 axis = cross(a, b);
-  const float angle = angle_between(a, b);
-  if (length(axis) < 1e-7f) {
-    if (dot(a, b) > 0) return {};
-    axis = cross(a, fallback);
-    if (length(axis) < 1e-7f) axis = cross(a, std::fabs(a.x) < 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0});
+// The shortest turn taking direction u onto the unit direction v: with a = u / |u|, proportional to
+// (1 + a.v, a x v). Where that cancels (a.v < 0), a x v is short and gives the axis badly (its rounding tilts
+// a half turn off a by up to 1e-7 / |a x v| rad), so the turn is made of a half turn about the axis made
+// square to a, which takes a onto -a exactly, then the short turn from -a onto v about the same axis.
+// Directions opposite within rounding turn half way round an axis across a, towards `fallback` where it has
+// one.
+Quat arc_between(Vec3 u, Vec3 v, Vec3 fallback) {
+  const float u_length = length(u);
+  if (!(u_length > 0)) return {};
+  const Vec3 a = u * (1 / u_length), axis = cross(a, v);
+  const float d = dot(a, v);
+  if (d >= 0) return unit({axis.x, axis.y, axis.z, 1 + d});
+  Vec3 across = axis - a * dot(axis, a);
+  if (dot(across, across) < 1e-12f) {
+    across = cross(a, fallback);
+    if (length(across) < 1e-7f) across = cross(a, std::fabs(a.x) < 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0});
   }
-  return quat_from_axis_angle(normalize(axis), angle);
-}
-
-// A model-space rotation q about a joint whose model rotation is r, as a correction of its local rotation.
-Quat local_correction(Quat r, Quat q) {
-  return normalize(conjugate(r) * q * r);
+  across = normalize(across);
+  return mul(unit({-axis.x, -axis.y, -axis.z, 1 - d}), Quat{across.x, across.y, across.z, 0});
 }
 }  // namespace
+
+namespace detail {
+
+// In units of the chain's length (no square overflows, thresholds relative). The mid joint turns about its
+// hinge by (wanted - current) interior angle, both known by cosine and sine (dot and cross of the bones; the
+// law of cosines with Kahan's area for the wanted one, accurate for flat triangles); the start joint takes
+// the bent end onto the target line (shortest arc), then turns about that line until the mid joint lies
+// towards the pole, plus twist.
+TwoBoneSolution solve_two_bone(const TwoBoneChain& chain, Vec3 target, Vec3 pole, Vec3 hinge, float weight,
+                               float soften, float twist_angle) {
+  TwoBoneSolution out{{}, {}, chain.end, false};
+  const Vec3 a = chain.start;
+  const float upper = length(chain.mid - a), lower = length(chain.end - chain.mid),
+              chain_length = upper + lower;
+  if (!(upper >= 1e-12f) || !(lower >= 1e-12f) || !(chain_length <= 3e38f) || !(weight > 0)) return out;
+  const float k = 1 / chain_length;
+  const Vec3 ab = (chain.mid - a) * k, bc = (chain.end - chain.mid) * k;
+  const float p = upper * k, q = lower * k, full = p + q;  // full is 1 within rounding
+
+  // The distance to reach, within what the chain spans, eased after `soften` of the full reach.
+  Vec3 to_target = (target - a) * k;
+  float distance = length(to_target);
+  if (!(distance <= 3e38f)) return out;
+  if (distance < 1e-12f) to_target = ab + bc, distance = 0;  // a target at the start: keep the current line
+  if (length(to_target) < 1e-12f) return out;
+  float reach = distance;
+  if (soften < 1 && reach > soften * full) {
+    const float soft_start = soften * full, range = full - soft_start;
+    reach = soft_start + range * (1 - std::exp(-(reach - soft_start) / range));
+  }
+  reach = std::clamp(reach, std::fabs(p - q), full);
+
+  // 1. The mid joint about its hinge. Out of reach: exactly straight (cos -1, sin 0; a triangle this flat
+  // would turn a rounding of its sides into 1e-4 rad).
+  const Vec3 to_start = ab * -1.f, normal = cross(to_start, bc);
+  const float cos_now = dot(to_start, bc), sin_now = length(normal);  // times p q
+  float cos_wanted = -1, sin_wanted = 0;                              // times 2 p q
+  if (reach < full) {
+    float s[3] = {p, q, reach};
+    std::sort(s, s + 3);  // s[2] >= s[1] >= s[0]
+    const float x = s[2], y = s[1], z = s[0];
+    const float product = (x + (y + z)) * (z - (x - y)) * (z + (x - y)) * (x + (y - z));
+    sin_wanted = std::sqrt(std::max(product, 0.f));  // 4 x area = 2 p q sin
+    cos_wanted = p * p + q * q - reach * reach;
+  }
+  // Turning the end bone about the hinge opens the angle when the hinge follows to_start x to_end.
+  const float side = dot(normal, hinge) >= 0 ? 1.f : -1.f;
+  const Quat mid_turn = turn_from_cos_sin(hinge, cos_wanted * cos_now + sin_wanted * sin_now,
+                                          side * (sin_wanted * cos_now - cos_wanted * sin_now));
+  const Vec3 end_bent = ab + rot(mid_turn, bc);  // from the start joint
+
+  // 2. The start joint: the bent end onto the target line, then the mid joint towards the pole, plus twist.
+  const Vec3 axis = normalize(to_target);
+  Quat swing = arc_between(end_bent, axis, pole);
+  const Vec3 mid_now = rot(swing, ab);
+  const Vec3 mid_off_axis = mid_now - axis * dot(mid_now, axis);
+  const Vec3 pole_off_axis = pole - axis * dot(pole, axis);
+  const float pole_off = length(pole_off_axis);
+  if (length(mid_off_axis) > 1e-7f && pole_off > 1e-7f) {
+    const Vec3 towards = pole_off_axis * (1 / pole_off);
+    swing = mul(turn_from_cos_sin(axis, dot(mid_off_axis, towards), dot(cross(mid_off_axis, towards), axis)),
+                swing);
+  }
+  if (twist_angle != 0) swing = mul(quat_from_axis_angle(axis, twist_angle), swing);
+
+  // Model-space turns as local corrections (the mid joint's after the start joint's turn), then weighted.
+  out.start_correction = unit(mul(mul(conj(chain.start_rotation), swing), chain.start_rotation));
+  out.mid_correction = unit(mul(mul(conj(chain.mid_rotation), mid_turn), chain.mid_rotation));
+  if (weight < 1) {
+    out.start_correction = normalize(slerp(Quat{}, out.start_correction, weight));
+    out.mid_correction = normalize(slerp(Quat{}, out.mid_correction, weight));
+  } else {
+    out.end = a + rot(swing, end_bent) * chain_length;
+  }
+  out.bent = true;
+  return out;
+}
+
+}  // namespace detail
 
 bool TwoBoneIkJob::validate() const {
   if (!start_joint || !mid_joint || !end_joint || !start_correction || !mid_correction) return false;
@@ -64,64 +147,19 @@ bool TwoBoneIkJob::run() const {
   *start_correction = {};
   *mid_correction = {};
   if (reached) *reached = false;
-  const Vec3 a = start_joint->translation(), b = mid_joint->translation(), c = end_joint->translation();
-  const float upper = length(b - a), lower = length(c - b), chain = upper + lower;
   const float w = std::clamp(weight, 0.f, 1.f);
-  if (upper < 1e-12f || lower < 1e-12f || w == 0) return true;  // nothing to bend: no correction
-
-  // The distance to reach, within what the chain spans, eased after `soften` of the full reach.
-  Vec3 to_target = target - a;
-  float distance = length(to_target);
-  if (distance < 1e-12f) to_target = c - a, distance = 0;  // a target at the start: keep the current line
-  if (length(to_target) < 1e-12f) return true;
-  const float shortest = std::fabs(upper - lower), soft_start = soften * chain;
-  float reach = distance;
-  if (soften < 1 && reach > soft_start) {
-    const float range = chain - soft_start;
-    reach = soft_start + range * (1 - std::exp(-(reach - soft_start) / range));
-  }
-  reach = std::clamp(reach, shortest, chain);
-
-  // 1. The mid joint about its hinge: from the current interior angle to the one that spans `reach`.
+  if (w == 0) return true;
   const Quat mid_rotation = rotation_of(*mid_joint);
+  const detail::TwoBoneChain chain{start_joint->translation(), mid_joint->translation(),
+                                   end_joint->translation(), rotation_of(*start_joint), mid_rotation};
   const Vec3 hinge = normalize(rotate(mid_rotation, normalize(mid_axis)));
-  const Vec3 to_start = a - b, to_end = c - b;
-  const float current = angle_between(to_start, to_end);
-  // Out of reach: exactly straight (a triangle this flat would turn a rounding of its sides into 1e-4 rad).
-  const float wanted = reach >= chain ? 3.14159265358979f : triangle_angle(upper, lower, reach);
-  // Turning the end side about the hinge opens the angle when the hinge follows to_start x to_end.
-  const float side = dot(cross(to_start, to_end), hinge) >= 0 ? 1.f : -1.f;
-  const Quat mid_turn = quat_from_axis_angle(hinge, (wanted - current) * side);
-  const Vec3 end_bent = b + rotate(mid_turn, to_end);
-
-  // 2. The start joint: the chain's end onto the target line, then the mid joint towards the pole, plus
-  // twist.
-  const Vec3 axis = normalize(to_target);
-  const Quat aim = rotation_between(end_bent - a, axis, pole_vector);
-  Quat swing = aim;
-  const Vec3 mid_now = rotate(aim, b - a);
-  const Vec3 mid_off_axis = mid_now - axis * dot(mid_now, axis);
-  const Vec3 pole_off_axis = pole_vector - axis * dot(pole_vector, axis);
-  if (length(mid_off_axis) > 1e-7f * chain && length(pole_off_axis) > 1e-7f) {
-    const Vec3 m = normalize(mid_off_axis), p = normalize(pole_off_axis);
-    const float angle = std::atan2(dot(cross(m, p), axis), std::clamp(dot(m, p), -1.f, 1.f));
-    swing = quat_from_axis_angle(axis, angle) * swing;
-  }
-  if (twist_angle != 0) swing = quat_from_axis_angle(axis, twist_angle) * swing;
-
-  // Model-space turns as local corrections (the mid joint's after the start joint's turn), then weighted.
-  const Quat start_rotation = rotation_of(*start_joint);
-  Quat start_fix = local_correction(start_rotation, swing);
-  Quat mid_fix = local_correction(mid_rotation, mid_turn);
-  if (w < 1) {
-    start_fix = slerp(Quat{}, start_fix, w);
-    mid_fix = slerp(Quat{}, mid_fix, w);
-  }
-  *start_correction = normalize(start_fix);
-  *mid_correction = normalize(mid_fix);
+  const detail::TwoBoneSolution solved =
+      detail::solve_two_bone(chain, target, pole_vector, hinge, w, soften, twist_angle);
+  *start_correction = solved.start_correction;
+  *mid_correction = solved.mid_correction;
   if (reached) {
-    const Vec3 end_final = a + rotate(swing, end_bent - a);
-    *reached = w == 1 && length(end_final - target) <= 1e-5f * chain;
+    const float chain_length = length(chain.mid - chain.start) + length(chain.end - chain.mid);
+    *reached = solved.bent && w == 1 && length(solved.end - target) <= 1e-5f * chain_length;
   }
   return true;
 }
@@ -161,7 +199,7 @@ bool AimIkJob::run() const {
   const float ahead = std::sqrt(distance2 - off_line2) - along;
   if (!(ahead > 1e-6f * distance)) return true;
   const Vec3 crossing = o + f * ahead;
-  Quat turn = rotation_between(crossing, t, u);
+  Quat turn = arc_between(crossing, t * (1 / distance), u);
 
   // About the joint-target axis (keeps the aim): up into the plane of that axis and the pole, then twist.
   const Vec3 axis = t * (1 / distance);
@@ -170,9 +208,9 @@ bool AimIkJob::run() const {
   const Vec3 pole_off_axis = pole - axis * dot(pole, axis);
   if (length(up_off_axis) > 1e-6f * length(up_now) && length(pole_off_axis) > 1e-6f * length(pole)) {
     const Vec3 a = normalize(up_off_axis), b = normalize(pole_off_axis);
-    turn = quat_from_axis_angle(axis, std::atan2(dot(cross(a, b), axis), dot(a, b))) * turn;
+    turn = mul(turn_from_cos_sin(axis, dot(a, b), dot(cross(a, b), axis)), turn);
   }
-  if (twist_angle != 0) turn = quat_from_axis_angle(axis, twist_angle) * turn;
+  if (twist_angle != 0) turn = mul(quat_from_axis_angle(axis, twist_angle), turn);
 
   // In this frame the model-space turn is already the local correction (it applies between R and S).
   *joint_correction = normalize(w < 1 ? slerp(Quat{}, turn, w) : turn);

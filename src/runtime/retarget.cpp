@@ -5,12 +5,17 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ossa/runtime/ik_job.h"
 #include "pose_parts.h"
+#include "quat_inline.h"
+#include "two_bone_solve.h"
 
 namespace ossa {
+using detail::conj;
+using detail::mul;
+using detail::rot;
 using detail::rotation_of;
 using detail::translation_of;
+using detail::unit;
 
 bool RetargetJob::validate() const {
   if (!rig || !rig->source || !rig->target || !scratch) return false;
@@ -30,23 +35,6 @@ bool RetargetJob::validate() const {
 
 namespace {
 
-// The job's quaternion arithmetic, inline: unit quaternions stay unit to float precision along a chain, so
-// only the rotations written out are normalised.
-inline Quat mul(const Quat& a, const Quat& b) {
-  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-inline Quat conj(const Quat& q) {
-  return {-q.x, -q.y, -q.z, q.w};
-}
-inline Vec3 rot(const Quat& q, Vec3 v) {  // v + w t + q.xyz x t, t = 2 q.xyz x v
-  const Vec3 u{q.x, q.y, q.z}, t = cross(u, v) * 2.f;
-  return v + t * q.w + cross(u, t);
-}
-inline Quat unit(const Quat& q) {
-  const float inv = 1.f / std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-  return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
-}
 inline void write(const Quat& q, float* out) {
   out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
 }
@@ -57,12 +45,6 @@ inline Quat product(std::span<const JointPose> source, const int* path, int n) {
   for (int i = 1; i < n; ++i) q = mul(q, rotation_of(source[path[i]]));
   return q;
 }
-Mat4 rigid(const Quat& rotation, Vec3 position) {
-  Mat4 m = rotation_matrix(rotation);
-  m.m[12] = position.x, m.m[13] = position.y, m.m[14] = position.z;
-  return m;
-}
-
 }  // namespace
 
 bool RetargetJob::run() const {
@@ -155,21 +137,13 @@ bool RetargetJob::run() const {
     // Bend in the plane the retargeted limb has; a straight limb bends where the rig says.
     Vec3 pole = to_mid - limb * (dot(to_mid, limb) / dot(limb, limb));
     if (length(pole) < 1e-3f * reach) pole = rot(tm[c.start], c.pole_in_start);
-    const Vec3 hinge = rot(conj(tm[c.mid]), cross(limb, pole));
-    if (length(hinge) < 1e-12f) continue;
-    const Mat4 start = rigid(tm[c.start], a), mid = rigid(tm[c.mid], b), end = rigid(tm[c.end], e);
-    Quat start_fix, mid_fix;
-    if (!TwoBoneIkJob{.start_joint = &start,
-                      .mid_joint = &mid,
-                      .end_joint = &end,
-                      .target = goal,
-                      .pole_vector = pole,
-                      .mid_axis = hinge,
-                      .weight = contact_weights[i],
-                      .start_correction = &start_fix,
-                      .mid_correction = &mid_fix}
-             .run())
-      continue;
+    const Vec3 hinge = cross(limb, pole);
+    const float hinge_length = length(hinge);
+    if (hinge_length < 1e-12f) continue;
+    const detail::TwoBoneSolution solved = detail::solve_two_bone(
+        {a, b, e, tm[c.start], tm[c.mid]}, goal, pole, hinge * (1 / hinge_length), contact_weights[i], 1, 0);
+    if (!solved.bent) continue;
+    const Quat start_fix = solved.start_correction, mid_fix = solved.mid_correction;
     // The corrections, and the end joint's model rotation kept.
     const Quat start_model = unit(mul(tm[c.start], start_fix));
     const Quat mid_model = unit(mul(mul(start_model, rotation_of(output[c.mid])), mid_fix));
