@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -406,4 +407,22 @@ BENCHMARK_CAPTURE(BM_Import, unguarded, false)
     ->UseRealTime();
 }  // namespace
 
-BENCHMARK_MAIN();
+// `ossa_bench --first-import FILE guarded|unguarded`: times this process's first import_file() call alone
+// (start-up excluded) and prints milliseconds; bench/first-import.sh alternates fresh processes.
+int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--first-import") {
+    ossa::ImportOptions options;
+    options.isolate = std::string(argv[3]) == "guarded";
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto scene = ossa::import_file(argv[2], options);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!scene) return std::fprintf(stderr, "%s\n", scene.error().c_str()), 1;
+    return std::printf("%.3f\n", ms) < 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

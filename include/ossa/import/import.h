@@ -40,11 +40,11 @@ struct ImportOptions {
   // damaged files: a 700-byte COLLADA file with one letter in an index list makes it allocate 12 GB for a
   // minute. The file is parsed once. The worker is forked at the first import and serves the next ones (a
   // worker that crashed, hung or went over budget is replaced), so a process's first guarded import pays
-  // for the fork and a fresh heap (1.1-1.4x an unguarded one) and later ones about 1.05-1.3x
-  // (docs/performance.md). Turn it off for files you made yourself (`ossa --trusted`). On Windows the
-  // worker is the program ossa_import_worker.exe (installed beside ossa.exe; ship it beside yours, or name it
-  // in the OSSA_IMPORT_WORKER environment variable), started in a job object; where it cannot be found or
-  // started, the import runs unguarded, with a note on stderr.
+  // for the fork and the scene's trip back (1.05-1.13x an unguarded one on the files measured) and later
+  // ones for the trip (1.00-1.11x; docs/performance.md). Turn it off for files you made yourself (`ossa
+  // --trusted`). On Windows the worker is the program ossa_import_worker.exe (installed beside ossa.exe; ship
+  // it beside yours, or name it in the OSSA_IMPORT_WORKER environment variable), started in a job object;
+  // where it cannot be found or started, the import runs unguarded, with a note on stderr.
   bool isolate = true;
   size_t memory_limit_mb = 4096;    // memory the child may use beyond what this process holds
   double time_limit_seconds = 120;  // wall clock for the child's import
