@@ -222,6 +222,21 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosine
   }
 }
 
+// The weights of slerps at four fractions for lanes not all within the near range (keys over 36 degrees
+// apart): the series' middle range, or sines lane by lane beyond 91 degrees. Rare, so out of line.
+[[gnu::noinline]] void far_key_weights(F4 fraction, F4 xm1, F4& wa, F4& wb) {
+  if (all_at_least(xm1, set1(-kSlerpMid))) {
+    wa = slerp_weight4<kSlerpMidTerms>(sub(set1(1), fraction), xm1);
+    wb = slerp_weight4<kSlerpMidTerms>(fraction, xm1);
+    return;
+  }
+  alignas(16) float f[4], x[4], a[4], b[4];
+  store(f, fraction);
+  store(x, xm1);
+  for (int i = 0; i < 4; ++i) a[i] = slerp_weight(1 - f[i], x[i]), b[i] = slerp_weight(f[i], x[i]);
+  wa = load(a), wb = load(b);
+}
+
 void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
   const F4 one = set1(1);
   struct Pair {
@@ -248,31 +263,39 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
     if (all_at_least(xm1, set1(-kSlerpNear))) {
       wa = slerp_weight4<kSlerpNearTerms>(sub(one, fraction), xm1);
       wb = slerp_weight4<kSlerpNearTerms>(fraction, xm1);
-    } else if (all_at_least(xm1, set1(-kSlerpMid))) {
-      wa = slerp_weight4<kSlerpMidTerms>(sub(one, fraction), xm1);
-      wb = slerp_weight4<kSlerpMidTerms>(fraction, xm1);
-    } else {  // keys over 91 degrees apart: rare, one lane at a time
-      alignas(16) float f[4], x[4], wa_lanes[4], wb_lanes[4];
-      store(f, fraction);
-      store(x, xm1);
-      for (int i = 0; i < 4; ++i)
-        wa_lanes[i] = slerp_weight(1 - f[i], x[i]), wb_lanes[i] = slerp_weight(f[i], x[i]);
-      wa = load(wa_lanes), wb = load(wb_lanes);
+    } else {
+      far_key_weights(fraction, xm1, wa, wb);
     }
     weigh_rotations4(a, b, d, wa, wb, q);
   };
+  // Four joints at a time, their keys as stored (a joint's 16 bytes each): one transpose of the products
+  // gives the four dot products in lanes, the weights are computed for the four together and scaled to unit
+  // length
+  // (|wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b) for unit keys), then broadcast back to each joint.
+  alignas(16) float wa_lanes[4], wb_lanes[4];
   int j = 0;
   for (; j + 4 <= count; j += 4) {
     for (int k = 0; k < 4; ++k) vectors(j + k);
-    const Pair r0 = pair(3 * j + 1), r1 = pair(3 * j + 4), r2 = pair(3 * j + 7), r3 = pair(3 * j + 10);
-    F4 a[4] = {loadu(r0.a), loadu(r1.a), loadu(r2.a), loadu(r3.a)};
-    F4 b[4] = {loadu(r0.b), loadu(r1.b), loadu(r2.b), loadu(r3.b)};
-    transpose(a[0], a[1], a[2], a[3]);
-    transpose(b[0], b[1], b[2], b[3]);
-    F4 q[4];
-    slerp4(a, b, setr(*r0.fraction, *r1.fraction, *r2.fraction, *r3.fraction), q);
-    transpose(q[0], q[1], q[2], q[3]);
-    for (int k = 0; k < 4; ++k) store(out[j + k].rotation, q[k]);
+    const Pair r[4] = {pair(3 * j + 1), pair(3 * j + 4), pair(3 * j + 7), pair(3 * j + 10)};
+    const F4 a[4] = {loadu(r[0].a), loadu(r[1].a), loadu(r[2].a), loadu(r[3].a)};
+    const F4 b[4] = {loadu(r[0].b), loadu(r[1].b), loadu(r[2].b), loadu(r[3].b)};
+    F4 p[4] = {mul(a[0], b[0]), mul(a[1], b[1]), mul(a[2], b[2]), mul(a[3], b[3])};
+    transpose(p[0], p[1], p[2], p[3]);
+    const F4 d = add(add(p[0], p[1]), add(p[2], p[3]));
+    const F4 fraction = setr(*r[0].fraction, *r[1].fraction, *r[2].fraction, *r[3].fraction);
+    const F4 xm1 = cos_minus_one(d);
+    F4 wa, wb;
+    if (all_at_least(xm1, set1(-kSlerpNear))) {
+      wa = slerp_weight4<kSlerpNearTerms>(sub(one, fraction), xm1);
+      wb = slerp_weight4<kSlerpNearTerms>(fraction, xm1);
+    } else {
+      far_key_weights(fraction, xm1, wa, wb);
+    }
+    wb = flip_sign(wb, d);  // keys on either hemisphere: the short arc
+    const F4 inv = rsqrt_nr(madd(wa, wa, madd(wb, wb, mul(add(wa, wa), mul(wb, d)))));
+    store(wa_lanes, mul(wa, inv)), store(wb_lanes, mul(wb, inv));
+    for (int k = 0; k < 4; ++k)
+      store(out[j + k].rotation, madd(a[k], broadcast(wa_lanes + k), mul(b[k], broadcast(wb_lanes + k))));
   }
   for (; j < count; ++j) {  // the last joints one by one, each in every lane
     vectors(j);
