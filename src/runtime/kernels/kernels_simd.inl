@@ -77,7 +77,7 @@ inline F4 cos_minus_one(F4 d) {
 // Rotations of four joints (transposed: each lane one joint) slerped with a's and b's weights (wa, wb): b's
 // weight takes the sign of the dot product d (the short arc); the result normalised.
 inline void weigh_rotations4(const F4 a[4], const F4 b[4], F4 d, F4 wa, F4 wb, F4 q[4]) {
-  wb = flip_sign(wb, d);  // keys on either hemisphere: the short arc
+  wb = flip_sign(wb, d);  // rotations on either hemisphere: the short arc
   for (int i = 0; i < 4; ++i) q[i] = madd(a[i], wa, mul(b[i], wb));
   normalize_lanes(q);
 }
