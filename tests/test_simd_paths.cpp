@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -506,6 +507,34 @@ TEST(KeyedSampling, SlerpWeightsAreWithinTheirBound) {
 // first key and after the last), at every SIMD level: the same as a fresh cache for each time, and within
 // float rounding of the keys slerped and lerped in double precision. Channels share time tracks, have their
 // own, or hold one key; rotations lie on either hemisphere and up to a half turn apart.
+// Keys a denormal apart (a hostile or damaged file): the inverse of their span overflows, and t at the first
+// key gave 0 * inf = NaN. Found by fuzz_ossa_loader
+// (fuzz/regressions/ossa/keys_a_denormal_apart.ossa).
+TEST(KeyedSampling, KeysADenormalApartSampleTheirFirstKey) {
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  const std::vector<uint32_t> first = {0, 3, 6, 9};
+  const std::vector<float> times = {0, tiny, 1, 0, tiny, 1, 0, tiny, 1};
+  const std::vector<float> values = {1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0,   // translation
+                                     0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0,   // rotation
+                                     1, 1, 1, 0, 2, 2, 2, 0, 3, 3, 3, 0};  // scale
+  auto clip = Clip::from_keys("tiny span", 1.f, 1, first, times, values);
+  ASSERT_TRUE(clip) << clip.error();
+  SamplingCache cache;
+  std::vector<JointPose> pose(1);
+  for (float t : {0.f, tiny, 0.5f, 0.f}) {
+    ASSERT_TRUE((SampleJob{&*clip, t, &cache, pose}.run()));
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_TRUE(std::isfinite(pose[0].translation[i]) && std::isfinite(pose[0].scale[i])) << t;
+    }
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_TRUE(std::isfinite(pose[0].rotation[i])) << t;
+    }
+    if (t == 0) {
+      EXPECT_EQ(pose[0].translation[0], 1.f);
+    }
+  }
+}
+
 TEST(KeyedSampling, CachedSamplingFollowsTheKeysInAnyOrder) {
   constexpr int kJoints = 11;
   std::mt19937 rng(3);

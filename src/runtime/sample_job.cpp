@@ -51,7 +51,10 @@ void sample_keyed(const Clip& clip, float t, SamplingCache& cache, JointPose* ou
       cache.track_from[k] = i == 0 ? -kInfinity : t0;
       cache.track_until[k] = i + 2 == track.count ? kInfinity : t1;
       cache.track_start[k] = t0;
-      cache.track_inv_span[k] = t1 > t0 ? 1 / (t1 - t0) : 0;
+      // Keys closer than 1 / FLT_MAX (a denormal span) would give an infinite inverse and 0 * inf = NaN at
+      // the first key: such a pair is sampled at its first key.
+      const float inv_span = t1 > t0 ? 1 / (t1 - t0) : 0;
+      cache.track_inv_span[k] = inv_span <= std::numeric_limits<float>::max() ? inv_span : 0;
     }
     cache.track_fraction[k] = std::clamp((t - cache.track_start[k]) * cache.track_inv_span[k], 0.f, 1.f);
   }
