@@ -564,10 +564,10 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
     if (rig.source_of[t] >= 0 && mapped_branches(t) >= 2) hips = t;
   for (int t = 0; t < tn && hips < 0; ++t)
     if (rig.source_of[t] >= 0) hips = t;
-  rig.source_positioned.assign(sn, 0);
+  std::vector<uint8_t> source_tracked(sn, 0);
   auto track = [&](int target_joint, int source_joint) {
     for (int t = target_joint; t >= 0; t = target.parents()[t]) rig.steps[t].positioned = 1;
-    for (int j = source_joint; j >= 0; j = source.parents()[j]) rig.source_positioned[j] = 1;
+    for (int j = source_joint; j >= 0; j = source.parents()[j]) source_tracked[j] = 1;
   };
   if (hips >= 0) {
     rig.target_hips = hips, rig.source_hips = rig.source_of[hips];
@@ -624,6 +624,30 @@ Result<RetargetRig> RetargetRig::build(const Skeleton& source, const Skeleton& t
     c.pole_in_start = rotate(conjugate(t0[c.start]), normalize(bend));
     track(c.end, c.source_end);
     rig.contacts.push_back(std::move(c));
+  }
+
+  // The job's passes: the four-wide groups, the joints it visits one by one, the tracked joints.
+  for (int j = 0; j < sn; ++j)
+    if (source_tracked[j]) rig.source_tracked.push_back(j);
+  std::vector<int> grouped;
+  for (int t = 0; t < tn; ++t) {
+    const Step& step = rig.steps[t];
+    const int p = target.parents()[t];
+    const bool constant_frames = p < 0 || !rig.steps[p].dynamic_frame;
+    if (step.kind == Step::kMapped && constant_frames && step.up == 0 && step.down == 1)
+      grouped.push_back(t);
+    else
+      rig.per_joint.push_back(t);
+    if (step.positioned) rig.positioned.push_back(t);
+  }
+  for (size_t first = 0; first < grouped.size(); first += 4) {
+    TransferGroup& group = rig.transfer_groups.emplace_back();
+    for (size_t lane = 0; lane < 4; ++lane) {
+      const int t = grouped[std::min(first + lane, grouped.size() - 1)];
+      group.source[lane] = rig.steps[t].source, group.target[lane] = t;
+      for (int k = 0; k < 4; ++k)
+        for (int i = 0; i < 4; ++i) group.column[k][i][lane] = rig.transfer[t].column[k][i];
+    }
   }
   return rig;
 }

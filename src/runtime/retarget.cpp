@@ -9,6 +9,10 @@
 #include "quat_inline.h"
 #include "two_bone_solve.h"
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 namespace ossa {
 using detail::conj;
 using detail::mul;
@@ -22,8 +26,9 @@ bool RetargetJob::validate() const {
   const size_t sn = static_cast<size_t>(rig->source->joint_count()),
                tn = static_cast<size_t>(rig->target->joint_count());
   if (source.size() != sn || output.size() != tn || rig->steps.size() != tn || rig->frame.size() != tn ||
-      rig->transfer.size() != tn || rig->source_of.size() != tn || rig->source_positioned.size() != sn ||
-      scratch->frame.size() != tn || scratch->target_model.size() != tn ||
+      rig->transfer.size() != tn || rig->source_of.size() != tn || rig->per_joint.size() > tn ||
+      rig->positioned.size() > tn || rig->transfer_groups.size() > (tn + 3) / 4 ||
+      rig->source_tracked.size() > sn || scratch->frame.size() != tn || scratch->target_model.size() != tn ||
       scratch->target_position.size() != tn || scratch->source_model.size() != sn ||
       scratch->source_position.size() != sn)
     return false;
@@ -44,6 +49,47 @@ inline Quat product(std::span<const JointPose> source, const int* path, int n) {
   Quat q = rotation_of(source[path[0]]);
   for (int i = 1; i < n; ++i) q = mul(q, rotation_of(source[path[i]]));
   return q;
+}
+
+// A group's four source rotations turned by their Transfer matrices and normalised: one square root and one
+// division for four joints. The rest of each pose is the target's rest.
+inline void transfer_group(const RetargetRig::TransferGroup& g, std::span<const JointPose> source,
+                           std::span<const JointPose> rest, std::span<JointPose> output) {
+#if defined(__SSE2__)
+  __m128 x = _mm_loadu_ps(source[g.source[0]].rotation), y = _mm_loadu_ps(source[g.source[1]].rotation),
+         z = _mm_loadu_ps(source[g.source[2]].rotation), w = _mm_loadu_ps(source[g.source[3]].rotation);
+  _MM_TRANSPOSE4_PS(x, y, z, w);  // now component-major: x holds the four joints' x
+  __m128 r[4];
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm_mul_ps(_mm_load_ps(g.column[0][i]), x);
+    r[i] = _mm_add_ps(r[i], _mm_mul_ps(_mm_load_ps(g.column[1][i]), y));
+    r[i] = _mm_add_ps(r[i], _mm_mul_ps(_mm_load_ps(g.column[2][i]), z));
+    r[i] = _mm_add_ps(r[i], _mm_mul_ps(_mm_load_ps(g.column[3][i]), w));
+  }
+  __m128 norm = _mm_mul_ps(r[0], r[0]);
+  norm = _mm_add_ps(norm, _mm_mul_ps(r[1], r[1]));
+  norm = _mm_add_ps(norm, _mm_mul_ps(r[2], r[2]));
+  norm = _mm_add_ps(norm, _mm_mul_ps(r[3], r[3]));
+  const __m128 inverse = _mm_div_ps(_mm_set1_ps(1.f), _mm_sqrt_ps(norm));
+  for (__m128& c : r) c = _mm_mul_ps(c, inverse);
+  _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);  // back to one quaternion per register
+  for (int l = 0; l < 4; ++l) {
+    JointPose& out = output[g.target[l]];
+    out = rest[g.target[l]];
+    _mm_storeu_ps(out.rotation, r[l]);
+  }
+#else
+  for (int l = 0; l < 4; ++l) {  // the same sums in the same order
+    const float* q = source[g.source[l]].rotation;
+    float r[4];
+    for (int i = 0; i < 4; ++i)
+      r[i] = g.column[0][i][l] * q[0] + g.column[1][i][l] * q[1] + g.column[2][i][l] * q[2] +
+             g.column[3][i][l] * q[3];
+    JointPose& out = output[g.target[l]];
+    out = rest[g.target[l]];
+    write(unit({r[0], r[1], r[2], r[3]}), out.rotation);
+  }
+#endif
 }
 }  // namespace
 
@@ -67,52 +113,55 @@ bool RetargetJob::run() const {
   };
 
   // The source in model space where the target needs positions: the hips' chain and the contact limbs.
-  for (int j = 0; j < src.joint_count(); ++j) {
-    if (!rig->source_positioned[j]) continue;
+  for (const int j : rig->source_tracked) {
     const int p = source_parents[j];
     const Quat r = rotation_of(source[j]);
     sm[j] = p < 0 ? r : mul(sm[p], r);
     sp[j] = p < 0 ? translation_of(source[j]) : sp[p] + rot(sm[p], translation_of(source[j]));
   }
-  for (int t = 0; t < dst.joint_count(); ++t) {
+  for (const RetargetRig::TransferGroup& group : rig->transfer_groups)
+    transfer_group(group, source, rest, output);
+  for (const int t : rig->per_joint) {
     const Step& step = steps[t];
     const int p = target_parents[t];
     JointPose& out = output[t];
     if (step.kind == Step::kCopy) {
       out = source[step.source];  // the same joint on both sides: its whole pose
-    } else {
-      out = rest[t];
-      if (step.kind != Step::kRest) {
-        Quat here = constant_frame[t];
-        if (step.kind == Step::kChain) {
-          // The source's turn from top to end's parent since rest, seen in the target top's frame.
-          const Quat bend =
-              mul(product(source, path + step.bend_first, step.bend_count), step.inverse_source_rest);
-          const Quat top = constant_frame[step.top];
-          Quat turn = mul(mul(conj(top), bend), top);
-          if (turn.w < 0) turn = {-turn.x, -turn.y, -turn.z, -turn.w};
-          here = frame[t] = mul(mul(top, nlerp(Quat{}, turn, step.fraction)), step.rest_to_here);
-        }
-        const int* joints = path + step.first;
-        const bool direct = step.up == 0 && step.down == 1;
-        Quat relative =
-            direct ? rotation_of(source[joints[0]]) : product(source, joints + step.up, step.down);
-        if (step.up) relative = mul(conj(product(source, joints, step.up)), relative);
-        if (step.kind == Step::kMapped && (p < 0 || !steps[p].dynamic_frame)) {
-          const float(&m)[4][4] = rig->transfer[t].column;
-          const float q[4] = {relative.x, relative.y, relative.z, relative.w};
-          float r[4];
-          for (int i = 0; i < 4; ++i)
-            r[i] = m[0][i] * q[0] + m[1][i] * q[1] + m[2][i] * q[2] + m[3][i] * q[3];
-          write(unit({r[0], r[1], r[2], r[3]}), out.rotation);
-        } else {
-          write(unit(mul(mul(conj(frame_of(p)), relative), here)), out.rotation);
-        }
-      } else if (step.dynamic_frame) {
-        frame[t] = mul(frame_of(p), rotation_of(out));
-      }
+      continue;
     }
-    if (!step.positioned) continue;
+    out = rest[t];
+    if (step.kind == Step::kRest) {
+      if (step.dynamic_frame) frame[t] = mul(frame_of(p), rotation_of(out));
+      continue;
+    }
+    Quat here = constant_frame[t];
+    if (step.kind == Step::kChain) {
+      // The source's turn from top to end's parent since rest, seen in the target top's frame.
+      const Quat bend =
+          mul(product(source, path + step.bend_first, step.bend_count), step.inverse_source_rest);
+      const Quat top = constant_frame[step.top];
+      Quat turn = mul(mul(conj(top), bend), top);
+      if (turn.w < 0) turn = {-turn.x, -turn.y, -turn.z, -turn.w};
+      here = frame[t] = mul(mul(top, nlerp(Quat{}, turn, step.fraction)), step.rest_to_here);
+    }
+    const int* joints = path + step.first;
+    Quat relative = product(source, joints + step.up, step.down);
+    if (step.up) relative = mul(conj(product(source, joints, step.up)), relative);
+    if (step.kind == Step::kMapped && (p < 0 || !steps[p].dynamic_frame)) {
+      const float(&m)[4][4] = rig->transfer[t].column;
+      const float q[4] = {relative.x, relative.y, relative.z, relative.w};
+      float r[4];
+      for (int i = 0; i < 4; ++i) r[i] = m[0][i] * q[0] + m[1][i] * q[1] + m[2][i] * q[2] + m[3][i] * q[3];
+      write(unit({r[0], r[1], r[2], r[3]}), out.rotation);
+    } else {
+      write(unit(mul(mul(conj(frame_of(p)), relative), here)), out.rotation);
+    }
+  }
+  // The target in model space along the same chains; the hips (and the mapped joints above) travel.
+  for (const int t : rig->positioned) {
+    const Step& step = steps[t];
+    const int p = target_parents[t];
+    JointPose& out = output[t];
     const Quat parent = p < 0 ? Quat{} : tm[p];
     const Vec3 parent_position = p < 0 ? Vec3{} : tp[p];
     if (step.carries) {

@@ -43,7 +43,8 @@
 // rest poses and parents' agree exactly on both sides copy the source's pose, so identical skeletons give the
 // identity exactly. The job never forms model-space poses except along the hips' chain (and the contact
 // limbs): a joint's local rotation is the source's rotation between the two joints' anchors, between the
-// rig's constant frames, so most joints cost two quaternion products.
+// rig's constant frames, so most joints cost one 4x4 matrix product of one source rotation, taken four
+// joints at a time (with one square root for the four).
 //
 // Contacts (RetargetRig::build with RetargetContacts): the target's feet (and hands) as two-bone chains
 // (thigh, calf, foot), weighted per frame by a ContactTrack (find_contacts, offline). Weighted by it, the job
@@ -126,7 +127,17 @@ struct RetargetRig {
     float column[4][4];
   };
   std::vector<Transfer> transfer;
-  std::vector<uint8_t> source_positioned;  // source joints whose model positions the job tracks
+  // The mapped joints that follow one source joint between constant frames (most of a rig), four to a group,
+  // so that the job turns and normalises four at once: lane l's Transfer column[k][i] is column[k][i][l].
+  // Lanes after a group's last joint repeat it.
+  struct alignas(16) TransferGroup {
+    float column[4][4][4];
+    int source[4], target[4];
+  };
+  std::vector<TransferGroup> transfer_groups;
+  std::vector<int> per_joint;       // the other target joints, which the job visits one by one, in order
+  std::vector<int> positioned;      // target joints whose model rotations and positions are tracked, in order
+  std::vector<int> source_tracked;  // source joints whose model rotations and positions are tracked, in order
 };
 
 // Per character: what the job computes on the way (sized once, no allocation after).
