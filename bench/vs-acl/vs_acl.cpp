@@ -5,11 +5,14 @@
 //   * Ossa: compress_clip at its defaults (0.1 mm on virtual vertices 3 cm from each joint, in model units);
 //   * ACL: compress_track_list with its recommended settings (variable bit rates, qvvf error metric), tuned
 //     per clip: the shell is 3 cm in model units for each joint (3 cm divided by the joint's scale in the
-//     model at rest, so that ACL's per-joint shell and Ossa's agree); for each rotation format (w dropped,
-//     ACL's default, then float rotations) precisions from 8x the bound down by x0.7; at the precision and
-//     format of the smallest output that holds the bound, the levels high and highest too. The smallest
-//     output that holds is ACL's figure. Also given: ACL as its documentation sets it up (defaults, 0.01 cm
-//     at 3 cm in each joint's own units), judged the same way.
+//     model at rest, so that ACL's per-joint shell and Ossa's agree); for each default value of its tracks
+//     (the identity, ACL's default, and the skeleton's rest pose, which ACL then leaves out of the output
+//     wherever a track stays at rest: the decoder supplies it, as Ossa's does from the skeleton) and each
+//     rotation format (w dropped, ACL's default, then float rotations): precisions 1e-4 x 2^k for k in
+//     -10..10, and from 8x the bound down by x0.7; at the settings of the smallest output that holds the
+//     bound, the levels high and highest too. The smallest output that holds is ACL's figure. Also given: ACL
+//     as its documentation sets it up (defaults, 0.01 cm at 3 cm in each joint's own units), judged the same
+//     way.
 // Judging metric: ossa::virtual_vertex_errors (model units, at every frame), the same function that
 // compress_clip's guarantee is tested with. Each output's error is also given by ACL's own metric with ACL's
 // convention (a 3 cm shell in each joint's own units, whatever the ancestors' scale), the "both figures" of
@@ -110,9 +113,17 @@ std::vector<float> model_scales(const ossa::Skeleton& skeleton) {
 }
 
 // The clip's frames as ACL tracks; `shells` per joint (ACL's units: the joint's own).
+// With `rest_defaults`, each track's default value is the joint's rest pose (else the identity).
+rtm::qvvf qvv_of(const ossa::JointPose& p) {
+  return rtm::qvv_set(rtm::quat_set(p.rotation[0], p.rotation[1], p.rotation[2], p.rotation[3]),
+                      rtm::vector_set(p.translation[0], p.translation[1], p.translation[2]),
+                      rtm::vector_set(p.scale[0], p.scale[1], p.scale[2]));
+}
+
 acl::track_array_qvvf make_tracks(acl::iallocator& allocator, const ossa::Skeleton& skeleton,
                                   const std::vector<ossa::JointPose>& frames, int frame_count, float rate,
-                                  const std::vector<float>& shells, float precision) {
+                                  const std::vector<float>& shells, float precision,
+                                  bool rest_defaults = false) {
   const int joints = skeleton.joint_count();
   acl::track_array_qvvf tracks(allocator, joints);
   for (int j = 0; j < joints; ++j) {
@@ -121,20 +132,38 @@ acl::track_array_qvvf make_tracks(acl::iallocator& allocator, const ossa::Skelet
     desc.parent_index = skeleton.parents()[j] < 0 ? acl::k_invalid_track_index : skeleton.parents()[j];
     desc.precision = precision;
     desc.shell_distance = shells[j];
+    if (rest_defaults) desc.default_value = qvv_of(skeleton.rest_pose()[j]);
     auto track = acl::track_qvvf::make_reserve(desc, allocator, frame_count, rate);
     for (int f = 0; f < frame_count; ++f) {
       const ossa::JointPose& p = frames[static_cast<size_t>(f) * joints + j];
-      track[f] = rtm::qvv_set(rtm::quat_set(p.rotation[0], p.rotation[1], p.rotation[2], p.rotation[3]),
-                              rtm::vector_set(p.translation[0], p.translation[1], p.translation[2]),
-                              rtm::vector_set(p.scale[0], p.scale[1], p.scale[2]));
+      track[f] = qvv_of(p);
     }
     tracks[j] = std::move(track);
   }
   return tracks;
 }
 
+// `kRest`: default sub-tracks take the skeleton's rest pose (the tracks were made with rest_defaults).
+template <bool kRest>
 struct PoseWriter final : acl::track_writer {
   ossa::JointPose* out = nullptr;
+  const ossa::JointPose* rest = nullptr;
+  static constexpr acl::default_sub_track_mode mode =
+      kRest ? acl::default_sub_track_mode::variable : acl::default_sub_track_mode::constant;
+  static constexpr acl::default_sub_track_mode get_default_rotation_mode() { return mode; }
+  static constexpr acl::default_sub_track_mode get_default_translation_mode() { return mode; }
+  static constexpr acl::default_sub_track_mode get_default_scale_mode() {
+    return kRest ? mode : acl::default_sub_track_mode::legacy;
+  }
+  rtm::quatf RTM_SIMD_CALL get_variable_default_rotation(uint32_t j) const {
+    return rtm::quat_load(rest[j].rotation);
+  }
+  rtm::vector4f RTM_SIMD_CALL get_variable_default_translation(uint32_t j) const {
+    return rtm::vector_load3(rest[j].translation);
+  }
+  rtm::vector4f RTM_SIMD_CALL get_variable_default_scale(uint32_t j) const {
+    return rtm::vector_load3(rest[j].scale);
+  }
   void RTM_SIMD_CALL write_rotation(uint32_t j, rtm::quatf_arg0 q) { rtm::quat_store(q, out[j].rotation); }
   void RTM_SIMD_CALL write_translation(uint32_t j, rtm::vector4f_arg0 v) {
     rtm::vector_store3(v, out[j].translation);
@@ -150,18 +179,30 @@ struct DecompressionSettings : acl::default_transform_decompression_settings {
   }
 };
 
-// ACL's output decoded at every frame, as an Ossa fixed-rate clip (for the judging metric).
-ossa::Clip decode_acl(const acl::compressed_tracks& compressed, const ossa::Clip& reference) {
+// ACL's output decoded at every frame, as an Ossa fixed-rate clip (for the judging metric). `rest`: the
+// skeleton whose rest pose the tracks' default values were (nullptr: the identity).
+template <bool kRest>
+void decode_frames(const acl::compressed_tracks& compressed, const ossa::Clip& reference,
+                   const ossa::Skeleton* rest, std::vector<ossa::JointPose>& poses) {
   const int joints = reference.joint_count(), frames = reference.frame_count();
-  std::vector<ossa::JointPose> poses(static_cast<size_t>(joints) * frames);
   acl::decompression_context<DecompressionSettings> context;
   context.initialize(compressed);
-  PoseWriter writer;
+  PoseWriter<kRest> writer;
+  if (rest) writer.rest = rest->rest_pose().data();
   for (int f = 0; f < frames; ++f) {
     writer.out = poses.data() + static_cast<size_t>(f) * joints;
     context.seek(f / reference.frame_rate(), acl::sample_rounding_policy::nearest);
     context.decompress_tracks(writer);
   }
+}
+ossa::Clip decode_acl(const acl::compressed_tracks& compressed, const ossa::Clip& reference,
+                      const ossa::Skeleton* rest) {
+  const int joints = reference.joint_count(), frames = reference.frame_count();
+  std::vector<ossa::JointPose> poses(static_cast<size_t>(joints) * frames);
+  if (rest)
+    decode_frames<true>(compressed, reference, rest, poses);
+  else
+    decode_frames<false>(compressed, reference, nullptr, poses);
   return ossa::Clip::from_frames("acl", reference.duration(), reference.frame_rate(), joints,
                                  std::move(poses))
       .value();
@@ -203,6 +244,7 @@ struct AclResult {
   float precision = 0;
   acl::compression_level8 level = acl::compression_level8::medium;
   acl::rotation_format8 format = acl::rotation_format8::quatf_drop_w_variable;
+  bool rest_defaults = false;
 };
 
 const char* format_name(acl::rotation_format8 format) {
@@ -236,7 +278,8 @@ int main(int argc, char** argv) {
     return std::fprintf(stderr, "usage: ossa_vs_acl [--root-scale S] FILE...\n"), 2;
   acl::ansi_allocator allocator;
   std::printf(
-      "| file | clip | joints | frames | Ossa bytes | ACL bytes (precision, level, rotations) | ACL / Ossa "
+      "| file | clip | joints | frames | Ossa bytes | ACL bytes (precision, level, rotations, defaults) | "
+      "ACL / Ossa "
       "size "
       "| max error Ossa / ACL (mm, model-unit shell) | max error Ossa / ACL (ACL's per-joint shell) "
       "| ms Ossa / ACL (ACL's tuning) | ACL at its defaults: bytes, max error (mm, model-unit shell) |\n"
@@ -291,16 +334,18 @@ int main(int argc, char** argv) {
       // ACL, tuned
       acl::compression_settings settings = acl::get_default_compression_settings();
       settings.error_metric = &metric;
-      auto compress = [&](float precision, acl::compression_level8 level) {
+      auto compress = [&](float precision, acl::compression_level8 level, bool rest_defaults) {
         settings.level = level;
         acl::track_array_qvvf tracks = make_tracks(allocator, skeleton, reference, frames, clip.frame_rate(),
-                                                   model_unit_shells, precision);
+                                                   model_unit_shells, precision, rest_defaults);
         acl::output_stats acl_stats;
         AclResult r;
         r.precision = precision, r.level = level, r.format = settings.rotation_format;
+        r.rest_defaults = rest_defaults;
         if (acl::compress_track_list(allocator, tracks, settings, r.tracks, acl_stats).any()) return r;
         r.bytes = r.tracks->get_size();
-        r.error = max_of(ossa::virtual_vertex_errors(clip, decode_acl(*r.tracks, clip), skeleton, kShell));
+        r.error = max_of(ossa::virtual_vertex_errors(
+            clip, decode_acl(*r.tracks, clip, rest_defaults ? &skeleton : nullptr), skeleton, kShell));
         return r;
       };
       auto release = [&](AclResult& r) {
@@ -308,26 +353,35 @@ int main(int argc, char** argv) {
         r.tracks = nullptr;
       };
       const auto tuning_start = Clock::now();
-      // Per rotation format, precisions from 8x the bound down in steps of x0.7 (ACL's own error estimate and
-      // the judging metric differ, either way, and the size is not monotonic in the precision); the smallest
-      // output that holds the bound is kept. A format stops when its error stops falling below the bound (a
-      // joint it cannot hold, such as a half turn with w dropped).
+      // Per default value and rotation format: precisions 1e-4 x 2^k (k = 10 down to -10), then from 8x the
+      // bound down in steps of x0.7 (ACL's own error estimate and the judging metric differ, either way, and
+      // the size is not monotonic in the precision); the smallest output that holds the bound is kept. The
+      // x0.7 steps stop when the error stops falling below the bound (a joint the format cannot hold, such as
+      // a half turn with w dropped).
       AclResult best;
-      for (auto format : {acl::rotation_format8::quatf_drop_w_variable, acl::rotation_format8::quatf_full}) {
-        settings.rotation_format = format;
-        float precision = kBound * 8, last_error = 1e30f;
-        for (int step = 0, stalled = 0; step < 30 && stalled < 3; ++step, precision *= 0.7f) {
-          AclResult r = compress(precision, acl::compression_level8::medium);
-          if (std::getenv("OSSA_VS_ACL_VERBOSE"))
-            std::fprintf(stderr, "  %s %s: %s precision %g: %zu B, %g mm\n", file.c_str(),
-                         clip.name().c_str(), format_name(format), precision, r.bytes, r.error * 1e3);
-          stalled = precision < kBound && r.error > 0.99f * last_error ? stalled + 1 : 0;
-          last_error = std::min(last_error, r.error);
-          const bool holds = r.tracks && r.error <= kBound;
-          if (holds && (!best.tracks || r.bytes < best.bytes)) std::swap(r, best);
-          release(r);
+      auto consider = [&](float precision, bool rest_defaults) {
+        AclResult r = compress(precision, acl::compression_level8::medium, rest_defaults);
+        if (std::getenv("OSSA_VS_ACL_VERBOSE"))
+          std::fprintf(stderr, "  %s %s: %s, %s defaults, precision %g: %zu B, %g mm\n", file.c_str(),
+                       clip.name().c_str(), format_name(settings.rotation_format),
+                       rest_defaults ? "rest" : "identity", precision, r.bytes, r.error * 1e3);
+        const float error = r.tracks ? r.error : 1e30f;
+        if (r.tracks && r.error <= kBound && (!best.tracks || r.bytes < best.bytes)) std::swap(r, best);
+        release(r);
+        return error;
+      };
+      for (bool rest_defaults : {false, true})
+        for (auto format :
+             {acl::rotation_format8::quatf_drop_w_variable, acl::rotation_format8::quatf_full}) {
+          settings.rotation_format = format;
+          for (int k = 10; k >= -10; --k) consider(std::ldexp(kBound, k), rest_defaults);
+          float precision = kBound * 8, last_error = 1e30f;
+          for (int step = 0, stalled = 0; step < 30 && stalled < 3; ++step, precision *= 0.7f) {
+            const float error = consider(precision, rest_defaults);
+            stalled = precision < kBound && error > 0.99f * last_error ? stalled + 1 : 0;
+            last_error = std::min(last_error, error);
+          }
         }
-      }
       if (!best.tracks) {
         std::fprintf(stderr, "%s %s: ACL never held the bound\n", file.c_str(), clip.name().c_str());
         ++failures;
@@ -335,7 +389,7 @@ int main(int argc, char** argv) {
       }
       settings.rotation_format = best.format;
       for (auto level : {acl::compression_level8::high, acl::compression_level8::highest}) {
-        AclResult r = compress(best.precision, level);
+        AclResult r = compress(best.precision, level, best.rest_defaults);
         if (r.tracks && r.error <= kBound && r.bytes < best.bytes) std::swap(r, best);
         release(r);
       }
@@ -350,8 +404,8 @@ int main(int argc, char** argv) {
         acl::output_stats acl_stats;
         if (!acl::compress_track_list(allocator, tracks, defaults, plain.tracks, acl_stats).any()) {
           plain.bytes = plain.tracks->get_size();
-          plain.error =
-              max_of(ossa::virtual_vertex_errors(clip, decode_acl(*plain.tracks, clip), skeleton, kShell));
+          plain.error = max_of(
+              ossa::virtual_vertex_errors(clip, decode_acl(*plain.tracks, clip, nullptr), skeleton, kShell));
         }
         release(plain);
       }
@@ -360,7 +414,7 @@ int main(int argc, char** argv) {
         settings.level = best.level;
         settings.rotation_format = best.format;
         acl::track_array_qvvf tracks = make_tracks(allocator, skeleton, reference, frames, clip.frame_rate(),
-                                                   model_unit_shells, best.precision);
+                                                   model_unit_shells, best.precision, best.rest_defaults);
         acl::output_stats acl_stats;
         acl::compressed_tracks* out = nullptr;
         const auto t0 = Clock::now();
@@ -373,22 +427,24 @@ int main(int argc, char** argv) {
           make_tracks(allocator, skeleton, reference, frames, clip.frame_rate(), joint_unit_shells, kBound);
       acl::track_array_qvvf ours_tracks = make_tracks(allocator, skeleton, frames_of(*ours, clip), frames,
                                                       clip.frame_rate(), joint_unit_shells, kBound);
-      acl::track_array_qvvf acl_tracks =
-          make_tracks(allocator, skeleton, frames_of(decode_acl(*best.tracks, clip), clip), frames,
-                      clip.frame_rate(), joint_unit_shells, kBound);
+      acl::track_array_qvvf acl_tracks = make_tracks(
+          allocator, skeleton,
+          frames_of(decode_acl(*best.tracks, clip, best.rest_defaults ? &skeleton : nullptr), clip), frames,
+          clip.frame_rate(), joint_unit_shells, kBound);
       const float ours_acl_metric =
           acl::calculate_compression_error(allocator, raw_tracks, ours_tracks, metric).error;
       const float acl_acl_metric =
           acl::calculate_compression_error(allocator, raw_tracks, acl_tracks, metric).error;
 
       std::printf(
-          "| %s | %s | %d | %d | %zu | %zu (%.2g, %s, %s) | %.2f | %.4f / %.4f | %.4f / %.4f | %.1f / %.1f "
+          "| %s | %s | %d | %d | %zu | %zu (%.2g, %s, %s, %s) | %.2f | %.4f / %.4f | %.4f / %.4f | %.1f / "
+          "%.1f "
           "(%.0f) | %zu, %.4f |\n",
           file.c_str(), markdown_cell(clip.name()).c_str(), joints, frames, stats.compressed_bytes,
           best.bytes, best.precision, level_name(best.level), format_name(best.format),
-          double(best.bytes) / stats.compressed_bytes, ours_error * 1e3, best.error * 1e3,
-          ours_acl_metric * 1e3, acl_acl_metric * 1e3, ossa_ms, acl_ms, tuning_ms, plain.bytes,
-          plain.error * 1e3);
+          best.rest_defaults ? "rest pose" : "identity", double(best.bytes) / stats.compressed_bytes,
+          ours_error * 1e3, best.error * 1e3, ours_acl_metric * 1e3, acl_acl_metric * 1e3, ossa_ms, acl_ms,
+          tuning_ms, plain.bytes, plain.error * 1e3);
       std::fflush(stdout);
       total_ossa_ms += ossa_ms, total_acl_ms += acl_ms;
       total_ossa += stats.compressed_bytes, total_acl += best.bytes, total_raw += stats.raw_bytes;
