@@ -639,5 +639,76 @@ TEST(KeyedSampling, CachedSamplingFollowsTheKeysInAnyOrder) {
   set_simd_level(best_simd_level());
 }
 
+// Still channels (one key, or equal keys) are copied from the clip's constant pose, the moving ones
+// interpolated: every mix of moving and still channels per joint (8 joints: each subset of translation,
+// rotation, scale), with 4, 5 and 7 moving rotations (the four-wide blocks and their tails), at every SIMD
+// level. Still channels come out as their key, bit for bit; moving ones as the keys interpolated at the
+// middle of their span.
+TEST(KeyedSampling, StillChannelsAreTheirKeyAndMovingOnesInterpolate) {
+  for (int extra : {0, 1, 3}) {  // joints with every channel moving, after the 8 subsets
+    const int joints = 8 + extra;
+    std::vector<uint32_t> first;
+    std::vector<float> times, values;
+    std::mt19937 rng(11 + extra);
+    std::uniform_real_distribution<float> unit(-1, 1);
+    auto moves = [&](int c) { return c / 3 >= 8 || ((c / 3) >> (c % 3) & 1) != 0; };
+    for (int c = 0; c < joints * 3; ++c) {
+      first.push_back(static_cast<uint32_t>(times.size()));
+      // A still channel has one key, or (every other one) two equal keys, as exporters write them.
+      const int keys = moves(c) || c % 2 ? 2 : 1;
+      for (int k = 0; k < keys; ++k) {
+        times.push_back(static_cast<float>(k));
+        float v[4] = {unit(rng), unit(rng), unit(rng), c % 3 == 1 ? unit(rng) : 0.f};
+        if (c % 3 == 1) {
+          const float n = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+          for (float& e : v) e /= n;
+        }
+        if (k > 0 && !moves(c)) std::copy_n(values.end() - 4, 4, v);
+        values.insert(values.end(), v, v + 4);
+      }
+    }
+    first.push_back(static_cast<uint32_t>(times.size()));
+    auto clip = Clip::from_keys("still and moving", 1.f, joints, first, times, values);
+    ASSERT_TRUE(clip) << clip.error();
+    const uint32_t moving_rotations = 4 + static_cast<uint32_t>(extra);
+    EXPECT_EQ(clip->moving_translations(), moving_rotations);
+    EXPECT_EQ(clip->moving_scales(), moving_rotations);
+    ASSERT_EQ(clip->moving_channels().size(), 3 * moving_rotations);
+    std::vector<SimdLevel> levels = simd_levels();
+    levels.push_back(SimdLevel::kScalar);
+    for (SimdLevel level : levels) {
+      set_simd_level(level);
+      std::vector<JointPose> pose(joints);
+      SamplingCache cache;
+      ASSERT_TRUE((SampleJob{&*clip, 0.5f, &cache, pose}.run()));
+      for (int c = 0; c < joints * 3; ++c) {
+        SCOPED_TRACE(testing::Message()
+                     << to_string(level) << ", channel " << c << ", " << extra << " extra");
+        const float* got = c % 3 == 0   ? pose[c / 3].translation
+                           : c % 3 == 1 ? pose[c / 3].rotation
+                                        : pose[c / 3].scale;
+        const float* a = &values[4 * size_t{first[c]}];
+        if (!moves(c)) {
+          EXPECT_EQ(std::memcmp(got, a, (c % 3 == 1 ? 4 : 3) * sizeof(float)), 0);
+          continue;
+        }
+        const float* b = a + 4;
+        double expected[4], dot = 0, len = 0;
+        for (int e = 0; e < 4; ++e) dot += double{a[e]} * b[e];
+        for (int e = 0; e < 4; ++e) {
+          // The middle of a slerp is the normalised sum of its ends (short arc); of a lerp, their mean.
+          expected[e] = c % 3 == 1 ? a[e] + (dot < 0 ? -1 : 1) * double{b[e]} : 0.5 * (double{a[e]} + b[e]);
+          len += expected[e] * expected[e];
+        }
+        for (int e = 0; e < (c % 3 == 1 ? 4 : 3); ++e) {
+          const double want = c % 3 == 1 ? expected[e] / std::sqrt(len) : expected[e];
+          EXPECT_NEAR(got[e], want, 5e-7);
+        }
+      }
+    }
+  }
+  set_simd_level(best_simd_level());
+}
+
 }  // namespace
 }  // namespace ossa::test

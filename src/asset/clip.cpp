@@ -80,9 +80,9 @@ size_t Clip::memory_bytes() const {
   return sizeof(Clip) + frames_.size() * sizeof(JointPose) + frame_cosines_.size() * sizeof(float) +
          channel_first_.size() * sizeof(uint32_t) + key_times_.size() * sizeof(float) +
          key_values_.size() * sizeof(float) + name_.size() + time_tracks_.size() * sizeof(TimeTrack) +
-         channel_time_track_.size() * sizeof(uint32_t) + constants_.size() * sizeof(ConstantChannel) +
-         channels_.size() * sizeof(QuantizedChannel) + segment_channels_.size() * sizeof(SegmentChannel) +
-         constant_pose_.size() * sizeof(JointPose) +
+         channel_time_track_.size() * sizeof(uint32_t) + moving_channels_.size() * sizeof(uint32_t) +
+         constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
+         segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
          (decoder_ ? decoder_->segments.size() * sizeof(detail::QuantizedDecoder::Segment) +
                          decoder_->steps.size() * sizeof(detail::DecodeStep)
                    : 0) +
@@ -142,6 +142,30 @@ void Clip::index_time_tracks() {
       by_hash.emplace(hash, track);
     }
     channel_time_track_[c] = track;
+  }
+  // The still channels' values in a pose (one key, or keys all equal: exporters often key every channel on
+  // every frame); the others listed by kind (translations, scales, rotations).
+  constant_pose_.assign(static_cast<size_t>(joint_count_), JointPose{});
+  moving_channels_.clear();
+  auto still = [&](size_t c) {
+    const auto first = key_values_.begin() + 4 * static_cast<size_t>(channel_first_[c]);
+    const auto end = key_values_.begin() + 4 * static_cast<size_t>(channel_first_[c + 1]);
+    for (auto key = first + 4; key != end; key += 4)
+      if (!std::equal(first, first + 4, key)) return false;
+    return true;
+  };
+  for (const int kind : {0, 2, 1}) {
+    for (size_t c = static_cast<size_t>(kind); c < channels; c += 3) {
+      if (!still(c)) {
+        moving_channels_.push_back(static_cast<uint32_t>(c));
+        continue;
+      }
+      JointPose& p = constant_pose_[c / 3];
+      float* value = kind == 0 ? p.translation : kind == 1 ? p.rotation : p.scale;
+      std::copy_n(key_values_.begin() + 4 * static_cast<size_t>(channel_first_[c]), kind == 1 ? 4 : 3, value);
+    }
+    if (kind == 0) moving_translations_ = static_cast<uint32_t>(moving_channels_.size());
+    if (kind == 2) moving_scales_ = static_cast<uint32_t>(moving_channels_.size()) - moving_translations_;
   }
 }
 

@@ -58,9 +58,18 @@ void sample_keyed(const Clip& clip, float t, SamplingCache& cache, JointPose* ou
     }
     cache.track_fraction[k] = std::clamp((t - cache.track_start[k]) * cache.track_inv_span[k], 0.f, 1.f);
   }
-  const detail::KeyPairs keys{clip.key_values().data(), clip.channel_first().data(),
-                              clip.channel_time_track().data(), cache.cursor.data(),
-                              cache.track_fraction.data()};
+  const std::span<const uint32_t> moving = clip.moving_channels();
+  const uint32_t vectors = clip.moving_translations() + clip.moving_scales();
+  const detail::KeyPairs keys{clip.key_values().data(),
+                              clip.channel_first().data(),
+                              clip.channel_time_track().data(),
+                              cache.cursor.data(),
+                              cache.track_fraction.data(),
+                              clip.constant_pose().data(),
+                              moving.data(),
+                              clip.moving_translations(),
+                              clip.moving_scales(),
+                              static_cast<uint32_t>(moving.size()) - vectors};
   detail::active_kernels().interpolate_keys(keys, clip.joint_count(), out);
 }
 

@@ -138,6 +138,12 @@ class Clip {
   };
   std::span<const TimeTrack> time_tracks() const { return time_tracks_; }
   std::span<const uint32_t> channel_time_track() const { return channel_time_track_; }
+  // The channels whose keys differ: moving_translations() translations, then moving_scales() scales, then
+  // the rotations. Every other channel has one value (one key, or keys all equal), which constant_pose()
+  // holds, so a sampler copies that pose and interpolates only these. Derived from the keys, never stored.
+  std::span<const uint32_t> moving_channels() const { return moving_channels_; }
+  uint32_t moving_translations() const { return moving_translations_; }
+  uint32_t moving_scales() const { return moving_scales_; }
 
   // Quantized.
   int segment_frames() const { return segment_frames_; }
@@ -149,6 +155,8 @@ class Clip {
   void decode_frame(int frame, JointPose* out) const;  // all joints of one frame
   // Only the animated channels, into a pose that already holds constant_pose() (the sampler's cache).
   void decode_animated(int frame, JointPose* out) const;
+  // Quantized and keyed: per joint, the values of the channels that do not move (the others' values are
+  // placeholders that sampling overwrites).
   std::span<const JointPose> constant_pose() const { return constant_pose_; }
 
  private:
@@ -170,11 +178,13 @@ class Clip {
   std::vector<float> key_values_;
   std::vector<TimeTrack> time_tracks_;
   std::vector<uint32_t> channel_time_track_;
+  std::vector<uint32_t> moving_channels_;
+  uint32_t moving_translations_ = 0, moving_scales_ = 0;
   int segment_frames_ = kSegmentFrames;
   std::vector<ConstantChannel> constants_;
   std::vector<QuantizedChannel> channels_;
   std::vector<SegmentChannel> segment_channels_;
-  std::vector<JointPose> constant_pose_;     // built from constants_: every frame starts from it
+  std::vector<JointPose> constant_pose_;     // from constants_ (or single keys): every sample starts from it
   std::string check_decoded_ranges() const;  // "" when every frame decodes within value_ranges.h
   // Quantized: the decoding tables built from the parts at load (immutable, shared by copies).
   std::shared_ptr<const detail::QuantizedDecoder> decoder_;

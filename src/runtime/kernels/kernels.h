@@ -13,15 +13,18 @@
 
 namespace ossa::detail {
 
-// Keyed clips: where each channel stands between two of the clip's keys. Channel c = joint * 3 + {0
-// translation, 1 rotation, 2 scale} interpolates keys first[c] + cursor[k] and the one after (the same key
-// where k = track[c] is 0, the channels with one key) at fraction[k].
+// Keyed clips: where each channel stands between two of the clip's keys. A moving channel c = joint * 3 +
+// {0 translation, 1 rotation, 2 scale} interpolates keys first[c] + cursor[k] and the one after at
+// fraction[k], k = track[c]; the channels with one key take their value from constant_pose.
 struct KeyPairs {
-  const float* values;     // the clip's key values, 4 floats per key (Clip::key_values)
-  const uint32_t* first;   // per channel: its first key (Clip::channel_first)
-  const uint32_t* track;   // per channel: its time track (Clip::channel_time_track)
-  const uint32_t* cursor;  // per time track: the key at or before t, counted from the channel's first
-  const float* fraction;   // per time track: where t lies from that key to the next, 0 to 1
+  const float* values;             // the clip's key values, 4 floats per key (Clip::key_values)
+  const uint32_t* first;           // per channel: its first key (Clip::channel_first)
+  const uint32_t* track;           // per channel: its time track (Clip::channel_time_track)
+  const uint32_t* cursor;          // per time track: the key at or before t, counted from the channel's first
+  const float* fraction;           // per time track: where t lies from that key to the next, 0 to 1
+  const JointPose* constant_pose;  // per joint (Clip::constant_pose)
+  const uint32_t* moving;          // translations, then scales, then rotations (Clip::moving_channels)
+  uint32_t translations, scales, rotations;
 };
 
 // Slerp mostly without trigonometry (after D. Eberly, "A Fast and Accurate Algorithm for Computing SLERP",
@@ -87,7 +90,7 @@ struct Kernels {
   void (*decode_quantized)(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                            JointPose* out);
   // out[j] = joint j's key pairs at their fractions: translation and scale lerped, rotation slerped along
-  // the short arc (slerp_weight) and normalised.
+  // the short arc (slerp_weight) and normalised; channels with one key copied from the constant pose.
   void (*interpolate_keys)(const KeyPairs& keys, int count, JointPose* out);
 };
 

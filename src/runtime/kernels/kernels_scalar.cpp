@@ -156,17 +156,26 @@ void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* ste
 }
 
 void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
+  std::copy_n(keys.constant_pose, count, out);
   struct Pair {
     const float *a, *b;
     float fraction;
   };
-  auto pair = [&](int c) {
+  auto pair = [&](uint32_t c) {
     const uint32_t k = keys.track[c];
     const float* a = keys.values + 4 * (size_t{keys.first[c]} + keys.cursor[k]);
-    return Pair{a, k == 0 ? a : a + 4, keys.fraction[k]};
+    return Pair{a, a + 4, keys.fraction[k]};
   };
-  for (int j = 0; j < count; ++j) {
-    const Pair t = pair(3 * j), r = pair(3 * j + 1), s = pair(3 * j + 2);
+  const uint32_t vectors = keys.translations + keys.scales;
+  for (uint32_t m = 0; m < vectors; ++m) {
+    const uint32_t c = keys.moving[m];
+    const Pair v = pair(c);
+    float* value = c % 3 == 0 ? out[c / 3].translation : out[c / 3].scale;
+    for (int i = 0; i < 3; ++i) value[i] = v.a[i] + (v.b[i] - v.a[i]) * v.fraction;
+  }
+  for (uint32_t m = vectors; m < vectors + keys.rotations; ++m) {
+    const uint32_t c = keys.moving[m];
+    const Pair r = pair(c);
     float d = 0;
     for (int i = 0; i < 4; ++i) d += r.a[i] * r.b[i];
     const float xm1 = std::min(std::fabs(d), 1.f) - 1;
@@ -177,13 +186,7 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
       len2 += q[i] * q[i];
     }
     const float inv = 1.0f / std::sqrt(len2);
-    for (int i = 0; i < 4; ++i) out[j].rotation[i] = q[i] * inv;
-    for (int i = 0; i < 3; ++i) {
-      out[j].translation[i] = t.a[i] + (t.b[i] - t.a[i]) * t.fraction;
-      out[j].scale[i] = s.a[i] + (s.b[i] - s.a[i]) * s.fraction;
-    }
-    out[j].translation[3] = 0;
-    out[j].scale[3] = 0;
+    for (int i = 0; i < 4; ++i) out[c / 3].rotation[i] = q[i] * inv;
   }
 }
 

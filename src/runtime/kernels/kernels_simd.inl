@@ -238,23 +238,28 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosine
 }
 
 void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
+  std::copy_n(keys.constant_pose, count, out);  // the channels with one key
   const F4 one = set1(1);
   struct Pair {
     const float *a, *b;
     const float* fraction;
   };
-  auto pair = [&](int c) {
+  auto pair = [&](uint32_t c) {
     const uint32_t k = keys.track[c];
     const float* a = keys.values + 4 * (size_t{keys.first[c]} + keys.cursor[k]);
-    return Pair{a, k == 0 ? a : a + 4, keys.fraction + k};
+    return Pair{a, a + 4, keys.fraction + k};
   };
-  auto vectors = [&](int j) {  // translation and scale
-    const Pair t = pair(3 * j), s = pair(3 * j + 2);
-    const F4 ta = loadu(t.a), sa = loadu(s.a);
-    store(out[j].translation, madd(sub(loadu(t.b), ta), broadcast(t.fraction), ta));
-    store(out[j].scale, madd(sub(loadu(s.b), sa), broadcast(s.fraction), sa));
+  auto lerp = [&](uint32_t c, float* to) {
+    const Pair v = pair(c);
+    const F4 a = loadu(v.a);
+    store(to, madd(sub(loadu(v.b), a), broadcast(v.fraction), a));
   };
-  // Rotations four joints at a time, transposed so that each lane is one joint: the dot products, the slerp
+  const uint32_t* moving = keys.moving;
+  for (uint32_t m = 0; m < keys.translations; ++m) lerp(moving[m], out[moving[m] / 3].translation);
+  moving += keys.translations;
+  for (uint32_t m = 0; m < keys.scales; ++m) lerp(moving[m], out[moving[m] / 3].scale);
+  moving += keys.scales;
+  // Rotations four channels at a time, transposed so that each lane is one joint: the dot products, the slerp
   // weights and the normalisation are then a few vector operations for the four.
   auto slerp4 = [&](const F4 a[4], const F4 b[4], F4 fraction, F4 q[4]) {
     const F4 d = dot4_lanes(a, b);
@@ -268,15 +273,13 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
     }
     weigh_rotations4(a, b, d, wa, wb, q);
   };
-  // Four joints at a time, their keys as stored (a joint's 16 bytes each): one transpose of the products
-  // gives the four dot products in lanes, the weights are computed for the four together and scaled to unit
-  // length
+  // Four at a time, their keys as stored (a joint's 16 bytes each): one transpose of the products gives the
+  // four dot products in lanes, the weights are computed for the four together and scaled to unit length
   // (|wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b) for unit keys), then broadcast back to each joint.
   alignas(16) float wa_lanes[4], wb_lanes[4];
-  int j = 0;
-  for (; j + 4 <= count; j += 4) {
-    for (int k = 0; k < 4; ++k) vectors(j + k);
-    const Pair r[4] = {pair(3 * j + 1), pair(3 * j + 4), pair(3 * j + 7), pair(3 * j + 10)};
+  uint32_t m = 0;
+  for (; m + 4 <= keys.rotations; m += 4) {
+    const Pair r[4] = {pair(moving[m]), pair(moving[m + 1]), pair(moving[m + 2]), pair(moving[m + 3])};
     const F4 a[4] = {loadu(r[0].a), loadu(r[1].a), loadu(r[2].a), loadu(r[3].a)};
     const F4 b[4] = {loadu(r[0].b), loadu(r[1].b), loadu(r[2].b), loadu(r[3].b)};
     F4 p[4] = {mul(a[0], b[0]), mul(a[1], b[1]), mul(a[2], b[2]), mul(a[3], b[3])};
@@ -295,15 +298,15 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
     const F4 inv = rsqrt_nr(madd(wa, wa, madd(wb, wb, mul(add(wa, wa), mul(wb, d)))));
     store(wa_lanes, mul(wa, inv)), store(wb_lanes, mul(wb, inv));
     for (int k = 0; k < 4; ++k)
-      store(out[j + k].rotation, madd(a[k], broadcast(wa_lanes + k), mul(b[k], broadcast(wb_lanes + k))));
+      store(out[moving[m + k] / 3].rotation,
+            madd(a[k], broadcast(wa_lanes + k), mul(b[k], broadcast(wb_lanes + k))));
   }
-  for (; j < count; ++j) {  // the last joints one by one, each in every lane
-    vectors(j);
-    const Pair r = pair(3 * j + 1);
+  for (; m < keys.rotations; ++m) {  // the last ones one by one, each in every lane
+    const Pair r = pair(moving[m]);
     F4 a[4], b[4], q[4];
     for (int i = 0; i < 4; ++i) a[i] = broadcast(r.a + i), b[i] = broadcast(r.b + i);
     slerp4(a, b, broadcast(r.fraction), q);
-    for (int i = 0; i < 4; ++i) out[j].rotation[i] = first_lane(q[i]);
+    for (int i = 0; i < 4; ++i) out[moving[m] / 3].rotation[i] = first_lane(q[i]);
   }
 }
 
