@@ -69,7 +69,8 @@ void sample_keyed(const Clip& clip, float t, SamplingCache& cache, JointPose* ou
                               moving.data(),
                               clip.moving_translations(),
                               clip.moving_scales(),
-                              static_cast<uint32_t>(moving.size()) - vectors};
+                              static_cast<uint32_t>(moving.size()) - vectors,
+                              tracks.size() == 2};
   detail::active_kernels().interpolate_keys(keys, clip.joint_count(), out);
 }
 

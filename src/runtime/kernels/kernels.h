@@ -25,6 +25,7 @@ struct KeyPairs {
   const JointPose* constant_pose;  // per joint (Clip::constant_pose)
   const uint32_t* moving;          // translations, then scales, then rotations (Clip::moving_channels)
   uint32_t translations, scales, rotations;
+  bool one_track;  // every moving channel on time track 1
 };
 
 // Slerp mostly without trigonometry (after D. Eberly, "A Fast and Accurate Algorithm for Computing SLERP",

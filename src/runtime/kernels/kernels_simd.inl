@@ -237,16 +237,20 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosine
   wa = load(a), wb = load(b);
 }
 
-void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
-  std::copy_n(keys.constant_pose, count, out);  // the channels with one key
+// kOneTrack: every moving channel has the same key times (time track 1), so one cursor and one fraction
+// serve them all (most exported clips).
+template <bool kOneTrack>
+void interpolate_keys_on(const KeyPairs& keys, int count, JointPose* out) {
+  std::copy_n(keys.constant_pose, count, out);  // the still channels
   const F4 one = set1(1);
   struct Pair {
     const float *a, *b;
     const float* fraction;
   };
+  const uint32_t shared_cursor = kOneTrack ? keys.cursor[1] : 0;
   auto pair = [&](uint32_t c) {
-    const uint32_t k = keys.track[c];
-    const float* a = keys.values + 4 * (size_t{keys.first[c]} + keys.cursor[k]);
+    const uint32_t k = kOneTrack ? 1 : keys.track[c];
+    const float* a = keys.values + 4 * (size_t{keys.first[c]} + (kOneTrack ? shared_cursor : keys.cursor[k]));
     return Pair{a, a + 4, keys.fraction + k};
   };
   auto lerp = [&](uint32_t c, float* to) {
@@ -285,7 +289,8 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
     F4 p[4] = {mul(a[0], b[0]), mul(a[1], b[1]), mul(a[2], b[2]), mul(a[3], b[3])};
     transpose(p[0], p[1], p[2], p[3]);
     const F4 d = add(add(p[0], p[1]), add(p[2], p[3]));
-    const F4 fraction = setr(*r[0].fraction, *r[1].fraction, *r[2].fraction, *r[3].fraction);
+    const F4 fraction = kOneTrack ? broadcast(keys.fraction + 1)
+                                  : setr(*r[0].fraction, *r[1].fraction, *r[2].fraction, *r[3].fraction);
     const F4 xm1 = cos_minus_one(d);
     F4 wa, wb;
     if (all_at_least(xm1, set1(-kSlerpNear))) {
@@ -308,6 +313,13 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
     slerp4(a, b, broadcast(r.fraction), q);
     for (int i = 0; i < 4; ++i) out[moving[m] / 3].rotation[i] = first_lane(q[i]);
   }
+}
+
+void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
+  if (keys.one_track)
+    interpolate_keys_on<true>(keys, count, out);
+  else
+    interpolate_keys_on<false>(keys, count, out);
 }
 
 struct Columns {
