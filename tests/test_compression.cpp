@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <utility>
@@ -333,6 +334,41 @@ TEST(Compression, SameBytesOnEveryPlatform) {
   EXPECT_EQ(std::string(digest), "9bcdd39e6edc7d00")
       << bytes.size() << " bytes, the clip " << stats.compressed_bytes << " at " << stats.stored_frame_rate
       << " fps";
+}
+
+// A compressed clip samples its still joints (no quantized channel) as its constant pose, bit for bit, and
+// lists exactly the others as moving.
+TEST(Compression, StillJointsAreTheConstantPose) {
+  test::SyntheticScene scene = test::synthetic_scene(33, 7);
+  for (RawTrack& track : scene.clips[0].tracks)
+    if (track.joint % 3 != 0) {  // no keys: the joint stays at rest
+      const int joint = track.joint;
+      track = RawTrack{};
+      track.joint = joint;
+    }
+  auto asset = CharacterAsset::build(scene.skeleton, scene.clips, {}, "some joints still");
+  ASSERT_TRUE(asset) << asset.error();
+  auto compressed = compress_clip(asset->clips[0], asset->skeleton, CompressionSettings{});
+  ASSERT_TRUE(compressed) << compressed.error();
+  const int joints = compressed->joint_count();
+  std::vector<uint8_t> quantized(static_cast<size_t>(joints), 0);
+  for (const Clip::QuantizedChannel& ch : compressed->quantized_channels()) quantized[ch.joint] = 1;
+  std::vector<uint32_t> expected;
+  for (int j = 0; j < joints; ++j)
+    if (quantized[j]) expected.push_back(static_cast<uint32_t>(j));
+  EXPECT_EQ(std::vector<uint32_t>(compressed->moving_joints().begin(), compressed->moving_joints().end()),
+            expected);
+  ASSERT_LT(expected.size(), static_cast<size_t>(joints) / 2) << "the still joints' path is not taken";
+  SamplingCache cache;
+  std::vector<JointPose> pose(joints);
+  for (float t = 0; t <= compressed->duration(); t += 0.137f) {
+    ASSERT_TRUE((SampleJob{&*compressed, t, &cache, pose}.run()));
+    for (int j = 0; j < joints; ++j)
+      if (!quantized[j]) {
+        EXPECT_EQ(std::memcmp(&pose[j], &compressed->constant_pose()[j], sizeof(JointPose)), 0)
+            << j << " at " << t;
+      }
+  }
 }
 
 }  // namespace

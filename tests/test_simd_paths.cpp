@@ -481,6 +481,70 @@ TEST(RuntimeJobs, FixedRateSamplingSlerpsBetweenFramesAtEveryLevel) {
   set_simd_level(best_simd_level());
 }
 
+// Joints whose frames are all the same are copied from the clip's constant pose, bit for bit; the others are
+// slerped and lerped between their frames as before: 12 joints of which 5 stand still (so the moving ones are
+// gathered: two blocks of four would need contiguous joints), at every SIMD level, against the frames
+// interpolated in double precision.
+TEST(RuntimeJobs, FixedRateSamplingCopiesStillJointsAndInterpolatesTheOthers) {
+  constexpr int kJoints = 12, kFrames = 3;
+  const bool still[kJoints] = {true, false, false, true, false, true, false, false, true, true, false, false};
+  std::vector<JointPose> frames(static_cast<size_t>(kFrames) * kJoints);
+  std::mt19937 rng(21);
+  std::normal_distribution<float> normal;
+  for (int f = 0; f < kFrames; ++f)
+    for (int j = 0; j < kJoints; ++j) {
+      JointPose& p = frames[static_cast<size_t>(f) * kJoints + j];
+      if (f > 0 && still[j]) {
+        p = frames[j];
+        continue;
+      }
+      const Quat q = quat_from_axis_angle(normalize(Vec3{normal(rng), normal(rng), normal(rng)}),
+                                          0.3f * static_cast<float>(f) + 0.1f * static_cast<float>(j));
+      std::memcpy(p.rotation, &q, 16);
+      for (int i = 0; i < 3; ++i) p.translation[i] = normal(rng), p.scale[i] = 1 + 0.1f * normal(rng);
+    }
+  auto clip = Clip::from_frames("still and moving", 2, 1, kJoints, frames);
+  ASSERT_TRUE(clip) << clip.error();
+  std::vector<uint32_t> expected_moving;
+  for (int j = 0; j < kJoints; ++j)
+    if (!still[j]) expected_moving.push_back(static_cast<uint32_t>(j));
+  EXPECT_EQ(std::vector<uint32_t>(clip->moving_joints().begin(), clip->moving_joints().end()),
+            expected_moving);
+  std::vector<SimdLevel> levels = simd_levels();
+  levels.insert(levels.begin(), SimdLevel::kScalar);
+  std::vector<JointPose> out(kJoints);
+  for (SimdLevel level : levels) {
+    set_simd_level(level);
+    for (float t : {0.f, 0.3f, 1.f, 1.5f, 2.f}) {
+      ASSERT_TRUE((SampleJob{&*clip, t, nullptr, out}.run()));
+      const int f = std::min(static_cast<int>(t), kFrames - 2);
+      const double u = t - static_cast<double>(f);
+      for (int j = 0; j < kJoints; ++j) {
+        SCOPED_TRACE(testing::Message() << to_string(level) << ", t " << t << ", joint " << j);
+        if (still[j]) {
+          EXPECT_EQ(std::memcmp(&out[j], &clip->frames()[j], sizeof(JointPose)), 0);  // as the clip keeps it
+          continue;
+        }
+        const JointPose& a = frames[static_cast<size_t>(f) * kJoints + j];
+        const JointPose& b = frames[static_cast<size_t>(f + 1) * kJoints + j];
+        double d = 0;
+        for (int i = 0; i < 4; ++i) d += double{a.rotation[i]} * b.rotation[i];
+        const double sign = d < 0 ? -1 : 1, angle = std::acos(std::min(1.0, std::fabs(d)));
+        const double wa = std::sin((1 - u) * angle) / std::sin(angle),
+                     wb = std::sin(u * angle) / std::sin(angle);
+        for (int i = 0; i < 4; ++i)
+          EXPECT_NEAR(out[j].rotation[i], wa * a.rotation[i] + sign * wb * b.rotation[i], 1e-6);
+        for (int i = 0; i < 3; ++i) {
+          EXPECT_NEAR(out[j].translation[i], a.translation[i] + (b.translation[i] - a.translation[i]) * u,
+                      1e-6);
+          EXPECT_NEAR(out[j].scale[i], a.scale[i] + (b.scale[i] - a.scale[i]) * u, 1e-6);
+        }
+      }
+    }
+  }
+  set_simd_level(best_simd_level());
+}
+
 TEST(KeyedSampling, SlerpWeightsAreWithinTheirBound) {
   double worst = 0, worst_near = 0;
   for (int a = 0; a <= 2000; ++a) {

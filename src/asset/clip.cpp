@@ -74,6 +74,16 @@ void Clip::index_frame_cosines() {
   frame_cosines_.assign(total, 1.f);
   for (size_t i = 0; i + joints < total; ++i)
     frame_cosines_[i] = rotation_dot(frames_[i], frames_[i + joints]);
+  // Joints whose every frame is the first (bit for bit) are still: their first frame is their constant pose.
+  constant_pose_.assign(frames_.begin(),
+                        frames_.begin() + static_cast<std::ptrdiff_t>(std::min(joints, total)));
+  moving_joints_.clear();
+  for (size_t j = 0; j < joints && j < total; ++j)
+    for (size_t i = j + joints; i < total; i += joints)
+      if (std::memcmp(&frames_[i], &frames_[j], sizeof(JointPose)) != 0) {
+        moving_joints_.push_back(static_cast<uint32_t>(j));
+        break;
+      }
 }
 
 size_t Clip::memory_bytes() const {
@@ -81,8 +91,9 @@ size_t Clip::memory_bytes() const {
          channel_first_.size() * sizeof(uint32_t) + key_times_.size() * sizeof(float) +
          key_values_.size() * sizeof(float) + name_.size() + time_tracks_.size() * sizeof(TimeTrack) +
          channel_time_track_.size() * sizeof(uint32_t) + moving_channels_.size() * sizeof(uint32_t) +
-         constants_.size() * sizeof(ConstantChannel) + channels_.size() * sizeof(QuantizedChannel) +
-         segment_channels_.size() * sizeof(SegmentChannel) + constant_pose_.size() * sizeof(JointPose) +
+         moving_joints_.size() * sizeof(uint32_t) + constants_.size() * sizeof(ConstantChannel) +
+         channels_.size() * sizeof(QuantizedChannel) + segment_channels_.size() * sizeof(SegmentChannel) +
+         constant_pose_.size() * sizeof(JointPose) +
          (decoder_ ? decoder_->segments.size() * sizeof(detail::QuantizedDecoder::Segment) +
                          decoder_->steps.size() * sizeof(detail::DecodeStep)
                    : 0) +
@@ -296,6 +307,10 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
   c.channels_ = std::move(parts.channels);
   c.segment_channels_ = std::move(parts.segment_channels);
   c.constant_pose_ = std::move(constant_pose);
+  std::vector<uint8_t> moves(static_cast<size_t>(joint_count), 0);
+  for (const QuantizedChannel& ch : c.channels_) moves[ch.joint] = 1;
+  for (int j = 0; j < joint_count; ++j)
+    if (moves[j]) c.moving_joints_.push_back(static_cast<uint32_t>(j));
   decoder->steps.reserve(c.segment_channels_.size());
   const size_t channel_count = c.channels_.size();
   for (size_t seg = 0; seg < segments.size(); ++seg) {

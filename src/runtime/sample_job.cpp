@@ -91,6 +91,22 @@ void frame_span(const Clip& clip, float t, int& i, float& alpha) {
   }
 }
 
+// Between frames a and b of a fixed-rate or quantized clip: its still joints copied from the constant pose,
+// the moving ones interpolated; all of them interpolated where most move (a still joint interpolates to
+// itself, and copying the pose first would cost more than it saves).
+void interpolate_moving(const Clip& clip, const JointPose* a, const JointPose* b, const float* cosines,
+                        float alpha, JointPose* out) {
+  const int joints = clip.joint_count();
+  const std::span<const uint32_t> moving = clip.moving_joints();
+  if (4 * moving.size() > 3 * static_cast<size_t>(joints)) {
+    detail::active_kernels().interpolate_frames(a, b, cosines, alpha, nullptr, joints, out);
+    return;
+  }
+  std::copy_n(clip.constant_pose().data(), joints, out);
+  detail::active_kernels().interpolate_frames(a, b, cosines, alpha, moving.data(),
+                                              static_cast<int>(moving.size()), out);
+}
+
 // Quantized: the two frames around t, decoded once into the instance's cache, then blended.
 void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose* out) {
   int i;
@@ -123,10 +139,9 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
   // the slerp takes the short arc.
   if (decoded) {
     float* cosines = cache.decoded_cosines.data();
-    for (int k = 0; k < joints; ++k) cosines[k] = rotation_dot(slots[a][k], slots[b][k]);
+    for (const uint32_t k : clip.moving_joints()) cosines[k] = rotation_dot(slots[a][k], slots[b][k]);
   }
-  detail::active_kernels().interpolate_frames(slots[a], slots[b], cache.decoded_cosines.data(), alpha, joints,
-                                              out);
+  interpolate_moving(clip, slots[a], slots[b], cache.decoded_cosines.data(), alpha, out);
 }
 
 void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
@@ -137,8 +152,7 @@ void sample_fixed_rate(const Clip& clip, float t, JointPose* out) {
   frame_span(clip, t, i, alpha);
   const JointPose* a = frames + static_cast<size_t>(i) * joints;
   const JointPose* b = i + 1 < n ? a + joints : a;  // the last frame's cosines are 1
-  detail::active_kernels().interpolate_frames(
-      a, b, clip.frame_cosines().data() + static_cast<size_t>(i) * joints, alpha, joints, out);
+  interpolate_moving(clip, a, b, clip.frame_cosines().data() + static_cast<size_t>(i) * joints, alpha, out);
   // Playback moves forward a frame or two per update: fetch the next frame now so the next update finds it
   // in L1 (sampling is otherwise bound by these cache misses, twice over when two clips blend).
   if (i + 2 < n) {

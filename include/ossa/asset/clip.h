@@ -124,6 +124,10 @@ class Clip {
   // (4 bytes per joint and frame, derived from the frames, never stored in files) rather than on every
   // update.
   std::span<const float> frame_cosines() const { return frame_cosines_; }
+  // Fixed-rate and quantized: the joints whose pose changes over the clip, ascending. The others keep
+  // constant_pose() on every frame, so a sampler copies that pose and interpolates only these. Derived,
+  // never stored.
+  std::span<const uint32_t> moving_joints() const { return moving_joints_; }
 
   // Keyed: channel c = joint * 3 + {0: translation, 1: rotation, 2: scale} owns keys
   // [channel_first[c], channel_first[c + 1]) of key_times / key_values (xyz0 or xyzw).
@@ -155,8 +159,8 @@ class Clip {
   void decode_frame(int frame, JointPose* out) const;  // all joints of one frame
   // Only the animated channels, into a pose that already holds constant_pose() (the sampler's cache).
   void decode_animated(int frame, JointPose* out) const;
-  // Quantized and keyed: per joint, the values of the channels that do not move (the others' values are
-  // placeholders that sampling overwrites).
+  // Per joint, the values of the channels that do not move (the others' values are placeholders that
+  // sampling overwrites).
   std::span<const JointPose> constant_pose() const { return constant_pose_; }
 
  private:
@@ -173,6 +177,7 @@ class Clip {
   int frame_count_ = 0;
   std::vector<JointPose> frames_;
   std::vector<float> frame_cosines_;
+  std::vector<uint32_t> moving_joints_;
   std::vector<uint32_t> channel_first_;
   std::vector<float> key_times_;
   std::vector<float> key_values_;

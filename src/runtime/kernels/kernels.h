@@ -70,9 +70,10 @@ struct Kernels {
   void (*blend_poses)(const JointPose* a, const JointPose* b, float alpha, int count, JointPose* out);
   // out = a clip between two of its frames: translation and scale lerped, rotation slerped along the short
   // arc (slerp_weight, normalised), so frames keep their keys' rate however fast a joint turns between them.
-  // cosines[j]: the dot product of a[j]'s and b[j]'s rotations (Clip::frame_cosines).
+  // cosines[j]: the dot product of a[j]'s and b[j]'s rotations (Clip::frame_cosines). The joints j are
+  // joints[0, count) (ascending), or 0 to count - 1 where joints is null.
   void (*interpolate_frames)(const JointPose* a, const JointPose* b, const float* cosines, float alpha,
-                             int count, JointPose* out);
+                             const uint32_t* joints, int count, JointPose* out);
   // model[j] = (parent >= 0 ? model[parent] : root or identity) * TRS(local[j]) for j in [begin, end).
   void (*local_to_model)(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
                          Mat4* model);

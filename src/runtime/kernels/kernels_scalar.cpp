@@ -100,9 +100,10 @@ void normalize_into(const float q[4], float out[4]) {
   for (int i = 0; i < 4; ++i) out[i] = q[i] * inv;
 }
 
-void interpolate_frames(const JointPose* a, const JointPose* b, const float* cosines, float alpha, int count,
-                        JointPose* out) {
-  for (int j = 0; j < count; ++j) {
+void interpolate_frames(const JointPose* a, const JointPose* b, const float* cosines, float alpha,
+                        const uint32_t* joints, int count, JointPose* out) {
+  for (int k = 0; k < count; ++k) {
+    const uint32_t j = joints ? joints[k] : static_cast<uint32_t>(k);
     float q[4];
     slerp_rotation(a[j].rotation, b[j].rotation, cosines[j], alpha, q);
     normalize_into(q, out[j].rotation);

@@ -148,34 +148,48 @@ struct FrameSlerp {
 };
 
 // The frames' rotations stay as they are stored (a joint's 16 bytes): each gets its weights broadcast from
-// the four computed together, so the kernel needs no transposes.
-void interpolate_frames(const JointPose* a, const JointPose* b, const float* cosines, float alpha, int count,
-                        JointPose* out) {
+// the four computed together, so the kernel needs no transposes. `joint_at(k)` is the k-th joint to sample.
+template <typename JointAt>
+void interpolate_frames_at(const JointPose* a, const JointPose* b, const float* cosines, float alpha,
+                           JointAt joint_at, int count, JointPose* out) {
   const F4 t = set1(alpha);
   const FrameSlerp slerp(alpha);
   alignas(16) float wa[4], wb[4];
-  auto joint = [&](int j, int lane) {
+  auto joint = [&](uint32_t j, int lane) {
     const F4 ta = load(a[j].translation), sa = load(a[j].scale);
     store(out[j].translation, madd(sub(load(b[j].translation), ta), t, ta));
     store(out[j].scale, madd(sub(load(b[j].scale), sa), t, sa));
     store(out[j].rotation,
           madd(load(a[j].rotation), broadcast(wa + lane), mul(load(b[j].rotation), broadcast(wb + lane))));
   };
-  int j = 0;
-  for (; j + 4 <= count; j += 4) {
+  int k = 0;
+  for (; k + 4 <= count; k += 4) {
+    const uint32_t j[4] = {joint_at(k), joint_at(k + 1), joint_at(k + 2), joint_at(k + 3)};
     F4 va, vb;
-    slerp.weights<true>(loadu(cosines + j), va, vb);
+    slerp.weights<true>(j[3] == j[0] + 3 ? loadu(cosines + j[0])
+                                         : setr(cosines[j[0]], cosines[j[1]], cosines[j[2]], cosines[j[3]]),
+                        va, vb);
     store(wa, va), store(wb, vb);
-    for (int k = 0; k < 4; ++k) joint(j + k, k);
+    for (int lane = 0; lane < 4; ++lane) joint(j[lane], lane);
   }
-  if (j < count) {  // the last one to three joints: their cosines in the first lanes
+  if (k < count) {  // the last one to three joints: their cosines in the first lanes
     alignas(16) float d[4] = {1, 1, 1, 1};
-    for (int k = 0; j + k < count; ++k) d[k] = cosines[j + k];
+    for (int lane = 0; k + lane < count; ++lane) d[lane] = cosines[joint_at(k + lane)];
     F4 va, vb;
     slerp.weights<true>(load(d), va, vb);
     store(wa, va), store(wb, vb);
-    for (int k = 0; j + k < count; ++k) joint(j + k, k);
+    for (int lane = 0; k + lane < count; ++lane) joint(joint_at(k + lane), lane);
   }
+}
+
+void interpolate_frames(const JointPose* a, const JointPose* b, const float* cosines, float alpha,
+                        const uint32_t* joints, int count, JointPose* out) {
+  if (joints)
+    interpolate_frames_at(
+        a, b, cosines, alpha, [joints](int k) { return joints[k]; }, count, out);
+  else
+    interpolate_frames_at(
+        a, b, cosines, alpha, [](int k) { return static_cast<uint32_t>(k); }, count, out);
 }
 
 void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosines_a, float alpha,
