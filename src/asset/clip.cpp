@@ -65,11 +65,13 @@ Result<Clip> Clip::from_frames(std::string name, float duration, float frame_rat
   c.frame_count_ = static_cast<int>(frames.size() / joint_count);
   c.frames_ = std::move(frames);
   for (JointPose& p : c.frames_) flush_denormals(p);
-  c.index_frame_cosines();
+  c.index_frames();
   return c;
 }
 
-void Clip::index_frame_cosines() {
+// What sampling derives from a fixed-rate clip's frames: the cosines between neighbouring frames, the still
+// joints' constant pose and the moving joints.
+void Clip::index_frames() {
   const size_t joints = static_cast<size_t>(joint_count_), total = frames_.size();
   frame_cosines_.assign(total, 1.f);
   for (size_t i = 0; i + joints < total; ++i)
@@ -128,7 +130,9 @@ void SamplingCache::reset(const Clip* c) {
   decoded_frame[0] = decoded_frame[1] = -1;
 }
 
-void Clip::index_time_tracks() {
+// What sampling derives from a keyed clip's keys: the time tracks, the still channels' constant pose and the
+// moving channels.
+void Clip::index_keys() {
   const size_t channels = channel_first_.size() - 1;
   time_tracks_.assign(1, TimeTrack{});  // track 0: the channels with one key
   channel_time_track_.assign(channels, 0);
@@ -224,7 +228,7 @@ Result<Clip> Clip::from_keys(std::string name, float duration, int joint_count,
   c.channel_first_ = std::move(channel_first);
   c.key_times_ = std::move(key_times);
   c.key_values_ = std::move(key_values);
-  c.index_time_tracks();
+  c.index_keys();
   return c;
 }
 

@@ -157,7 +157,7 @@ Result<Clip> Clip::build_fixed_rate(const RawClip& raw, const Skeleton& skeleton
     if (frame_rate > 0 || multiple == 8 || frame_bytes(c.frame_rate_ * 2) > kMaxFrameBytes) break;
     if (rotation_steps_within(c.frames_, c.joint_count_, c.frame_count_, kCosHalfMaxStep)) break;
   }
-  c.index_frame_cosines();
+  c.index_frames();
   return c;
 }
 
@@ -215,7 +215,7 @@ Result<Clip> Clip::build_keyed(const RawClip& raw, const Skeleton& skeleton) {
     }
   }
   c.channel_first_.push_back(static_cast<uint32_t>(c.key_times_.size()));
-  c.index_time_tracks();
+  c.index_keys();
   return c;
 }
 

@@ -165,8 +165,8 @@ class Clip {
 
  private:
   void resample(const RawClip& raw, const Skeleton& skeleton);
-  void index_frame_cosines();
-  void index_time_tracks();
+  void index_frames();
+  void index_keys();
 
   std::string name_;
   float duration_ = 0;
@@ -189,7 +189,7 @@ class Clip {
   std::vector<ConstantChannel> constants_;
   std::vector<QuantizedChannel> channels_;
   std::vector<SegmentChannel> segment_channels_;
-  std::vector<JointPose> constant_pose_;     // from constants_ (or single keys): every sample starts from it
+  std::vector<JointPose> constant_pose_;     // the still channels' values: every sample starts from it
   std::string check_decoded_ranges() const;  // "" when every frame decodes within value_ranges.h
   // Quantized: the decoding tables built from the parts at load (immutable, shared by copies).
   std::shared_ptr<const detail::QuantizedDecoder> decoder_;

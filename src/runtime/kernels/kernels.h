@@ -15,7 +15,7 @@ namespace ossa::detail {
 
 // Keyed clips: where each channel stands between two of the clip's keys. A moving channel c = joint * 3 +
 // {0 translation, 1 rotation, 2 scale} interpolates keys first[c] + cursor[k] and the one after at
-// fraction[k], k = track[c]; the channels with one key take their value from constant_pose.
+// fraction[k], k = track[c]; the still channels (one key, or keys all equal) take theirs from constant_pose.
 struct KeyPairs {
   const float* values;             // the clip's key values, 4 floats per key (Clip::key_values)
   const uint32_t* first;           // per channel: its first key (Clip::channel_first)
@@ -92,7 +92,7 @@ struct Kernels {
   void (*decode_quantized)(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                            JointPose* out);
   // out[j] = joint j's key pairs at their fractions: translation and scale lerped, rotation slerped along
-  // the short arc (slerp_weight) and normalised; channels with one key copied from the constant pose.
+  // the short arc (slerp_weight) and normalised; the still channels copied from the constant pose.
   void (*interpolate_keys)(const KeyPairs& keys, int count, JointPose* out);
 };
 

@@ -62,24 +62,10 @@ inline F4 slerp_weight4(F4 t, F4 xm1) {
   return mul(t, f);
 }
 
-inline F4 dot4_lanes(const F4 a[4], const F4 b[4]) {  // lane k: quaternion a[.][k] . b[.][k]
-  return madd(a[0], b[0], madd(a[1], b[1], madd(a[2], b[2], mul(a[3], b[3]))));
-}
-inline void normalize_lanes(F4 q[4]) {  // four quaternions, lane k: quaternion k
-  const F4 inv = rsqrt_nr(dot4_lanes(q, q));
-  for (int i = 0; i < 4; ++i) q[i] = mul(q[i], inv);
-}
 // cos(angle) - 1 of the short arc, from the dot product d (|d| clamped to 1 against rounding).
 inline F4 cos_minus_one(F4 d) {
   const F4 one = set1(1);
   return sub(vmin(flip_sign(d, d), one), one);
-}
-// Rotations of four joints (transposed: each lane one joint) slerped with a's and b's weights (wa, wb): b's
-// weight takes the sign of the dot product d (the short arc); the result normalised.
-inline void weigh_rotations4(const F4 a[4], const F4 b[4], F4 d, F4 wa, F4 wb, F4 q[4]) {
-  wb = flip_sign(wb, d);  // rotations on either hemisphere: the short arc
-  for (int i = 0; i < 4; ++i) q[i] = madd(a[i], wa, mul(b[i], wb));
-  normalize_lanes(q);
 }
 
 // A slerp weight at one fraction t for every lane (a clip sampled between two of its frames), as a polynomial
@@ -277,27 +263,16 @@ void interpolate_keys_on(const KeyPairs& keys, int count, JointPose* out) {
   moving += keys.translations;
   for (uint32_t m = 0; m < keys.scales; ++m) lerp(moving[m], out[moving[m] / 3].scale);
   moving += keys.scales;
-  // Rotations four channels at a time, transposed so that each lane is one joint: the dot products, the slerp
-  // weights and the normalisation are then a few vector operations for the four.
-  auto slerp4 = [&](const F4 a[4], const F4 b[4], F4 fraction, F4 q[4]) {
-    const F4 d = dot4_lanes(a, b);
-    const F4 xm1 = cos_minus_one(d);
-    F4 wa, wb;
-    if (all_at_least(xm1, set1(-kSlerpNear))) {
-      wa = slerp_weight4<kSlerpNearTerms>(sub(one, fraction), xm1);
-      wb = slerp_weight4<kSlerpNearTerms>(fraction, xm1);
-    } else {
-      far_key_weights(fraction, xm1, wa, wb);
-    }
-    weigh_rotations4(a, b, d, wa, wb, q);
-  };
-  // Four at a time, their keys as stored (a joint's 16 bytes each): one transpose of the products gives the
-  // four dot products in lanes, the weights are computed for the four together and scaled to unit length
-  // (|wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b) for unit keys), then broadcast back to each joint.
+  // Rotations four channels at a time, their keys as stored (a joint's 16 bytes each): one transpose of the
+  // products gives the four dot products in lanes, the weights are computed for the four together and scaled
+  // to unit length (|wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b) for unit keys), then broadcast back to each
+  // joint. The last block's missing lanes repeat its last channel and are not stored.
   alignas(16) float wa_lanes[4], wb_lanes[4];
-  uint32_t m = 0;
-  for (; m + 4 <= keys.rotations; m += 4) {
-    const Pair r[4] = {pair(moving[m]), pair(moving[m + 1]), pair(moving[m + 2]), pair(moving[m + 3])};
+  for (uint32_t m = 0; m < keys.rotations; m += 4) {
+    const uint32_t lanes = std::min(keys.rotations - m, 4u);
+    const uint32_t c[4] = {moving[m], moving[m + std::min(1u, lanes - 1)],
+                           moving[m + std::min(2u, lanes - 1)], moving[m + lanes - 1]};
+    const Pair r[4] = {pair(c[0]), pair(c[1]), pair(c[2]), pair(c[3])};
     const F4 a[4] = {loadu(r[0].a), loadu(r[1].a), loadu(r[2].a), loadu(r[3].a)};
     const F4 b[4] = {loadu(r[0].b), loadu(r[1].b), loadu(r[2].b), loadu(r[3].b)};
     F4 p[4] = {mul(a[0], b[0]), mul(a[1], b[1]), mul(a[2], b[2]), mul(a[3], b[3])};
@@ -316,16 +291,8 @@ void interpolate_keys_on(const KeyPairs& keys, int count, JointPose* out) {
     wb = flip_sign(wb, d);  // keys on either hemisphere: the short arc
     const F4 inv = rsqrt_nr(madd(wa, wa, madd(wb, wb, mul(add(wa, wa), mul(wb, d)))));
     store(wa_lanes, mul(wa, inv)), store(wb_lanes, mul(wb, inv));
-    for (int k = 0; k < 4; ++k)
-      store(out[moving[m + k] / 3].rotation,
-            madd(a[k], broadcast(wa_lanes + k), mul(b[k], broadcast(wb_lanes + k))));
-  }
-  for (; m < keys.rotations; ++m) {  // the last ones one by one, each in every lane
-    const Pair r = pair(moving[m]);
-    F4 a[4], b[4], q[4];
-    for (int i = 0; i < 4; ++i) a[i] = broadcast(r.a + i), b[i] = broadcast(r.b + i);
-    slerp4(a, b, broadcast(r.fraction), q);
-    for (int i = 0; i < 4; ++i) out[moving[m] / 3].rotation[i] = first_lane(q[i]);
+    for (uint32_t k = 0; k < lanes; ++k)
+      store(out[c[k] / 3].rotation, madd(a[k], broadcast(wa_lanes + k), mul(b[k], broadcast(wb_lanes + k))));
   }
 }
 
