@@ -83,6 +83,14 @@ std::vector<float> vertex_errors(const std::vector<Mat4>& reference, const std::
   return errors;
 }
 
+// Model matrices of joints [begin, end) (a joint's subtree, or all) from their local matrices, the parents'
+// model matrices already there: the products LocalToModelJob takes on the portable kernels (no root), for
+// the search, which changes one joint at a time and keeps the other joints' local matrices.
+void model_from_locals(std::span<const int> parents, std::span<const Mat4> local, int begin, int end,
+                       std::span<Mat4> model) {
+  for (int j = begin; j < end; ++j) model[j] = parents[j] >= 0 ? model[parents[j]] * local[j] : local[j];
+}
+
 // The frames of a fixed-rate grid at `frame_rate` over `duration`, or -1 when it is too fine to measure on,
 // and the time of frame f (the last at the end).
 int64_t grid_frames(float duration, float frame_rate) {
@@ -435,10 +443,12 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
   auto encode = [&](int segment_frames) -> Result<Clip> {
     const int segment_count = (frames + segment_frames - 1) / segment_frames;
     std::vector<Clip::SegmentChannel> table(static_cast<size_t>(segment_count) * channel_count);
-    // The segment as decoded with the current bit rates: local poses and model matrices per frame, and the
-    // worst error per joint.
+    // The segment as decoded with the current bit rates: local poses, their matrices and the model matrices
+    // per frame, and the worst error per joint. A trial changes one joint's pose: its matrix is rebuilt and
+    // the products below it redone, the other local matrices reused.
     std::vector<JointPose> poses(static_cast<size_t>(segment_frames) * joints), saved_poses(segment_frames);
-    std::vector<Mat4> model(static_cast<size_t>(segment_frames) * joints), saved_model(model.size());
+    std::vector<Mat4> local(poses.size()), saved_local(segment_frames);
+    std::vector<Mat4> model(poses.size()), saved_model(model.size());
     std::vector<float> joint_error(joints), subtree_error(joints);
     for (int s = 0; s < segment_count; ++s) {
       const int first = s * segment_frames, count = std::min(segment_frames, frames - first);
@@ -474,17 +484,20 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
                                reach(segment_reach, ch.joint, ch.kind, channel_smallest_scale[c]), min_w[c]);
       };
 
-      // Every channel decoded anew, the model matrices and the errors of every joint.
-      auto evaluate = [&]() {
-        std::fill(joint_error.begin(), joint_error.end(), 0.f);
+      // The channels `changed` lists decoded anew at their bit rates, the local matrices of their joints,
+      // then the model matrices and errors of the joints from `from` on (joints before it keep theirs:
+      // parents come first).
+      auto evaluate = [&](std::span<const size_t> changed, int from) {
+        std::fill(joint_error.begin() + from, joint_error.end(), 0.f);
         for (int f = 0; f < count; ++f) {
           const std::span<JointPose> pose(poses.data() + static_cast<size_t>(f) * joints, joints);
           const std::span<Mat4> matrices(model.data() + static_cast<size_t>(f) * joints, joints);
-          std::copy(base_pose.begin(), base_pose.end(), pose.begin());
-          for (size_t c = 0; c < channel_count; ++c)
-            decode_channel(c, first + f, q[c], pose[channels[c].joint]);
-          LocalToModelJob{&skeleton, pose, matrices}.run();
-          for (int j = 0; j < joints; ++j) {
+          const std::span<Mat4> locals(local.data() + static_cast<size_t>(f) * joints, joints);
+          for (size_t c : changed) decode_channel(c, first + f, q[c], pose[channels[c].joint]);
+          for (size_t c : changed)
+            locals[channels[c].joint] = to_transform(pose[channels[c].joint]).to_matrix();
+          model_from_locals(parents, locals, from, joints, matrices);
+          for (int j = from; j < joints; ++j) {
             const size_t at = static_cast<size_t>(first + f) * joints + j;
             joint_error[j] = std::max(joint_error[j], vertex_error(reference[at], shell[at], matrices[j]));
           }
@@ -504,11 +517,13 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
         for (int f = 0; f < count && within; ++f, done = f) {
           const size_t row = static_cast<size_t>(f) * joints;
           const std::span<JointPose> pose(poses.data() + row, joints);
-          const std::span<Mat4> matrices(model.data() + row, joints);
+          const std::span<Mat4> locals(local.data() + row, joints), matrices(model.data() + row, joints);
           saved_poses[f] = pose[j];
+          saved_local[f] = locals[j];
           std::copy(matrices.begin() + j, matrices.begin() + end, saved_model.begin() + row + j);
           decode_channel(c, first + f, q[c], pose[j]);
-          LocalToModelJob{&skeleton, pose, matrices, nullptr, j}.run();
+          locals[j] = to_transform(pose[j]).to_matrix();
+          model_from_locals(parents, locals, j, end, matrices);
           for (int k = j; k < end; ++k) {
             const size_t at = static_cast<size_t>(first + f) * joints + k;
             const float e = vertex_error(reference[at], shell[at], matrices[k]);
@@ -523,6 +538,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
         for (int f = 0; f < done; ++f) {
           const size_t row = static_cast<size_t>(f) * joints;
           poses[row + j] = saved_poses[f];
+          local[row + j] = saved_local[f];
           std::copy(saved_model.begin() + row + j, saved_model.begin() + row + end, model.begin() + row + j);
         }
         q[c].bits = before;
@@ -537,10 +553,19 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
         if (estimate(c, bits) > 0.5f * settings.tolerance) bits = Clip::kBitsFloat;
         q[c].bits = static_cast<uint8_t>(bits);
       }
-      float worst = evaluate();
+      for (int f = 0; f < count; ++f) {
+        std::copy(base_pose.begin(), base_pose.end(),
+                  poses.begin() + static_cast<std::ptrdiff_t>(f) * joints);
+        std::transform(base_pose.begin(), base_pose.end(),
+                       local.begin() + static_cast<std::ptrdiff_t>(f) * joints,
+                       [](const JointPose& p) { return to_transform(p).to_matrix(); });
+      }
+      std::vector<size_t> changed(channel_count);
+      for (size_t c = 0; c < channel_count; ++c) changed[c] = c;
+      float worst = evaluate(changed, 0);
       for (size_t round = 0; !(worst <= settings.tolerance) && round < 20 * channel_count + 8; ++round) {
         std::vector<char> raised(channel_count, 0);
-        bool any = false;
+        changed.clear();
         for (int j = 0; j < joints; ++j) {
           if (joint_error[j] <= settings.tolerance) continue;
           int best = -1;
@@ -553,10 +578,13 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
             }
           if (best < 0) continue;
           q[best].bits = static_cast<uint8_t>(finer_bits(channels[best].kind, q[best].bits));
-          raised[best] = any = true;
+          raised[best] = true;
+          changed.push_back(static_cast<size_t>(best));
         }
-        if (!any) break;
-        worst = evaluate();
+        if (changed.empty()) break;
+        int from = joints;
+        for (size_t c : changed) from = std::min(from, static_cast<int>(channels[c].joint));
+        worst = evaluate(changed, from);
       }
       if (worst <= settings.tolerance) {
         std::vector<size_t> order(channel_count);
@@ -574,11 +602,12 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
     // 3. Pack: segment after segment, frame after frame (each from a byte boundary), channel after channel.
     std::vector<uint8_t> packed;
     uint64_t bit = 0;
-    auto put = [&](uint32_t v, int count) {
-      for (int i = 0; i < count; ++i, ++bit) {
-        if ((bit >> 3) >= packed.size()) packed.push_back(0);
-        if ((v >> i) & 1u) packed[bit >> 3] = static_cast<uint8_t>(packed[bit >> 3] | (1u << (bit & 7)));
-      }
+    auto put = [&](uint32_t v, int count) {  // the low `count` bits of v from bit `bit` on
+      if (count == 0) return;
+      packed.resize(std::max(packed.size(), static_cast<size_t>((bit + count + 7) >> 3)));
+      uint64_t shifted = (count < 32 ? v & ((1u << count) - 1) : v) * (uint64_t{1} << (bit & 7));
+      for (size_t b = bit >> 3; shifted; ++b, shifted >>= 8) packed[b] |= static_cast<uint8_t>(shifted);
+      bit += count;
     };
     auto put_float = [&](float f) {
       uint32_t u;
