@@ -1,5 +1,7 @@
 #include "ossa/core/math.h"
 
+#include "matrix_inline.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -81,14 +83,7 @@ Quat nlerp(Quat a, Quat b, float t) {
 }
 
 Mat4 operator*(const Mat4& a, const Mat4& b) {
-  Mat4 r;
-  for (int c = 0; c < 4; ++c)
-    for (int row = 0; row < 4; ++row) {
-      float s = 0;
-      for (int k = 0; k < 4; ++k) s += a.m[k * 4 + row] * b.m[c * 4 + k];
-      r.m[c * 4 + row] = s;
-    }
-  return r;
+  return detail::multiply(a, b);
 }
 
 Vec3 transform_point(const Mat4& m, Vec3 p) {
@@ -178,20 +173,7 @@ Mat4 scale_matrix(Vec3 s) {
 }
 
 Mat4 rotation_matrix(Quat q) {
-  Mat4 r;
-  float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
-  float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-  float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-  r.m[0] = 1 - 2 * (yy + zz);
-  r.m[1] = 2 * (xy + wz);
-  r.m[2] = 2 * (xz - wy);
-  r.m[4] = 2 * (xy - wz);
-  r.m[5] = 1 - 2 * (xx + zz);
-  r.m[6] = 2 * (yz + wx);
-  r.m[8] = 2 * (xz + wy);
-  r.m[9] = 2 * (yz - wx);
-  r.m[10] = 1 - 2 * (xx + yy);
-  return r;
+  return detail::rotation_to_matrix(q);
 }
 
 Mat4 translation_matrix(Vec3 t) {
@@ -207,17 +189,7 @@ bool is_finite(const Mat4& m) {
 }
 
 Mat4 Transform::to_matrix() const {
-  // T * R * S written out: columns of R scaled by S, translation in the last column.
-  Mat4 r = rotation_matrix(rotation);
-  for (int row = 0; row < 3; ++row) {
-    r.m[0 + row] *= scale.x;
-    r.m[4 + row] *= scale.y;
-    r.m[8 + row] *= scale.z;
-  }
-  r.m[12] = translation.x;
-  r.m[13] = translation.y;
-  r.m[14] = translation.z;
-  return r;
+  return detail::trs_to_matrix(*this);
 }
 
 namespace {

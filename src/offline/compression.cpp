@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "../asset/quantization.h"
+#include "../core/matrix_inline.h"
 #include "../runtime/kernels/kernels.h"
 #include "ossa/asset/value_ranges.h"
 #include "ossa/offline/morph_compression.h"
@@ -35,12 +36,14 @@ std::vector<Mat4> model_frames(const Clip& clip, const Skeleton& skeleton) {
 // reference model matrix. Their negations are the other three vertices (the matrix is affine: -u lands as
 // far on the other side). Where the matrix cannot be inverted (a zero scale) the shell is taken along the
 // joint's own axes, in its own units.
-struct ShellPoints {
-  Vec3 axis[3];
+// The three vertices' coordinates component by component (x[k]: vertex k's x), a fourth vertex at the
+// joint itself, so that vertex_error's sums run four vertices to an instruction.
+struct alignas(16) ShellPoints {
+  float x[4], y[4], z[4];
 };
 
 ShellPoints shell_point(const Mat4& reference, float shell_distance) {
-  ShellPoints out;
+  ShellPoints out{};
   Mat4 inverse_model;
   const bool invertible = invert(reference, inverse_model);
   for (int k = 0; k < 3; ++k) {
@@ -48,7 +51,7 @@ ShellPoints shell_point(const Mat4& reference, float shell_distance) {
     u = u * shell_distance;
     if (!invertible || !std::isfinite(u.x) || !std::isfinite(u.y) || !std::isfinite(u.z))
       u = Vec3{k == 0 ? shell_distance : 0, k == 1 ? shell_distance : 0, k == 2 ? shell_distance : 0};
-    out.axis[k] = u;
+    out.x[k] = u.x, out.y[k] = u.y, out.z[k] = u.z;
   }
   return out;
 }
@@ -67,12 +70,15 @@ float vertex_error(const Mat4& reference, const ShellPoints& shell, const Mat4& 
   float d[12];
   for (int i = 0; i < 12; ++i) d[i] = lossy.m[i] - reference.m[i];
   const float moved = dot(dt, dt);
-  float worst = moved;
-  for (const Vec3& u : shell.axis) {
-    const Vec3 a{d[0] * u.x + d[4] * u.y + d[8] * u.z, d[1] * u.x + d[5] * u.y + d[9] * u.z,
-                 d[2] * u.x + d[6] * u.y + d[10] * u.z};
-    worst = std::max(worst, moved + dot(a, a) + 2.f * std::fabs(dot(dt, a)));
+  float e[4];  // vertex k's squared displacement: D u as a, |dt|^2 + |a|^2 + 2 |dt . a|
+  for (int k = 0; k < 4; ++k) {
+    const float ax = d[0] * shell.x[k] + d[4] * shell.y[k] + d[8] * shell.z[k],
+                ay = d[1] * shell.x[k] + d[5] * shell.y[k] + d[9] * shell.z[k],
+                az = d[2] * shell.x[k] + d[6] * shell.y[k] + d[10] * shell.z[k];
+    e[k] = moved + (ax * ax + ay * ay + az * az) + 2.f * std::fabs(dt.x * ax + dt.y * ay + dt.z * az);
   }
+  float worst = moved;
+  for (int k = 0; k < 3; ++k) worst = std::max(worst, e[k]);
   return std::sqrt(worst);
 }
 
@@ -88,7 +94,8 @@ std::vector<float> vertex_errors(const std::vector<Mat4>& reference, const std::
 // the search, which changes one joint at a time and keeps the other joints' local matrices.
 void model_from_locals(std::span<const int> parents, std::span<const Mat4> local, int begin, int end,
                        std::span<Mat4> model) {
-  for (int j = begin; j < end; ++j) model[j] = parents[j] >= 0 ? model[parents[j]] * local[j] : local[j];
+  for (int j = begin; j < end; ++j)
+    model[j] = parents[j] >= 0 ? detail::multiply(model[parents[j]], local[j]) : local[j];
 }
 
 // The frames of a fixed-rate grid at `frame_rate` over `duration`, or -1 when it is too fine to measure on,
@@ -130,35 +137,89 @@ std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& cand
 
 namespace {
 
-// virtual_vertex_errors(on_frames_of(clip, frame_rate), candidate, ...) computed frame by frame, without the
-// resampled clips and matrices in memory, and stopping after the first frame whose largest error exceeds
-// `stop_above` (what it returns then holds that frame's errors last). Same jobs and order of operations, so
-// the same errors bit for bit. Empty when the grid is too fine (as on_frames_of).
-std::vector<float> errors_on_grid(const Clip& clip, const Clip& candidate, const Skeleton& skeleton,
-                                  float frame_rate, float shell_distance,
+// A fixed-rate clip sampled by the runtime on a grid at `frame_rate` (as on_frames_of), its model matrices
+// and virtual vertices per grid frame: the reference errors_on_grid measures candidates against. Frames are
+// computed when first asked for, in order, and kept up to a budget (those past it are computed again at each
+// request), so several candidates share the work and a measurement that stops early costs only its frames.
+class GridReference {
+ public:
+  GridReference(const Clip& clip, const Skeleton& skeleton, float frame_rate, float shell_distance)
+      : clip_(clip),
+        skeleton_(skeleton),
+        frame_rate_(frame_rate),
+        shell_distance_(shell_distance),
+        frames_(grid_frames(clip.duration(), frame_rate)),
+        pose_(clip.joint_count()),
+        model_(clip.joint_count()),
+        shell_(clip.joint_count()) {}
+
+  int64_t frames() const { return frames_; }  // -1 when the grid is too fine to measure on
+  float time(int64_t f) const { return grid_time(f, frames_, frame_rate_, clip_.duration()); }
+
+  // Frame f's model matrices and virtual vertices, valid until the next call; frames are asked for in
+  // order from 0 (any frame already kept, or the next one).
+  void frame(int64_t f, const Mat4*& model, const ShellPoints*& shell) {
+    const size_t joints = model_.size();
+    if (f < kept_) {
+      model = kept_model_.data() + static_cast<size_t>(f) * joints;
+      shell = kept_shell_.data() + static_cast<size_t>(f) * joints;
+      return;
+    }
+    SampleJob{&clip_, time(f), &cache_, pose_}.run();
+    for (JointPose& p : pose_) {  // as Clip::from_frames stores a frame
+      value_ranges::check_and_normalize(p.translation, p.rotation, p.scale);
+      flush_denormals(p);
+    }
+    LocalToModelJob{&skeleton_, pose_, model_}.run();
+    for (size_t j = 0; j < joints; ++j) shell_[j] = shell_point(model_[j], shell_distance_);
+    if (f == kept_ && (kept_ + 1) * joints * (sizeof(Mat4) + sizeof(ShellPoints)) <= kKeptBytes) {
+      kept_model_.insert(kept_model_.end(), model_.begin(), model_.end());
+      kept_shell_.insert(kept_shell_.end(), shell_.begin(), shell_.end());
+      ++kept_;
+    }
+    model = model_.data();
+    shell = shell_.data();
+  }
+
+ private:
+  static constexpr size_t kKeptBytes = size_t{32} << 20;
+  const Clip& clip_;
+  const Skeleton& skeleton_;
+  float frame_rate_, shell_distance_;
+  int64_t frames_, kept_ = 0;
+  SamplingCache cache_;
+  std::vector<JointPose> pose_;
+  std::vector<Mat4> model_, kept_model_;
+  std::vector<ShellPoints> shell_, kept_shell_;
+};
+
+// virtual_vertex_errors(on_frames_of(reference clip, its grid's rate), candidate, ...) computed frame by
+// frame, without the resampled candidate in memory, and stopping after the first frame whose largest error
+// exceeds `stop_above` (what it returns then holds that frame's errors last). Same jobs and order of
+// operations, so the same errors bit for bit. Empty when the grid is too fine (as on_frames_of).
+std::vector<float> errors_on_grid(GridReference& reference, const Clip& candidate, const Skeleton& skeleton,
                                   float stop_above = std::numeric_limits<float>::infinity()) {
-  const int64_t frames = grid_frames(clip.duration(), frame_rate);
-  const int joints = clip.joint_count();
+  const int64_t frames = reference.frames();
+  const int joints = candidate.joint_count();
   if (frames < 0) return {};
   std::vector<float> errors;
   errors.reserve(static_cast<size_t>(frames) * joints);
-  std::vector<JointPose> pose(joints), candidate_pose(joints);
-  std::vector<Mat4> model(joints), candidate_model(joints);
-  SamplingCache cache, candidate_cache;
+  std::vector<JointPose> pose(joints);
+  std::vector<Mat4> model(joints);
+  SamplingCache cache;
   for (int64_t f = 0; f < frames; ++f) {
-    const float time = grid_time(f, frames, frame_rate, clip.duration());
-    SampleJob{&clip, time, &cache, pose}.run();
-    SampleJob{&candidate, time, &candidate_cache, candidate_pose}.run();
-    for (auto* sampled : {&pose, &candidate_pose})  // as Clip::from_frames stores a frame
-      for (JointPose& p : *sampled) {
-        value_ranges::check_and_normalize(p.translation, p.rotation, p.scale);
-        flush_denormals(p);
-      }
+    SampleJob{&candidate, reference.time(f), &cache, pose}.run();
+    for (JointPose& p : pose) {  // as Clip::from_frames stores a frame
+      value_ranges::check_and_normalize(p.translation, p.rotation, p.scale);
+      flush_denormals(p);
+    }
     LocalToModelJob{&skeleton, pose, model}.run();
-    LocalToModelJob{&skeleton, candidate_pose, candidate_model}.run();
+    const Mat4* reference_model;
+    const ShellPoints* shell;
+    reference.frame(f, reference_model, shell);
     float worst = 0;
     for (int j = 0; j < joints; ++j) {
-      errors.push_back(vertex_error(model[j], shell_point(model[j], shell_distance), candidate_model[j]));
+      errors.push_back(vertex_error(reference_model[j], shell[j], model[j]));
       worst = std::max(worst, errors.back());
     }
     if (!(worst <= stop_above)) break;
@@ -495,7 +556,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
           const std::span<Mat4> locals(local.data() + static_cast<size_t>(f) * joints, joints);
           for (size_t c : changed) decode_channel(c, first + f, q[c], pose[channels[c].joint]);
           for (size_t c : changed)
-            locals[channels[c].joint] = to_transform(pose[channels[c].joint]).to_matrix();
+            locals[channels[c].joint] = detail::trs_to_matrix(to_transform(pose[channels[c].joint]));
           model_from_locals(parents, locals, from, joints, matrices);
           for (int j = from; j < joints; ++j) {
             const size_t at = static_cast<size_t>(first + f) * joints + j;
@@ -522,7 +583,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
           saved_local[f] = locals[j];
           std::copy(matrices.begin() + j, matrices.begin() + end, saved_model.begin() + row + j);
           decode_channel(c, first + f, q[c], pose[j]);
-          locals[j] = to_transform(pose[j]).to_matrix();
+          locals[j] = detail::trs_to_matrix(to_transform(pose[j]));
           model_from_locals(parents, locals, j, end, matrices);
           for (int k = j; k < end; ++k) {
             const size_t at = static_cast<size_t>(first + f) * joints + k;
@@ -558,7 +619,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
                   poses.begin() + static_cast<std::ptrdiff_t>(f) * joints);
         std::transform(base_pose.begin(), base_pose.end(),
                        local.begin() + static_cast<std::ptrdiff_t>(f) * joints,
-                       [](const JointPose& p) { return to_transform(p).to_matrix(); });
+                       [](const JointPose& p) { return detail::trs_to_matrix(to_transform(p)); });
       }
       std::vector<size_t> changed(channel_count);
       for (size_t c = 0; c < channel_count; ++c) changed[c] = c;
@@ -727,13 +788,12 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
   // its frames (Fox's Walk: 0.06 mm off at its frames, 7.6 mm between them).
   // The errors at quarters are computed frame by frame; the check of what dropping costs stops at the first
   // quarter over its share (most clips keep every frame, and learn it within their first frames).
-  const float between_rate = clip.frame_rate() * 4;
+  GridReference between(clip, skeleton, clip.frame_rate() * 4, settings.shell_distance);
   const float max_drop = settings.tolerance * 0.9f;
   for (int step = 2; step <= 64; step *= 2) {
     auto fewer = every_nth_frame(clip, step);
     if (!fewer) break;
-    const std::vector<float> dropped =
-        errors_on_grid(clip, *fewer, skeleton, between_rate, settings.shell_distance, max_drop);
+    const std::vector<float> dropped = errors_on_grid(between, *fewer, skeleton, max_drop);
     if (dropped.empty()) break;  // a grid too fine to measure
     const float drop = *std::max_element(dropped.begin(), dropped.end());
     if (!(drop <= max_drop)) break;
@@ -747,7 +807,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
     for (int attempt = 0; attempt < 3 && rest.tolerance > settings.tolerance * 0.1f; ++attempt) {
       candidate = compress_every_frame(*fewer, skeleton, rest, &candidate_stats);
       if (!candidate) break;
-      errors = errors_on_grid(clip, *candidate, skeleton, between_rate, settings.shell_distance);
+      errors = errors_on_grid(between, *candidate, skeleton);
       const float worst = errors.empty() ? 0.f : *std::max_element(errors.begin(), errors.end());
       if (worst <= settings.tolerance) break;
       rest.tolerance -= 1.25f * (worst - settings.tolerance);

@@ -5,6 +5,7 @@
 #include "kernels.h"
 
 #include "../../asset/quantization.h"
+#include "../../core/matrix_inline.h"
 
 namespace ossa::detail {
 namespace {
@@ -30,22 +31,17 @@ void blend_poses(const JointPose* a, const JointPose* b, float alpha, int count,
   }
 }
 
-Mat4 trs_matrix(const JointPose& p) {
-  Transform t = to_transform(p);
-  return t.to_matrix();
-}
-
 void local_to_model(const JointPose* local, const int* parents, int begin, int end, const Mat4* root,
                     Mat4* model) {
   for (int j = begin; j < end; ++j) {
-    Mat4 m = trs_matrix(local[j]);
-    int p = parents[j];
-    model[j] = p >= 0 ? model[p] * m : root ? *root * m : m;
+    const Mat4 m = trs_to_matrix(to_transform(local[j]));
+    const int p = parents[j];
+    model[j] = p >= 0 ? multiply(model[p], m) : root ? multiply(*root, m) : m;
   }
 }
 
 void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out) {
-  for (int k = 0; k < count; ++k) out[k] = model[remap ? remap[k] : k] * inverse_binds[k];
+  for (int k = 0; k < count; ++k) out[k] = multiply(model[remap ? remap[k] : k], inverse_binds[k]);
 }
 
 const float* at(const float* base, size_t stride, int v) {
