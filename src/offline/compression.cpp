@@ -151,7 +151,13 @@ class GridReference {
         frames_(grid_frames(clip.duration(), frame_rate)),
         pose_(clip.joint_count()),
         model_(clip.joint_count()),
-        shell_(clip.joint_count()) {}
+        shell_(clip.joint_count()) {
+    const size_t joints = std::max<size_t>(model_.size(), 1);
+    keep_ = std::min(std::max<int64_t>(frames_, 0),
+                     static_cast<int64_t>(kKeptBytes / (joints * (sizeof(Mat4) + sizeof(ShellPoints)))));
+    kept_model_.reserve(static_cast<size_t>(keep_) * joints);
+    kept_shell_.reserve(static_cast<size_t>(keep_) * joints);
+  }
 
   int64_t frames() const { return frames_; }  // -1 when the grid is too fine to measure on
   float time(int64_t f) const { return grid_time(f, frames_, frame_rate_, clip_.duration()); }
@@ -172,7 +178,7 @@ class GridReference {
     }
     LocalToModelJob{&skeleton_, pose_, model_}.run();
     for (size_t j = 0; j < joints; ++j) shell_[j] = shell_point(model_[j], shell_distance_);
-    if (f == kept_ && (kept_ + 1) * joints * (sizeof(Mat4) + sizeof(ShellPoints)) <= kKeptBytes) {
+    if (f == kept_ && kept_ < keep_) {
       kept_model_.insert(kept_model_.end(), model_.begin(), model_.end());
       kept_shell_.insert(kept_shell_.end(), shell_.begin(), shell_.end());
       ++kept_;
@@ -186,7 +192,7 @@ class GridReference {
   const Clip& clip_;
   const Skeleton& skeleton_;
   float frame_rate_, shell_distance_;
-  int64_t frames_, kept_ = 0;
+  int64_t frames_, keep_ = 0, kept_ = 0;  // frames kept at most, and so far
   SamplingCache cache_;
   std::vector<JointPose> pose_;
   std::vector<Mat4> model_, kept_model_;
@@ -568,14 +574,20 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
       // Channel c at `bits`, kept when every joint its change reaches (the joint's subtree) stays within the
       // tolerance on every frame; only that subtree is decoded and measured again, and the first frame over
       // the tolerance ends the trial.
+      // A channel's trials start at the frame where its last trial failed: a channel is tried again in every
+      // round of the lowering, and mostly fails where it failed before (the outcome does not depend on the
+      // order, only how soon a failure is seen).
+      std::vector<int> first_tried(channel_count, 0);
       auto try_bits = [&](size_t c, int bits) {
         const int j = channels[c].joint, end = skeleton.subtree_end(j);
         const uint8_t before = q[c].bits;
         q[c].bits = static_cast<uint8_t>(bits);
         std::fill(subtree_error.begin() + j, subtree_error.begin() + end, 0.f);
+        auto nth_frame = [&](int n) { return (first_tried[c] + n) % count; };
         int done = 0;
         bool within = true;
-        for (int f = 0; f < count && within; ++f, done = f) {
+        for (; done < count && within; ++done) {
+          const int f = nth_frame(done);
           const size_t row = static_cast<size_t>(f) * joints;
           const std::span<JointPose> pose(poses.data() + row, joints);
           const std::span<Mat4> locals(local.data() + row, joints), matrices(model.data() + row, joints);
@@ -596,12 +608,13 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
           std::copy(subtree_error.begin() + j, subtree_error.begin() + end, joint_error.begin() + j);
           return true;
         }
-        for (int f = 0; f < done; ++f) {
-          const size_t row = static_cast<size_t>(f) * joints;
-          poses[row + j] = saved_poses[f];
-          local[row + j] = saved_local[f];
+        for (int n = 0; n < done; ++n) {
+          const size_t row = static_cast<size_t>(nth_frame(n)) * joints;
+          poses[row + j] = saved_poses[nth_frame(n)];
+          local[row + j] = saved_local[nth_frame(n)];
           std::copy(saved_model.begin() + row + j, saved_model.begin() + row + end, model.begin() + row + j);
         }
+        first_tried[c] = nth_frame(done - 1);
         q[c].bits = before;
         return false;
       };
