@@ -458,7 +458,35 @@ void local_to_model(const JointPose* local, const int* parents, int begin, int e
 
 // Model matrices and inverse binds are affine (last row 0 0 0 1): each product column is three multiply-adds
 // of the model's columns by broadcast inverse-bind entries.
-// (NEON: each inverse-bind column is one load, multiplied by lane, instead of three broadcast loads.)
+// (NEON: each inverse-bind column is one load, multiplied by lane, instead of three broadcast loads.
+// AVX2: two product columns per 256-bit register, below.)
+#ifdef __AVX2__
+// Columns in pairs (c0|c1, c2|c3): the model's column k in both halves (one 128-bit broadcast load), the
+// inverse bind's entries k of both columns spread over their halves by one in-lane shuffle of a 256-bit
+// load, so a product takes 8 loads and stores, 7 shuffles and 7 multiplies and adds instead of 20 memory
+// operations and 13 multiplies and adds, summed in the same order as column by column. Matrices are 16-byte
+// aligned: unaligned 256-bit loads and stores.
+void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out) {
+  for (int k = 0; k < count; ++k) {
+    const float* a = model[remap ? remap[k] : k].m;
+    const float* b = inverse_binds[k].m;
+    const __m256 a0 = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(a)),
+                 a1 = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(a + 4)),
+                 a2 = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(a + 8));
+    // c3 adds the model's translation column: (0 | a3).
+    const __m256 a3 = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_load_ps(a + 12), 1);
+    const __m256 b01 = _mm256_loadu_ps(b), b23 = _mm256_loadu_ps(b + 8);
+    __m256 r01 = _mm256_mul_ps(a1, _mm256_permute_ps(b01, 0x55));
+    r01 = _mm256_fmadd_ps(a0, _mm256_permute_ps(b01, 0x00), r01);
+    r01 = _mm256_fmadd_ps(a2, _mm256_permute_ps(b01, 0xaa), r01);
+    __m256 r23 = _mm256_mul_ps(a1, _mm256_permute_ps(b23, 0x55));
+    r23 = _mm256_fmadd_ps(a0, _mm256_permute_ps(b23, 0x00), r23);
+    r23 = _mm256_add_ps(_mm256_fmadd_ps(a2, _mm256_permute_ps(b23, 0xaa), r23), a3);
+    _mm256_storeu_ps(out[k].m, r01);
+    _mm256_storeu_ps(out[k].m + 8, r23);
+  }
+}
+#else
 void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap, int count, Mat4* out) {
   for (int k = 0; k < count; ++k) {
     const Columns a = load_columns(model[remap ? remap[k] : k].m);
@@ -477,6 +505,7 @@ void palette(const Mat4* model, const Mat4* inverse_binds, const uint16_t* remap
     }
   }
 }
+#endif
 
 template <int K, bool kNormals, bool kTangents>
 void skin_loop(const SkinningJob& job) {
