@@ -138,8 +138,9 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
   // symmetric). Decoded rotations sit on the w >= 0 hemisphere, so neighbouring frames may disagree in sign:
   // the slerp takes the short arc.
   if (decoded) {
-    float* cosines = cache.decoded_cosines.data();
-    for (const uint32_t k : clip.moving_joints()) cosines[k] = rotation_dot(slots[a][k], slots[b][k]);
+    const std::span<const uint32_t> moving = clip.moving_joints();
+    detail::active_kernels().rotation_cosines(slots[a], slots[b], moving.data(),
+                                              static_cast<int>(moving.size()), cache.decoded_cosines.data());
   }
   interpolate_moving(clip, slots[a], slots[b], cache.decoded_cosines.data(), alpha, out);
 }

@@ -94,6 +94,10 @@ struct Kernels {
   // out[j] = joint j's key pairs at their fractions: translation and scale lerped, rotation slerped along
   // the short arc (slerp_weight) and normalised; the still channels copied from the constant pose.
   void (*interpolate_keys)(const KeyPairs& keys, int count, JointPose* out);
+  // out[j] = rotation_dot(a[j], b[j]) for the joints j in joints[0, count): the cosines interpolate_frames
+  // takes, for two frames decoded at run time. Every path sums in rotation_dot's order (the same bits).
+  void (*rotation_cosines)(const JointPose* a, const JointPose* b, const uint32_t* joints, int count,
+                           float* out);
 };
 
 // The plain C++ decode, shared by the scalar and SSE2 tables (SSE2 lacks a per-lane variable shift).

@@ -187,7 +187,12 @@ void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
   }
 }
 
-const Kernels kScalarKernels = {blend_poses, interpolate_frames, local_to_model,          palette,
-                                skin,        sample_blend2,      decode_quantized_scalar, interpolate_keys};
+void rotation_cosines(const JointPose* a, const JointPose* b, const uint32_t* joints, int count, float* out) {
+  for (int k = 0; k < count; ++k) out[joints[k]] = rotation_dot(a[joints[k]], b[joints[k]]);
+}
+
+const Kernels kScalarKernels = {
+    blend_poses,   interpolate_frames,      local_to_model,   palette,         skin,
+    sample_blend2, decode_quantized_scalar, interpolate_keys, rotation_cosines};
 
 }  // namespace ossa::detail

@@ -653,9 +653,11 @@ void skin(const SkinningJob& job) {
 }
 
 #ifdef __AVX2__
-// One channel per iteration, its three components in lanes 0-2: the three 32-bit words, a variable shift, the
+// One channel per decode, its three components in lanes 0-2: the three 32-bit words, a variable shift, the
 // mask, then base + step * q with a separate multiply and add (as the scalar decoder: the results are
-// bit-identical). Rotations rebuild w = sqrt(max(1 - ((x*x + y*y) + z*z), 0)) in the same order.
+// bit-identical). Rotations rebuild w = sqrt(max(1 - ((x*x + y*y) + z*z), 0)) in the same order, four at a
+// time: transposed, one square root serves four (a square root issues every few cycles, and one per
+// rotation bounded the decode), then transposed back.
 void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                       JointPose* out) {
   auto decode = [frame](const detail::DecodeStep& d) {
@@ -667,14 +669,26 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
                       _mm_load_si128(reinterpret_cast<const __m128i*>(d.mask)));
     return _mm_add_ps(_mm_load_ps(d.base), _mm_mul_ps(_mm_load_ps(d.step), _mm_cvtepi32_ps(q)));
   };
-  for (const detail::DecodeStep* d = steps; d != steps + rotations; ++d) {
+  const detail::DecodeStep* d = steps;
+  for (; d + 4 <= steps + rotations; d += 4) {
+    __m128 x = decode(d[0]), y = decode(d[1]), z = decode(d[2]), w = decode(d[3]);
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    const __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z));
+    w = _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.f), sum), _mm_setzero_ps()));
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    _mm_storeu_ps(out[d[0].joint].rotation, x);
+    _mm_storeu_ps(out[d[1].joint].rotation, y);
+    _mm_storeu_ps(out[d[2].joint].rotation, z);
+    _mm_storeu_ps(out[d[3].joint].rotation, w);
+  }
+  for (; d != steps + rotations; ++d) {
     const __m128 v = decode(*d);
     const __m128 sq = _mm_mul_ps(v, v);
     const __m128 sum = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
     const __m128 w = _mm_sqrt_ss(_mm_max_ss(_mm_sub_ss(_mm_set_ss(1.f), sum), _mm_setzero_ps()));
     _mm_storeu_ps(out[d->joint].rotation, _mm_insert_ps(v, w, 0x30));
   }
-  for (const detail::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
+  for (; d != steps + rotations + vectors; ++d)
     _mm_storeu_ps(d->kind == 0 ? out[d->joint].translation : out[d->joint].scale, decode(*d));
 }
 #elif defined(__ARM_NEON)
@@ -705,6 +719,24 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
 }
 #endif
 
+// Four joints at a time: the products of their rotations' components, transposed so each sum adds x, y, z,
+// w products across lanes in rotation_dot's order (the same bits as the scalar loop).
+void rotation_cosines(const JointPose* a, const JointPose* b, const uint32_t* joints, int count, float* out) {
+  int k = 0;
+  for (; k + 4 <= count; k += 4) {
+    const uint32_t* j = joints + k;
+    F4 p0 = mul(load(a[j[0]].rotation), load(b[j[0]].rotation)),
+       p1 = mul(load(a[j[1]].rotation), load(b[j[1]].rotation)),
+       p2 = mul(load(a[j[2]].rotation), load(b[j[2]].rotation)),
+       p3 = mul(load(a[j[3]].rotation), load(b[j[3]].rotation));
+    transpose(p0, p1, p2, p3);
+    alignas(16) float d[4];
+    store(d, add(add(add(p0, p1), p2), p3));
+    for (int lane = 0; lane < 4; ++lane) out[j[lane]] = d[lane];
+  }
+  for (; k < count; ++k) out[joints[k]] = rotation_dot(a[joints[k]], b[joints[k]]);
+}
+
 #undef OSSA_SKIN_LOOP
 }  // namespace
 }  // namespace OSSA_KERNEL_NS
@@ -714,10 +746,15 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
 #else
 #define OSSA_DECODE_QUANTIZED decode_quantized_scalar
 #endif
-const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,    OSSA_KERNEL_NS::interpolate_frames,
-                                   OSSA_KERNEL_NS::local_to_model, OSSA_KERNEL_NS::palette,
-                                   OSSA_KERNEL_NS::skin,           OSSA_KERNEL_NS::sample_blend2,
-                                   OSSA_DECODE_QUANTIZED,          OSSA_KERNEL_NS::interpolate_keys};
+const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,
+                                   OSSA_KERNEL_NS::interpolate_frames,
+                                   OSSA_KERNEL_NS::local_to_model,
+                                   OSSA_KERNEL_NS::palette,
+                                   OSSA_KERNEL_NS::skin,
+                                   OSSA_KERNEL_NS::sample_blend2,
+                                   OSSA_DECODE_QUANTIZED,
+                                   OSSA_KERNEL_NS::interpolate_keys,
+                                   OSSA_KERNEL_NS::rotation_cosines};
 #undef OSSA_DECODE_QUANTIZED
 
 }  // namespace ossa::detail
