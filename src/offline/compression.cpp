@@ -571,13 +571,13 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
         }
         return *std::max_element(joint_error.begin(), joint_error.end());
       };
+      // Where each channel's next trial starts: the frame where its last trial failed. A channel is tried
+      // again in every round of the lowering and mostly fails where it failed before; the outcome does not
+      // depend on the order of the frames, only how soon a failure is seen.
+      std::vector<int> first_tried(channel_count, 0);
       // Channel c at `bits`, kept when every joint its change reaches (the joint's subtree) stays within the
       // tolerance on every frame; only that subtree is decoded and measured again, and the first frame over
       // the tolerance ends the trial.
-      // A channel's trials start at the frame where its last trial failed: a channel is tried again in every
-      // round of the lowering, and mostly fails where it failed before (the outcome does not depend on the
-      // order, only how soon a failure is seen).
-      std::vector<int> first_tried(channel_count, 0);
       auto try_bits = [&](size_t c, int bits) {
         const int j = channels[c].joint, end = skeleton.subtree_end(j);
         const uint8_t before = q[c].bits;
