@@ -669,8 +669,10 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
                       _mm_load_si128(reinterpret_cast<const __m128i*>(d.mask)));
     return _mm_add_ps(_mm_load_ps(d.base), _mm_mul_ps(_mm_load_ps(d.step), _mm_cvtepi32_ps(q)));
   };
-  const detail::DecodeStep* d = steps;
-  for (; d + 4 <= steps + rotations; d += 4) {
+  // Indices, not pointers past the end: a frame without rotations may come with no steps at all (null).
+  int k = 0;
+  for (; k + 4 <= rotations; k += 4) {
+    const detail::DecodeStep* d = steps + k;
     __m128 x = decode(d[0]), y = decode(d[1]), z = decode(d[2]), w = decode(d[3]);
     _MM_TRANSPOSE4_PS(x, y, z, w);
     const __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z));
@@ -681,15 +683,18 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
     _mm_storeu_ps(out[d[2].joint].rotation, z);
     _mm_storeu_ps(out[d[3].joint].rotation, w);
   }
-  for (; d != steps + rotations; ++d) {
-    const __m128 v = decode(*d);
+  for (; k < rotations; ++k) {
+    const detail::DecodeStep& d = steps[k];
+    const __m128 v = decode(d);
     const __m128 sq = _mm_mul_ps(v, v);
     const __m128 sum = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
     const __m128 w = _mm_sqrt_ss(_mm_max_ss(_mm_sub_ss(_mm_set_ss(1.f), sum), _mm_setzero_ps()));
-    _mm_storeu_ps(out[d->joint].rotation, _mm_insert_ps(v, w, 0x30));
+    _mm_storeu_ps(out[d.joint].rotation, _mm_insert_ps(v, w, 0x30));
   }
-  for (; d != steps + rotations + vectors; ++d)
-    _mm_storeu_ps(d->kind == 0 ? out[d->joint].translation : out[d->joint].scale, decode(*d));
+  for (; k < rotations + vectors; ++k) {
+    const detail::DecodeStep& d = steps[k];
+    _mm_storeu_ps(d.kind == 0 ? out[d.joint].translation : out[d.joint].scale, decode(d));
+  }
 }
 #elif defined(__ARM_NEON)
 // NEON: as the AVX2 decode above, lane for lane (a negative vshl is the right shift). Only single IEEE
