@@ -697,9 +697,10 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
   }
 }
 #elif defined(__ARM_NEON)
-// NEON: as the AVX2 decode above, lane for lane (a negative vshl is the right shift). Only single IEEE
-// operations: vmulq then vaddq (never vfmaq), and w from the same scalar expression as rebuild_rotation, so
-// the results are the scalar decoder's bits.
+// NEON: each channel decoded as the AVX2 decode above does (a negative vshl is the right shift), one rotation
+// at a time (not measured four at a time on NEON hardware). Only single IEEE operations: vmulq then vaddq
+// (never vfmaq), and w from the same scalar expression as rebuild_rotation, so the results are the scalar
+// decoder's bits.
 void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                       JointPose* out) {
   auto decode = [frame](const detail::DecodeStep& d) {
