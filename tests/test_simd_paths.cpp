@@ -316,6 +316,38 @@ TEST(RuntimeJobs, CompressedClipsDecodeBitIdenticallyAtEverySimdLevel) {
   set_simd_level(best_simd_level());
 }
 
+// The cosines of two decoded frames (what compressed sampling slerps with) are rotation_dot's bits at every
+// level, for any joint list: full blocks of four with a tail, joints out of order, one joint and none.
+TEST(RuntimeJobs, DecodedFrameCosinesAreRotationDotBitsAtEveryLevel) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> n;
+  std::vector<JointPose> a(23), b(23);
+  for (size_t j = 0; j < a.size(); ++j) {
+    float qa[4], qb[4], la = 0, lb = 0;
+    for (int i = 0; i < 4; ++i) qa[i] = n(rng), qb[i] = n(rng), la += qa[i] * qa[i], lb += qb[i] * qb[i];
+    for (int i = 0; i < 4; ++i)
+      a[j].rotation[i] = qa[i] / std::sqrt(la), b[j].rotation[i] = qb[i] / std::sqrt(lb);
+  }
+  const std::vector<std::vector<uint32_t>> lists = {
+      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22},
+      {22, 3, 7, 8, 15, 0, 1},
+      {5},
+      {}};
+  for (SimdLevel level : simd_levels()) {
+    set_simd_level(level);
+    for (const auto& joints : lists) {
+      std::vector<float> out(a.size(), -7.f);
+      detail::active_kernels().rotation_cosines(a.data(), b.data(), joints.data(),
+                                                static_cast<int>(joints.size()), out.data());
+      std::vector<float> expected(a.size(), -7.f);
+      for (uint32_t j : joints) expected[j] = rotation_dot(a[j], b[j]);
+      EXPECT_EQ(std::memcmp(out.data(), expected.data(), out.size() * sizeof(float)), 0)
+          << to_string(level) << ", " << joints.size() << " joints";
+    }
+  }
+  set_simd_level(best_simd_level());
+}
+
 // A compressed clip turning through 180 degrees: its decoded frames lie on opposite hemispheres there (the
 // decoder rebuilds w >= 0), and sampling between them must still take the short way, at every SIMD level.
 // Truth: the fixed-rate clip's rotation at the same times (its frames share a hemisphere), within the
