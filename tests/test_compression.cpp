@@ -151,18 +151,24 @@ TEST(Compression, BoundHoldsInModelUnitsUnderScaledRoots) {
   }
 }
 
-// A clip resampled above its keys' rate (CesiumMan's 24 fps keys come out at 48 fps) is stored at the keys'
-// rate: dropping every other frame costs nothing there. The bound still holds by brute force at every frame
-// of the 48 fps clip and halfway between, and the size is that of the clip built at 24 fps.
-TEST(Compression, FramesTheMotionDoesNotNeedAreDropped) {
+// `joints` bones in a chain up +y, 0.5 m apart (the first at the origin).
+RawSkeleton bone_chain(int joints) {
   RawSkeleton skeleton;
-  for (int j = 0; j < 4; ++j) {
+  for (int j = 0; j < joints; ++j) {
     RawJoint joint;
     joint.name = "bone" + std::to_string(j);
     joint.parent = j - 1;
     joint.rest.translation = {0, j ? 0.5f : 0.f, 0};
     skeleton.joints.push_back(joint);
   }
+  return skeleton;
+}
+
+// A clip resampled above its keys' rate (CesiumMan's 24 fps keys come out at 48 fps) is stored at the keys'
+// rate: dropping every other frame costs nothing there. The bound still holds by brute force at every frame
+// of the 48 fps clip and halfway between, and the size is that of the clip built at 24 fps.
+TEST(Compression, FramesTheMotionDoesNotNeedAreDropped) {
+  const RawSkeleton skeleton = bone_chain(4);
   // Keys at `rate` for 2 s; with `wiggle`, every other key turns 0.05 rad more about x.
   auto swing = [](float rate, bool wiggle) {
     RawClip raw;
@@ -217,14 +223,7 @@ TEST(Compression, FramesTheMotionDoesNotNeedAreDropped) {
 // every other frame dropped no error at any frame of the clip, but between frames, the bone half flat, the
 // child leaves its path by 2.5 mm. Dropping frames is judged between frames too, so every frame stays.
 TEST(Compression, MotionThatShowsOnlyBetweenFramesKeepsItsFrames) {
-  RawSkeleton skeleton;
-  for (int j = 0; j < 3; ++j) {
-    RawJoint joint;
-    joint.name = "bone" + std::to_string(j);
-    joint.parent = j - 1;
-    joint.rest.translation = {0, j ? 0.5f : 0.f, 0};
-    skeleton.joints.push_back(joint);
-  }
+  const RawSkeleton skeleton = bone_chain(3);
   RawClip raw;
   raw.name = "flip";
   raw.duration = 2;

@@ -137,6 +137,18 @@ std::vector<float> virtual_vertex_errors(const Clip& reference, const Clip& cand
 
 namespace {
 
+// `clip` sampled by the runtime at `time` and stored as Clip::from_frames stores a frame (normalised,
+// denormals flushed), then its model matrices: one frame of on_frames_of(clip, ...) through model_frames.
+void model_as_stored(const Clip& clip, float time, SamplingCache& cache, const Skeleton& skeleton,
+                     std::span<JointPose> pose, std::span<Mat4> model) {
+  SampleJob{&clip, time, &cache, pose}.run();
+  for (JointPose& p : pose) {
+    value_ranges::check_and_normalize(p.translation, p.rotation, p.scale);
+    flush_denormals(p);
+  }
+  LocalToModelJob{&skeleton, pose, model}.run();
+}
+
 // A fixed-rate clip sampled by the runtime on a grid at `frame_rate` (as on_frames_of), its model matrices
 // and virtual vertices per grid frame: the reference errors_on_grid measures candidates against. Frames are
 // computed when first asked for, in order, and kept up to a budget (those past it are computed again at each
@@ -171,12 +183,7 @@ class GridReference {
       shell = kept_shell_.data() + static_cast<size_t>(f) * joints;
       return;
     }
-    SampleJob{&clip_, time(f), &cache_, pose_}.run();
-    for (JointPose& p : pose_) {  // as Clip::from_frames stores a frame
-      value_ranges::check_and_normalize(p.translation, p.rotation, p.scale);
-      flush_denormals(p);
-    }
-    LocalToModelJob{&skeleton_, pose_, model_}.run();
+    model_as_stored(clip_, time(f), cache_, skeleton_, pose_, model_);
     for (size_t j = 0; j < joints; ++j) shell_[j] = shell_point(model_[j], shell_distance_);
     if (f == kept_ && kept_ < keep_) {
       kept_model_.insert(kept_model_.end(), model_.begin(), model_.end());
@@ -214,12 +221,7 @@ std::vector<float> errors_on_grid(GridReference& reference, const Clip& candidat
   std::vector<Mat4> model(joints);
   SamplingCache cache;
   for (int64_t f = 0; f < frames; ++f) {
-    SampleJob{&candidate, reference.time(f), &cache, pose}.run();
-    for (JointPose& p : pose) {  // as Clip::from_frames stores a frame
-      value_ranges::check_and_normalize(p.translation, p.rotation, p.scale);
-      flush_denormals(p);
-    }
-    LocalToModelJob{&skeleton, pose, model}.run();
+    model_as_stored(candidate, reference.time(f), cache, skeleton, pose, model);
     const Mat4* reference_model;
     const ShellPoints* shell;
     reference.frame(f, reference_model, shell);
