@@ -3,7 +3,10 @@
 
 #include "expect_near.h"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <random>
 
 #include "ossa/core/math.h"
 
@@ -103,6 +106,42 @@ TEST(Math, InverseOfScaledRotation) {
   for (int i = 0; i < 16; ++i) EXPECT_NEAR(identity.m[i], Mat4{}.m[i], 1e-5f);
   Mat4 singular = scale_matrix({1, 0, 1}), out;
   EXPECT_FALSE(invert(singular, out));
+}
+
+// invert_linear promises invert()'s 3x3 to the bit on affine matrices (compression's virtual vertices rely on
+// it: the same shells, so the same bytes), so compare bits, over matrices from every corner of the range.
+TEST(Math, LinearInverseIsTheGeneralInversesThreeByThreeToTheBit) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(-1, 1), exponent(-6, 6);
+  int compared = 0;
+  for (int n = 0; n < 20000; ++n) {
+    const Quat q = normalize(Quat{unit(rng), unit(rng), unit(rng), unit(rng)});
+    const Vec3 s{std::exp2(exponent(rng)), std::exp2(exponent(rng)), std::exp2(exponent(rng))};
+    const Vec3 t{1e3f * unit(rng), 1e3f * unit(rng), 1e3f * unit(rng)};
+    Mat4 m = Transform{t, q, s}.to_matrix();
+    if (n % 3 == 0) m = m * Transform{{unit(rng), 0, 0}, q, {1, std::exp2(exponent(rng)), 1}}.to_matrix();
+    Mat4 general, linear;
+    ASSERT_TRUE(invert(m, general));
+    ASSERT_TRUE(invert_linear(m, linear));
+    for (int col = 0; col < 3; ++col)
+      for (int row = 0; row < 3; ++row) {
+        const int i = 4 * col + row;
+        ASSERT_EQ(std::bit_cast<uint32_t>(linear.m[i]), std::bit_cast<uint32_t>(general.m[i]))
+            << "matrix " << n << ", entry " << i;
+      }
+    for (int i : {3, 7, 11, 12, 13, 14}) EXPECT_EQ(linear.m[i], 0.f);
+    EXPECT_EQ(linear.m[15], 1.f);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 20000);
+  Mat4 out;
+  EXPECT_FALSE(invert_linear(scale_matrix({1, 0, 1}), out));
+  EXPECT_EQ(out.m[0], 1.f);  // identity when refused
+  Mat4 infinite = scale_matrix({1, 1, 1});
+  infinite.m[4] = INFINITY;
+  EXPECT_FALSE(invert_linear(infinite, out));
+  Mat4 moved = translation_matrix({NAN, 0, 0});  // the translation plays no part
+  EXPECT_TRUE(invert_linear(moved, out));
 }
 
 TEST(Math, SlerpTakesTheShortestArcAndKeepsUnitLength) {

@@ -142,6 +142,25 @@ bool invert(const Mat4& mat, Mat4& out) {
   return true;
 }
 
+bool invert_linear(const Mat4& mat, Mat4& out) {
+  // invert()'s cofactors and determinant where the last row is 0 0 0 1 and the translation drops out: each
+  // cofactor is one sum of two products that are exact in double, so it rounds once, as there.
+  out = Mat4{};
+  double m[11];
+  for (int i = 0; i < 11; ++i) {
+    if (i % 4 != 3 && !std::isfinite(mat.m[i])) return false;
+    m[i] = mat.m[i];
+  }
+  const double c[9] = {m[5] * m[10] - m[9] * m[6],  -m[1] * m[10] + m[9] * m[2], m[1] * m[6] - m[5] * m[2],
+                       -m[4] * m[10] + m[8] * m[6], m[0] * m[10] - m[8] * m[2],  -m[0] * m[6] + m[4] * m[2],
+                       m[4] * m[9] - m[8] * m[5],   -m[0] * m[9] + m[8] * m[1],  m[0] * m[5] - m[4] * m[1]};
+  const double det = m[0] * c[0] + m[1] * c[3] + m[2] * c[6];
+  if (det == 0 || !std::isfinite(det)) return false;
+  for (int col = 0; col < 3; ++col)
+    for (int row = 0; row < 3; ++row) out.m[4 * col + row] = static_cast<float>(c[3 * col + row] / det);
+  return true;
+}
+
 Mat4 inverse(const Mat4& m) {
   Mat4 r;
   invert(m, r);
@@ -156,12 +175,9 @@ Mat4 transpose(const Mat4& a) {
 }
 
 Mat4 normal_matrix(const Mat4& m) {
-  Mat4 linear = m;
-  linear.m[12] = linear.m[13] = linear.m[14] = 0;
-  Mat4 r = transpose(inverse(linear));
-  r.m[3] = r.m[7] = r.m[11] = 0;
-  r.m[15] = 1;
-  return r;
+  Mat4 inverse_linear;
+  invert_linear(m, inverse_linear);
+  return transpose(inverse_linear);
 }
 
 Mat4 scale_matrix(Vec3 s) {

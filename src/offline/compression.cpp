@@ -35,7 +35,8 @@ std::vector<Mat4> model_frames(const Clip& clip, const Skeleton& skeleton) {
 // three model-space axes from the joint's reference position, carried back through the inverse of its
 // reference model matrix. Their negations are the other three vertices (the matrix is affine: -u lands as
 // far on the other side). Where the matrix cannot be inverted (a zero scale) the shell is taken along the
-// joint's own axes, in its own units.
+// joint's own axes, in its own units. (The matrix is affine: the inverse's 3x3 is that of the linear part,
+// which invert() gives too, to the bit, wherever the translation is finite.)
 // The three vertices' coordinates component by component (x[k]: vertex k's x), a fourth vertex at the
 // joint itself, so that vertex_error's sums run four vertices to an instruction.
 struct alignas(16) ShellPoints {
@@ -45,7 +46,9 @@ struct alignas(16) ShellPoints {
 ShellPoints shell_point(const Mat4& reference, float shell_distance) {
   ShellPoints out{};
   Mat4 inverse_model;
-  const bool invertible = invert(reference, inverse_model);
+  const Vec3 t = reference.translation();
+  const bool invertible = std::isfinite(t.x) && std::isfinite(t.y) && std::isfinite(t.z) &&
+                          invert_linear(reference, inverse_model);
   for (int k = 0; k < 3; ++k) {
     Vec3 u{inverse_model.m[4 * k], inverse_model.m[4 * k + 1], inverse_model.m[4 * k + 2]};
     u = u * shell_distance;
@@ -233,6 +236,17 @@ std::vector<float> errors_on_grid(GridReference& reference, const Clip& candidat
     if (!(worst <= stop_above)) break;
   }
   return errors;
+}
+
+// The largest of `errors` and the one a sort would put 99 % of the way up (reorders them).
+void summarize_errors(std::vector<float>& errors, double& max_error, double& p99_error) {
+  max_error = p99_error = 0;
+  if (errors.empty()) return;
+  const auto p99 =
+      errors.begin() + static_cast<std::ptrdiff_t>(std::min(errors.size() - 1, errors.size() * 99 / 100));
+  std::nth_element(errors.begin(), p99, errors.end());
+  p99_error = *p99;
+  max_error = *std::max_element(p99, errors.end());
 }
 
 // Estimated largest displacement (model units) that quantizing one channel with `bits` over a segment range
@@ -739,10 +753,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
     *stats = {};
     stats->raw_bytes = static_cast<size_t>(frames) * joints * 40;
     stats->compressed_bytes = result.stored_bytes();
-    std::vector<float> sorted = errors;
-    std::sort(sorted.begin(), sorted.end());
-    stats->max_error = sorted.empty() ? 0 : sorted.back();
-    stats->p99_error = sorted.empty() ? 0 : sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)];
+    summarize_errors(errors, stats->max_error, stats->p99_error);
     stats->constant_channels = joints * 3 - static_cast<int>(channel_count);
     stats->animated_channels = static_cast<int>(channel_count);
     double bits = 0;
@@ -829,11 +840,9 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
       candidate = Result<Clip>::failure("over the bound");
     }
     if (!candidate) break;
-    std::sort(errors.begin(), errors.end());
     if (candidate->stored_bytes() >= best->stored_bytes()) continue;
     candidate_stats.raw_bytes = best_stats.raw_bytes;  // the clip as given
-    candidate_stats.max_error = errors.back();
-    candidate_stats.p99_error = errors[std::min(errors.size() - 1, errors.size() * 99 / 100)];
+    summarize_errors(errors, candidate_stats.max_error, candidate_stats.p99_error);
     candidate_stats.stored_frame_rate = fewer->frame_rate();
     best = std::move(candidate);
     best_stats = candidate_stats;

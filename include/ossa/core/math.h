@@ -82,6 +82,10 @@ Vec3 transform_vector(const Mat4& m, Vec3 v);  // ignores translation
 // General 4x4 inverse; returns false (and identity) when the matrix is singular.
 bool invert(const Mat4& m, Mat4& out);
 Mat4 inverse(const Mat4& m);  // identity when singular; use invert() to detect that
+// Inverse of the upper 3x3 (the linear part), as a Mat4 without translation; returns false (and identity)
+// when that part is singular or not finite. For an affine matrix with finite entries its 3x3 is invert()'s
+// to the bit (the same cofactors, each rounded once), at a fraction of the cost.
+bool invert_linear(const Mat4& m, Mat4& out);
 Mat4 transpose(const Mat4& m);
 // Inverse-transpose of the upper 3x3 (for normals under non-uniform scale), as a Mat4 without translation.
 Mat4 normal_matrix(const Mat4& m);
