@@ -354,9 +354,11 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
   };
 
   // 1. Channels that barely move become constants: those within a sliver of the tolerance of one value, and
-  // those whose estimated error as a constant is under a tenth of the tolerance (confirmed on every frame
-  // below). Constants at the skeleton's rest pose are not stored at all; the other channels get their clip
-  // range. A sliver is a thousandth of the tolerance in model space (1e-7 of a rotation's components).
+  // those whose estimated error as a constant is within `constant_share`, a quarter of the tolerance
+  // (confirmed on every frame below; the rest of the tolerance is left to the quantized channels). Constants
+  // at the skeleton's rest pose are not stored at all; the other channels get their clip range. A sliver is a
+  // thousandth of the tolerance in model space (1e-7 of a rotation's components).
+  const float constant_share = 0.25f * settings.tolerance;
   const auto rest = skeleton.rest_pose();
   const Reach clip_reach = reach_over(0, frames);
   enum class Storage : uint8_t { kRest, kConstant, kAnimated };
@@ -396,8 +398,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
         from_middle = std::max(from_middle, 0.5f * (cp.hi[i] - cp.lo[i]));
       }
       auto close_enough = [&](float deviation) {
-        return estimated_error(kind, 0, 2.f * deviation, clip_reach_here, cp.min_w) <=
-               0.1f * settings.tolerance;
+        return estimated_error(kind, 0, 2.f * deviation, clip_reach_here, cp.min_w) <= constant_share;
       };
       if (from_rest <= cp.slack || close_enough(from_rest)) {
         cp.storage = Storage::kRest;
@@ -418,8 +419,8 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
         }
       }
     }
-  // Confirm the estimated constants on every frame (the animated channels exact): while a joint is over a
-  // quarter of the tolerance, the estimated constants on its path go back to being animated.
+  // Confirm the estimated constants on every frame (the animated channels exact): while a joint is over
+  // `constant_share`, the estimated constants on its path go back to being animated.
   {
     std::vector<JointPose> pose(joints);
     std::vector<Mat4> model(joints);
@@ -441,7 +442,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
         LocalToModelJob{&skeleton, pose, model}.run();
         for (int j = 0; j < joints; ++j) {
           const size_t at = static_cast<size_t>(f) * joints + j;
-          if (!(vertex_error(reference[at], shell[at], model[j]) <= 0.25f * settings.tolerance)) over[j] = 1;
+          if (!(vertex_error(reference[at], shell[at], model[j]) <= constant_share)) over[j] = 1;
         }
       }
       for (int j = 0; j < joints; ++j)
@@ -492,6 +493,9 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
                 : ch.kind == 1 ? p.rotation
                                : p.scale);
   }
+  std::vector<Mat4> base_local(joints);  // its local matrices, what every frame starts from
+  std::transform(base_pose.begin(), base_pose.end(), base_local.begin(),
+                 [](const JointPose& p) { return detail::trs_to_matrix(to_transform(p)); });
 
   // Channel c of frame f decoded at the segment's bit rate q into its joint's pose, exactly as
   // Clip::decode_frame does.
@@ -646,9 +650,8 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
       for (int f = 0; f < count; ++f) {
         std::copy(base_pose.begin(), base_pose.end(),
                   poses.begin() + static_cast<std::ptrdiff_t>(f) * joints);
-        std::transform(base_pose.begin(), base_pose.end(),
-                       local.begin() + static_cast<std::ptrdiff_t>(f) * joints,
-                       [](const JointPose& p) { return detail::trs_to_matrix(to_transform(p)); });
+        std::copy(base_local.begin(), base_local.end(),
+                  local.begin() + static_cast<std::ptrdiff_t>(f) * joints);
       }
       std::vector<size_t> changed(channel_count);
       for (size_t c = 0; c < channel_count; ++c) changed[c] = c;
