@@ -113,7 +113,6 @@ TEST(Math, InverseOfScaledRotation) {
 TEST(Math, LinearInverseIsTheGeneralInversesThreeByThreeToTheBit) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> unit(-1, 1), exponent(-6, 6);
-  int compared = 0;
   for (int n = 0; n < 20000; ++n) {
     const Quat q = normalize(Quat{unit(rng), unit(rng), unit(rng), unit(rng)});
     const Vec3 s{std::exp2(exponent(rng)), std::exp2(exponent(rng)), std::exp2(exponent(rng))};
@@ -131,9 +130,7 @@ TEST(Math, LinearInverseIsTheGeneralInversesThreeByThreeToTheBit) {
       }
     for (int i : {3, 7, 11, 12, 13, 14}) EXPECT_EQ(linear.m[i], 0.f);
     EXPECT_EQ(linear.m[15], 1.f);
-    ++compared;
   }
-  EXPECT_EQ(compared, 20000);
   Mat4 out;
   EXPECT_FALSE(invert_linear(scale_matrix({1, 0, 1}), out));
   EXPECT_EQ(out.m[0], 1.f);  // identity when refused
