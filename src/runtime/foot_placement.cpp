@@ -82,7 +82,9 @@ bool FootPlacementJob::run() const {
   // The pelvis down by `drop` (a world offset, into its parent's frame), then its subtree updated.
   if (pelvis >= 0 && drop < 0) {
     const Mat4& parent = parents[pelvis] >= 0 ? model[parents[pelvis]] : world;
-    const Vec3 down = transform_vector(inverse(parent), {0, drop, 0});
+    Mat4 parent_inverse;  // a direction: the linear part's inverse is enough
+    invert_linear(parent, parent_inverse);
+    const Vec3 down = transform_vector(parent_inverse, {0, drop, 0});
     for (int a = 0; a < 3; ++a) locals[pelvis].translation[a] += (&down.x)[a];
     LocalToModelJob{skeleton, locals, model, root, pelvis}.run();
   }

@@ -296,7 +296,9 @@ void MotionMatcher::lock_feet(float dt) {
                foot_p = transform_point(foot, {});
     Vec3 hinge = cross(knee_p - hip_p, foot_p - knee_p);
     if (length(hinge) < 1e-3f * length(knee_p - hip_p) * length(foot_p - knee_p)) hinge = {1, 0, 0};
-    const Vec3 mid_axis = normalize(transform_vector(inverse(knee), normalize(hinge)));
+    Mat4 knee_inverse;  // a direction: the linear part's inverse is enough
+    invert_linear(knee, knee_inverse);
+    const Vec3 mid_axis = normalize(transform_vector(knee_inverse, normalize(hinge)));
     const Vec3 line = normalize(foot_p - hip_p);
     const Vec3 pole = knee_p - hip_p - line * dot(knee_p - hip_p, line);
     Quat fix[2];
