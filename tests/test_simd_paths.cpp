@@ -474,7 +474,8 @@ TEST(RuntimeJobs, FixedRateSamplingSlerpsBetweenFramesAtEveryLevel) {
   };
   std::vector<SimdLevel> levels = simd_levels();
   levels.insert(levels.begin(), SimdLevel::kScalar);
-  double worst = 0, worst_crossfade = 0;
+  double worst = 0, worst_crossfade = 0, worst_length = 0;
+  constexpr double kUnitLengthTolerance = 2.5e-7;
   std::vector<JointPose> out(kJoints), crossfade(kJoints);
   for (SimdLevel level : levels) {
     set_simd_level(level);
@@ -490,6 +491,11 @@ TEST(RuntimeJobs, FixedRateSamplingSlerpsBetweenFramesAtEveryLevel) {
         const double error = rotation_error(out[j].rotation, expected);
         EXPECT_LE(error, 2e-6);
         worst = std::max(worst, error);
+        // Unit length to a few float roundings (the weights are scaled so that the sum has length 1).
+        double length2 = 0;
+        for (float q : out[j].rotation) length2 += double{q} * q;
+        EXPECT_LE(std::fabs(std::sqrt(length2) - 1), kUnitLengthTolerance);
+        worst_length = std::max(worst_length, std::fabs(std::sqrt(length2) - 1));
         slerp_exact(j, 1 - static_cast<double>(1 - time), expected);
         slerp_exact(j, static_cast<double>(1 - time), other);
         for (int i = 0; i < 4; ++i) sign += expected[i] * other[i];
@@ -508,8 +514,9 @@ TEST(RuntimeJobs, FixedRateSamplingSlerpsBetweenFramesAtEveryLevel) {
       }
     }
   }
-  std::printf("  worst rotation error between frames: %.3g rad sampled, %.3g rad crossfaded\n", worst,
-              worst_crossfade);
+  std::printf(
+      "  worst rotation error between frames: %.3g rad sampled, %.3g rad crossfaded; length 1 +- %.3g\n",
+      worst, worst_crossfade, worst_length);
   set_simd_level(best_simd_level());
 }
 

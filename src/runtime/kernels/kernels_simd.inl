@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels.h"
 #include "vec4.h"
@@ -108,11 +109,28 @@ class SlerpPolynomial {
   wa = load(a), wb = load(b);
 }
 
+// Slerp weights (wa, wb) of four rotation pairs with dot products d, scaled so that wa a + wb b has unit
+// length: for unit a and b, n = |wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b). The weights are within 1.3e-7
+// of exact, so n lies within 1e-6 of 1, where 1/sqrt(n) = 1.5 - 0.5 n to 4e-13 (the next term is
+// 3/8 (n - 1)^2): one multiply-add on the latency chain of every update instead of a square-root estimate
+// and its Newton step.
+inline void scale_to_unit(F4 d, F4& wa, F4& wb) {
+  const F4 length2 = add(madd(wb, wb, mul(wa, wa)), mul(add(wa, wa), mul(wb, d)));
+  const F4 inv = madd(set1(-0.5f), length2, set1(1.5f));
+  wa = mul(wa, inv), wb = mul(wb, inv);
+}
+
+// wa a + wb b with the weights of lane L: the rotations stay as stored (a joint's 16 bytes), each taking its
+// weights from the four computed together, so no transposes.
+template <int L>
+inline F4 weighted_rotation(F4 a, F4 b, F4 wa, F4 wb) {
+  return madd(a, splat<L>(wa), mul(b, splat<L>(wb)));
+}
+
 // Slerp weights at one fraction for four joints whose rotations have dot products d (Clip::frame_cosines):
-// the weight of the far rotation carries d's sign (the short arc). With kUnit they are scaled so the result
-// has unit length: for unit a and b, |wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b). Without, the result is
-// within 3e-7 of unit length (the series' truncation and float rounding), for callers that normalise later
-// anyway.
+// the weight of the far rotation carries d's sign (the short arc). With kUnit they are scaled to unit length
+// (scale_to_unit); without, the result is within 3e-7 of unit length (the series' truncation and float
+// rounding), for callers that normalise later anyway.
 struct FrameSlerp {
   explicit FrameSlerp(float t) : t(t), near_a(1 - t), near_b(t) {}
   template <bool kUnit>
@@ -124,47 +142,47 @@ struct FrameSlerp {
       far_slerp_weights(t, xm1, wa, wb);
     }
     wb = flip_sign(wb, d);  // frames on either hemisphere: the short arc
-    if constexpr (kUnit) {
-      const F4 inv = rsqrt_nr(madd(wa, wa, madd(wb, wb, mul(add(wa, wa), mul(wb, d)))));
-      wa = mul(wa, inv), wb = mul(wb, inv);
-    }
+    if constexpr (kUnit) scale_to_unit(d, wa, wb);
   }
   float t;
   SlerpPolynomial<kSlerpNearTerms> near_a, near_b;
 };
 
-// The frames' rotations stay as they are stored (a joint's 16 bytes): each gets its weights broadcast from
-// the four computed together, so the kernel needs no transposes. `joint_at(k)` is the k-th joint to sample.
+// One joint between frames a and b: translation and scale lerped at t, the rotation by lane L's weights.
+template <int L>
+inline void interpolate_joint(const JointPose& a, const JointPose& b, F4 t, F4 wa, F4 wb, JointPose& out) {
+  const F4 ta = load(a.translation), sa = load(a.scale);
+  store(out.translation, madd(sub(load(b.translation), ta), t, ta));
+  store(out.scale, madd(sub(load(b.scale), sa), t, sa));
+  store(out.rotation, weighted_rotation<L>(load(a.rotation), load(b.rotation), wa, wb));
+}
+
+// `joint_at(k)` is the k-th joint to sample.
 template <typename JointAt>
 void interpolate_frames_at(const JointPose* a, const JointPose* b, const float* cosines, float alpha,
                            JointAt joint_at, int count, JointPose* out) {
   const F4 t = set1(alpha);
   const FrameSlerp slerp(alpha);
-  alignas(16) float wa[4], wb[4];
-  auto joint = [&](uint32_t j, int lane) {
-    const F4 ta = load(a[j].translation), sa = load(a[j].scale);
-    store(out[j].translation, madd(sub(load(b[j].translation), ta), t, ta));
-    store(out[j].scale, madd(sub(load(b[j].scale), sa), t, sa));
-    store(out[j].rotation,
-          madd(load(a[j].rotation), broadcast(wa + lane), mul(load(b[j].rotation), broadcast(wb + lane))));
-  };
+  F4 wa, wb;
   int k = 0;
   for (; k + 4 <= count; k += 4) {
-    const uint32_t j[4] = {joint_at(k), joint_at(k + 1), joint_at(k + 2), joint_at(k + 3)};
-    F4 va, vb;
-    slerp.weights<true>(j[3] == j[0] + 3 ? loadu(cosines + j[0])
-                                         : setr(cosines[j[0]], cosines[j[1]], cosines[j[2]], cosines[j[3]]),
-                        va, vb);
-    store(wa, va), store(wb, vb);
-    for (int lane = 0; lane < 4; ++lane) joint(j[lane], lane);
+    const uint32_t j0 = joint_at(k), j1 = joint_at(k + 1), j2 = joint_at(k + 2), j3 = joint_at(k + 3);
+    slerp.weights<true>(
+        j3 == j0 + 3 ? loadu(cosines + j0) : setr(cosines[j0], cosines[j1], cosines[j2], cosines[j3]), wa,
+        wb);
+    interpolate_joint<0>(a[j0], b[j0], t, wa, wb, out[j0]);
+    interpolate_joint<1>(a[j1], b[j1], t, wa, wb, out[j1]);
+    interpolate_joint<2>(a[j2], b[j2], t, wa, wb, out[j2]);
+    interpolate_joint<3>(a[j3], b[j3], t, wa, wb, out[j3]);
   }
-  if (k < count) {  // the last one to three joints: their cosines in the first lanes
-    alignas(16) float d[4] = {1, 1, 1, 1};
-    for (int lane = 0; k + lane < count; ++lane) d[lane] = cosines[joint_at(k + lane)];
-    F4 va, vb;
-    slerp.weights<true>(load(d), va, vb);
-    store(wa, va), store(wb, vb);
-    for (int lane = 0; k + lane < count; ++lane) joint(joint_at(k + lane), lane);
+  if (k < count) {  // the last one to three joints: their cosines in the first lanes, 1 in the others
+    const int rest = count - k;
+    const uint32_t j0 = joint_at(k), j1 = joint_at(k + (rest > 1)), j2 = joint_at(k + (rest > 2) * 2);
+    slerp.weights<true>(setr(cosines[j0], rest > 1 ? cosines[j1] : 1.f, rest > 2 ? cosines[j2] : 1.f, 1.f),
+                        wa, wb);
+    interpolate_joint<0>(a[j0], b[j0], t, wa, wb, out[j0]);
+    if (rest > 1) interpolate_joint<1>(a[j1], b[j1], t, wa, wb, out[j1]);
+    if (rest > 2) interpolate_joint<2>(a[j2], b[j2], t, wa, wb, out[j2]);
   }
 }
 
@@ -183,9 +201,10 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosine
                    int count, JointPose* out) {
   const F4 ta_ = set1(alpha), tb_ = set1(beta), w = set1(weight);
   const FrameSlerp slerp_a(alpha), slerp_b(beta);
-  alignas(16) float wa0[4], wa1[4], wb0[4], wb1[4];
+  F4 wa0, wa1, wb0, wb1;
   // Each clip's rotation slerped between its frames, then the two nlerped (one normalisation, at the end).
-  auto joint = [&](int j, int lane) {
+  auto joint = [&](int j, auto lane) {
+    constexpr int L = decltype(lane)::value;
     F4 a0t = load(a0[j].translation), b0t = load(b0[j].translation);
     F4 ta = madd(sub(load(a1[j].translation), a0t), ta_, a0t);
     F4 tb = madd(sub(load(b1[j].translation), b0t), tb_, b0t);
@@ -194,31 +213,32 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosine
     F4 sa = madd(sub(load(a1[j].scale), a0s), ta_, a0s);
     F4 sb = madd(sub(load(b1[j].scale), b0s), tb_, b0s);
     store(out[j].scale, madd(sub(sb, sa), w, sa));
-    const F4 ra =
-        madd(load(a0[j].rotation), broadcast(wa0 + lane), mul(load(a1[j].rotation), broadcast(wa1 + lane)));
-    F4 rb =
-        madd(load(b0[j].rotation), broadcast(wb0 + lane), mul(load(b1[j].rotation), broadcast(wb1 + lane)));
+    const F4 ra = weighted_rotation<L>(load(a0[j].rotation), load(a1[j].rotation), wa0, wa1);
+    F4 rb = weighted_rotation<L>(load(b0[j].rotation), load(b1[j].rotation), wb0, wb1);
     rb = flip_sign(rb, dot4(ra, rb));
     const F4 r = madd(sub(rb, ra), w, ra);
     store(out[j].rotation, mul(r, rsqrt_nr(dot4_all(r))));
   };
-  auto weigh = [&](F4 da, F4 db) {
-    F4 v0, v1;
-    slerp_a.weights<false>(da, v0, v1);
-    store(wa0, v0), store(wa1, v1);
-    slerp_b.weights<false>(db, v0, v1);
-    store(wb0, v0), store(wb1, v1);
-  };
+  using Lane0 = std::integral_constant<int, 0>;
+  using Lane1 = std::integral_constant<int, 1>;
+  using Lane2 = std::integral_constant<int, 2>;
+  using Lane3 = std::integral_constant<int, 3>;
   int j = 0;
   for (; j + 4 <= count; j += 4) {
-    weigh(loadu(cosines_a + j), loadu(cosines_b + j));
-    for (int k = 0; k < 4; ++k) joint(j + k, k);
+    slerp_a.weights<false>(loadu(cosines_a + j), wa0, wa1);
+    slerp_b.weights<false>(loadu(cosines_b + j), wb0, wb1);
+    joint(j, Lane0{}), joint(j + 1, Lane1{}), joint(j + 2, Lane2{}), joint(j + 3, Lane3{});
   }
-  if (j < count) {
-    alignas(16) float da[4] = {1, 1, 1, 1}, db[4] = {1, 1, 1, 1};
-    for (int k = 0; j + k < count; ++k) da[k] = cosines_a[j + k], db[k] = cosines_b[j + k];
-    weigh(load(da), load(db));
-    for (int k = 0; j + k < count; ++k) joint(j + k, k);
+  if (j < count) {  // the last one to three joints: their cosines in the first lanes, 1 in the others
+    const int rest = count - j;
+    auto cosines = [&](const float* c) {
+      return setr(c[j], rest > 1 ? c[j + 1] : 1.f, rest > 2 ? c[j + 2] : 1.f, 1.f);
+    };
+    slerp_a.weights<false>(cosines(cosines_a), wa0, wa1);
+    slerp_b.weights<false>(cosines(cosines_b), wb0, wb1);
+    joint(j, Lane0{});
+    if (rest > 1) joint(j + 1, Lane1{});
+    if (rest > 2) joint(j + 2, Lane2{});
   }
 }
 
@@ -265,9 +285,8 @@ void interpolate_keys_on(const KeyPairs& keys, int count, JointPose* out) {
   moving += keys.scales;
   // Rotations four channels at a time, their keys as stored (a joint's 16 bytes each): one transpose of the
   // products gives the four dot products in lanes, the weights are computed for the four together and scaled
-  // to unit length (|wa a + wb b|^2 = wa^2 + wb^2 + 2 wa wb (a.b) for unit keys), then broadcast back to each
-  // joint. The last block's missing lanes repeat its last channel and are not stored.
-  alignas(16) float wa_lanes[4], wb_lanes[4];
+  // to unit length (scale_to_unit), then each channel takes its lane's. The last block's missing lanes repeat
+  // its last channel and are not stored.
   for (uint32_t m = 0; m < keys.rotations; m += 4) {
     const uint32_t lanes = std::min(keys.rotations - m, 4u);
     const uint32_t c[4] = {moving[m], moving[m + std::min(1u, lanes - 1)],
@@ -289,10 +308,11 @@ void interpolate_keys_on(const KeyPairs& keys, int count, JointPose* out) {
       far_key_weights(fraction, xm1, wa, wb);
     }
     wb = flip_sign(wb, d);  // keys on either hemisphere: the short arc
-    const F4 inv = rsqrt_nr(madd(wa, wa, madd(wb, wb, mul(add(wa, wa), mul(wb, d)))));
-    store(wa_lanes, mul(wa, inv)), store(wb_lanes, mul(wb, inv));
-    for (uint32_t k = 0; k < lanes; ++k)
-      store(out[c[k] / 3].rotation, madd(a[k], broadcast(wa_lanes + k), mul(b[k], broadcast(wb_lanes + k))));
+    scale_to_unit(d, wa, wb);
+    store(out[c[0] / 3].rotation, weighted_rotation<0>(a[0], b[0], wa, wb));
+    if (lanes > 1) store(out[c[1] / 3].rotation, weighted_rotation<1>(a[1], b[1], wa, wb));
+    if (lanes > 2) store(out[c[2] / 3].rotation, weighted_rotation<2>(a[2], b[2], wa, wb));
+    if (lanes > 3) store(out[c[3] / 3].rotation, weighted_rotation<3>(a[3], b[3], wa, wb));
   }
 }
 

@@ -47,6 +47,11 @@ inline F4 broadcast(const float* p) {
   return _mm_load1_ps(p);
 #endif
 }
+// Lane L of a in every lane: one shuffle, where a store and a broadcast load would wait on store forwarding.
+template <int L>
+inline F4 splat(F4 a) {
+  return _mm_shuffle_ps(a, a, _MM_SHUFFLE(L, L, L, L));
+}
 inline F4 add(F4 a, F4 b) {
   return _mm_add_ps(a, b);
 }
@@ -128,6 +133,10 @@ inline F4 setr(float x, float y, float z, float w) {
 }
 inline F4 broadcast(const float* p) {  // ld1r: one load instruction
   return vld1q_dup_f32(p);
+}
+template <int L>
+inline F4 splat(F4 a) {
+  return vdupq_laneq_f32(a, L);
 }
 inline F4 add(F4 a, F4 b) {
   return vaddq_f32(a, b);
