@@ -360,10 +360,10 @@ inline void rotation_scale4(const JointPose* p, F4 rs[9]) {
 
 // A block of four joints' rotation-scale entries (rs[i] lane k: entry i of joint k), and parent * TRS(joint
 // Lane of the block): columns 0-2 from the entries, column 3 from the translation, in two-deep multiply-add
-// chains (the parent-to-child dependency is the latency). The lane is a compile-time constant.
-#if defined(__ARM_NEON)
-// NEON multiplies by a lane of a register (fmla by element): the entries stay in the nine registers
-// rotation_scale4 computes them in, and the translation is one load.
+// chains (the parent-to-child dependency is the latency). The lane is a compile-time constant. The entries
+// stay in the nine registers rotation_scale4 computes them in: NEON multiplies by a lane of a register (fmla
+// by element); x86 spreads the lane first, one shuffle (storing the entries to broadcast them back from
+// memory would put a store and its forwarding before every product, 17 % slower on the 71-joint humanoid).
 struct RotationScale4 {
   F4 rs[9];
 };
@@ -371,6 +371,7 @@ inline void rotation_scale4(const JointPose* p, RotationScale4& out) {
   rotation_scale4(p, out.rs);
 }
 
+#if defined(__ARM_NEON)
 template <int Lane>
 inline F4 mul_lane(F4 a, F4 v) {
   return vmulq_laneq_f32(a, v, Lane);
@@ -379,54 +380,46 @@ template <int Lane>
 inline F4 madd_lane(F4 a, F4 v, F4 c) {  // c + a * v[Lane], fused
   return vfmaq_laneq_f32(c, a, v, Lane);
 }
+#else
+template <int Lane>
+inline F4 mul_lane(F4 a, F4 v) {
+  return mul(a, splat<Lane>(v));
+}
+template <int Lane>
+inline F4 madd_lane(F4 a, F4 v, F4 c) {  // c + a * v[Lane], fused with FMA
+  return madd(a, splat<Lane>(v), c);
+}
+#endif
+
+// The translation column: NEON loads the translation once and multiplies by its lanes; x86 broadcasts each
+// coordinate from memory (a load each, which leaves the shuffle unit to the entries above: spreading these
+// lanes by shuffles too measured 24 % slower).
+inline F4 translation_column(const Columns& a, const float* t) {
+#if defined(__ARM_NEON)
+  const F4 v = load(t);
+  return add(madd_lane<0>(a.c[0], v, mul_lane<1>(a.c[1], v)), madd_lane<2>(a.c[2], v, a.c[3]));
+#else
+  return add(madd(a.c[0], broadcast(t), mul(a.c[1], broadcast(t + 1))),
+             madd(a.c[2], broadcast(t + 2), a.c[3]));
+#endif
+}
 
 template <int Lane>
 inline Columns multiply_local(const Columns& a, const RotationScale4& b, const float* translation) {
   const F4* rs = b.rs;
-  const F4 t = load(translation);
   Columns r;
   for (int c = 0; c < 3; ++c) {
     F4 r01 = madd_lane<Lane>(a.c[0], rs[3 * c], mul_lane<Lane>(a.c[1], rs[3 * c + 1]));
     r.c[c] = madd_lane<Lane>(a.c[2], rs[3 * c + 2], r01);
   }
-  r.c[3] = add(madd_lane<0>(a.c[0], t, mul_lane<1>(a.c[1], t)), madd_lane<2>(a.c[2], t, a.c[3]));
+  r.c[3] = translation_column(a, translation);
   return r;
 }
 
 template <int Lane>
 inline float entry(const RotationScale4& b, int i) {
-  return vgetq_lane_f32(b.rs[i], Lane);
+  return lane<Lane>(b.rs[i]);
 }
-#else
-// x86 broadcasts a float from memory in one instruction (AVX's vbroadcastss) and has no multiply by lane:
-// the entries go through memory.
-struct RotationScale4 {
-  alignas(16) float rs[9][4];
-};
-inline void rotation_scale4(const JointPose* p, RotationScale4& out) {
-  F4 v[9];
-  rotation_scale4(p, v);
-  for (int i = 0; i < 9; ++i) store(out.rs[i], v[i]);
-}
-
-template <int Lane>
-inline Columns multiply_local(const Columns& a, const RotationScale4& b, const float* t) {
-  const auto& rs = b.rs;
-  Columns r;
-  for (int c = 0; c < 3; ++c) {
-    F4 r01 = madd(a.c[0], broadcast(&rs[3 * c][Lane]), mul(a.c[1], broadcast(&rs[3 * c + 1][Lane])));
-    r.c[c] = madd(a.c[2], broadcast(&rs[3 * c + 2][Lane]), r01);
-  }
-  r.c[3] =
-      add(madd(a.c[0], broadcast(t), mul(a.c[1], broadcast(t + 1))), madd(a.c[2], broadcast(t + 2), a.c[3]));
-  return r;
-}
-
-template <int Lane>
-inline float entry(const RotationScale4& b, int i) {
-  return b.rs[i][Lane];
-}
-#endif
 
 template <int Lane>
 inline Columns local_columns(const RotationScale4& b, const float* t) {

@@ -52,6 +52,10 @@ template <int L>
 inline F4 splat(F4 a) {
   return _mm_shuffle_ps(a, a, _MM_SHUFFLE(L, L, L, L));
 }
+template <int L>
+inline float lane(F4 a) {
+  return _mm_cvtss_f32(splat<L>(a));
+}
 inline F4 add(F4 a, F4 b) {
   return _mm_add_ps(a, b);
 }
@@ -137,6 +141,10 @@ inline F4 broadcast(const float* p) {  // ld1r: one load instruction
 template <int L>
 inline F4 splat(F4 a) {
   return vdupq_laneq_f32(a, L);
+}
+template <int L>
+inline float lane(F4 a) {
+  return vgetq_lane_f32(a, L);
 }
 inline F4 add(F4 a, F4 b) {
   return vaddq_f32(a, b);
