@@ -334,42 +334,33 @@ inline void store_columns(const Columns& c, float* m) {
   for (int k = 0; k < 4; ++k) store(m + 4 * k, c.c[k]);
 }
 
-// Rotation * scale entries of T * R * S for four joints at once, structure of arrays: rs[e][k] is entry e
-// (column-major 3x3: m00 m10 m20 m01 m11 m21 m02 m12 m22) of joint k. Computing four joints per instruction
-// and then broadcasting entries from memory keeps the shuffle port free for the products below.
-inline void rotation_scale4(const JointPose* p, F4 rs[9]) {
-  F4 x = load(p[0].rotation), y = load(p[1].rotation), z = load(p[2].rotation), w = load(p[3].rotation);
+// Rotation * scale entries of T * R * S for four joints at once, structure of arrays: rs[e] lane k is entry
+// e (column-major 3x3: m00 m10 m20 m01 m11 m21 m02 m12 m22) of joint k.
+struct RotationScale4 {
+  F4 rs[9];
+};
+inline RotationScale4 rotation_scale4(const JointPose& p0, const JointPose& p1, const JointPose& p2,
+                                      const JointPose& p3) {
+  F4 x = load(p0.rotation), y = load(p1.rotation), z = load(p2.rotation), w = load(p3.rotation);
   transpose(x, y, z, w);
-  F4 sx = load(p[0].scale), sy = load(p[1].scale), sz = load(p[2].scale), unused = load(p[3].scale);
+  F4 sx = load(p0.scale), sy = load(p1.scale), sz = load(p2.scale), unused = load(p3.scale);
   transpose(sx, sy, sz, unused);
   const F4 one = set1(1.f);
   const F4 x2 = add(x, x), y2 = add(y, y), z2 = add(z, z);
   const F4 xx = mul(x, x2), yy = mul(y, y2), zz = mul(z, z2);
   const F4 xy = mul(x, y2), xz = mul(x, z2), yz = mul(y, z2);
   const F4 wx = mul(w, x2), wy = mul(w, y2), wz = mul(w, z2);
-  rs[0] = mul(sub(one, add(yy, zz)), sx);
-  rs[1] = mul(add(xy, wz), sx);
-  rs[2] = mul(sub(xz, wy), sx);
-  rs[3] = mul(sub(xy, wz), sy);
-  rs[4] = mul(sub(one, add(xx, zz)), sy);
-  rs[5] = mul(add(yz, wx), sy);
-  rs[6] = mul(add(xz, wy), sz);
-  rs[7] = mul(sub(yz, wx), sz);
-  rs[8] = mul(sub(one, add(xx, yy)), sz);
+  return {{mul(sub(one, add(yy, zz)), sx), mul(add(xy, wz), sx), mul(sub(xz, wy), sx), mul(sub(xy, wz), sy),
+           mul(sub(one, add(xx, zz)), sy), mul(add(yz, wx), sy), mul(add(xz, wy), sz), mul(sub(yz, wx), sz),
+           mul(sub(one, add(xx, yy)), sz)}};
 }
 
-// A block of four joints' rotation-scale entries (rs[i] lane k: entry i of joint k), and parent * TRS(joint
-// Lane of the block): columns 0-2 from the entries, column 3 from the translation, in two-deep multiply-add
-// chains (the parent-to-child dependency is the latency). The lane is a compile-time constant. The entries
-// stay in the nine registers rotation_scale4 computes them in: NEON multiplies by a lane of a register (fmla
-// by element); x86 spreads the lane first, one shuffle (storing the entries to broadcast them back from
-// memory would put a store and its forwarding before every product, 17 % slower on the 71-joint humanoid).
-struct RotationScale4 {
-  F4 rs[9];
-};
-inline void rotation_scale4(const JointPose* p, RotationScale4& out) {
-  rotation_scale4(p, out.rs);
-}
+// parent * TRS(joint Lane of a block of four): columns 0-2 from the block's entries, column 3 from the
+// translation, in two-deep multiply-add chains (the parent-to-child dependency is the latency). The lane is a
+// compile-time constant. The entries stay in the nine registers rotation_scale4 computes them in: NEON
+// multiplies by a lane of a register (fmla by element); x86 spreads the lane first, one shuffle (storing the
+// entries to broadcast them back from memory puts a store and its forwarding before the products: 17 %
+// slower on the 71-joint humanoid).
 
 #if defined(__ARM_NEON)
 template <int Lane>
@@ -449,20 +440,19 @@ void local_to_model(const JointPose* local, const int* parents, int begin, int e
                     Mat4* model) {
   // The joint before `begin` may be its parent (sub-tree updates): start from its stored matrix.
   Columns last = begin > 0 ? load_columns(model[begin - 1].m) : Columns{};
-  RotationScale4 rs;
   int j = begin;
   for (; j + 4 <= end; j += 4) {
-    rotation_scale4(local + j, rs);
+    const RotationScale4 rs = rotation_scale4(local[j], local[j + 1], local[j + 2], local[j + 3]);
     // In order: a parent inside this block is placed before its children.
     place<0>(rs, local[j], j, parents, root, model, last);
     place<1>(rs, local[j + 1], j + 1, parents, root, model, last);
     place<2>(rs, local[j + 2], j + 2, parents, root, model, last);
     place<3>(rs, local[j + 3], j + 3, parents, root, model, last);
   }
-  if (j < end) {  // the last 1-3 joints: pad the block with copies of the last joint
-    JointPose tail[4];
-    for (int k = 0; k < 4; ++k) tail[k] = local[std::min(j + k, end - 1)];
-    rotation_scale4(tail, rs);
+  if (j < end) {  // the last 1-3 joints: the block padded with the last joint
+    const JointPose& last_joint = local[end - 1];
+    const RotationScale4 rs = rotation_scale4(local[j], j + 1 < end ? local[j + 1] : last_joint,
+                                              j + 2 < end ? local[j + 2] : last_joint, last_joint);
     place<0>(rs, local[j], j, parents, root, model, last);
     if (j + 1 < end) place<1>(rs, local[j + 1], j + 1, parents, root, model, last);
     if (j + 2 < end) place<2>(rs, local[j + 2], j + 2, parents, root, model, last);
