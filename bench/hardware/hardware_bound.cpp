@@ -38,7 +38,7 @@ using Clock = std::chrono::steady_clock;
 // except the `wide_*` share of them, which are 256-bit (8 floats, 32 bytes; this machine issues them at the
 // 128-bit rate, so the bound counts instructions alike).
 struct Mix {
-  double fma = 0, mul = 0, add = 0, shuffle = 0, rsqrt = 0;
+  double fma = 0, mul = 0, add = 0, shuffle = 0;
   double load = 0, broadcast = 0, store = 0;  // 16-byte loads, 4-byte broadcast loads, 16-byte stores
   double wide_flops = 0, wide_bytes = 0;      // what the 256-bit instructions do beyond 4 floats, 16 bytes
 };
@@ -52,21 +52,19 @@ Mix stage_mix(Stage stage, double parent_reloads, bool fma) {
   Mix m;
   if (stage == kSample) {
     // SampleJob, fixed rate = interpolate_frames of two frames: per joint 6 loads (translation, rotation,
-    // scale of each frame), 2 sub + 2 madd (lerps), 2 broadcasts (its two slerp weights), 1 mul + 1 madd
+    // scale of each frame), 2 sub + 2 madd (lerps), 2 shuffles (its two slerp weights' lane), 1 mul + 1 madd
     // (the weighted rotations), 3 stores; per 4 joints 1 load (the frames' cosines), 4 logic/min/sub (|d| -
-    // 1), 1 compare, 6 madd (the two weight polynomials), 2 logic (the short arc's sign), 2 madd + 2 mul + 1
-    // add (the squared length from the weights), rsqrt_nr (1 rsqrt, 4 mul, 1 sub), 2 mul, 2 stores (the
-    // weights, read back as broadcasts).
-    m.load += 6 + 0.25, m.broadcast += 2, m.store += 3 + 0.5;
-    m.add += 2 + 0.25 * (4 + 1 + 2 + 1 + 1), m.fma += 2 + 1 + 0.25 * (6 + 2), m.mul += 1 + 0.25 * (2 + 4 + 2);
-    m.rsqrt += 0.25;
+    // 1), 1 compare, 6 madd (the two weight polynomials), 2 logic (the short arc's sign), scale_to_unit (3
+    // mul + 2 madd + 2 add), 2 mul.
+    m.load += 6 + 0.25, m.shuffle += 2, m.store += 3;
+    m.add += 2 + 0.25 * (4 + 1 + 2 + 2), m.fma += 2 + 1 + 0.25 * (6 + 2), m.mul += 1 + 0.25 * (3 + 2);
   } else if (stage == kLocalToModel) {
     // LocalToModelJob: per 4 joints rotation_scale4: 8 loads, 2 transposes (16 shuffles), 3 add (x2 y2 z2),
-    // 9 + 9 mul, 12 add/sub, 9 stores (x86 keeps the entries in memory for broadcasts); per joint
-    // multiply_local: 12 broadcasts (9 entries, 3 translation), 4 mul, 8 madd, 1 add, 4 stores, and the
-    // parent's 4 columns loaded when it is not the previous joint.
-    m.load += 2 + 4 * parent_reloads, m.shuffle += 4, m.add += 3.75 + 1, m.mul += 4.5 + 4, m.fma += 8;
-    m.broadcast += 12, m.store += 2.25 + 4;
+    // 9 + 9 mul, 12 add/sub; per joint multiply_local: 9 shuffles (its lane of the 9 entries), 3 broadcasts
+    // (translation), 4 mul, 8 madd, 1 add, 4 stores, and the parent's 4 columns loaded when it is not the
+    // previous joint.
+    m.load += 2 + 4 * parent_reloads, m.shuffle += 4 + 9, m.add += 3.75 + 1, m.mul += 4.5 + 4, m.fma += 8;
+    m.broadcast += 3, m.store += 4;
   } else if (fma) {
     // PaletteJob, AVX2: column pairs in 256-bit registers: per joint 3 128-bit broadcast loads (model columns
     // 0-2) and 1 load (column 3), 2 256-bit loads (inverse bind), 6 in-lane shuffles and 1 insert, 2 mul + 4
@@ -89,7 +87,7 @@ Mix update_mix(double parent_reloads, bool fma) {
   Mix sum;
   for (int s = 0; s < kStages; ++s) {
     const Mix m = stage_mix(static_cast<Stage>(s), parent_reloads, fma);
-    sum.fma += m.fma, sum.mul += m.mul, sum.add += m.add, sum.shuffle += m.shuffle, sum.rsqrt += m.rsqrt;
+    sum.fma += m.fma, sum.mul += m.mul, sum.add += m.add, sum.shuffle += m.shuffle;
     sum.load += m.load, sum.broadcast += m.broadcast, sum.store += m.store;
     sum.wide_flops += m.wide_flops, sum.wide_bytes += m.wide_bytes;
   }
@@ -97,7 +95,7 @@ Mix update_mix(double parent_reloads, bool fma) {
 }
 
 double flops(const Mix& m) {
-  return 4 * (2 * m.fma + m.mul + m.add + m.rsqrt) + m.wide_flops;
+  return 4 * (2 * m.fma + m.mul + m.add) + m.wide_flops;
 }
 double bytes(const Mix& m) {
   return 16 * (m.load + m.store) + 4 * m.broadcast + m.wide_bytes;
@@ -109,7 +107,7 @@ struct Bound {
 };
 
 Bound bound_of(const Mix& m, const ossa::bench::Peaks& p) {
-  const double fp = (m.fma + m.mul + m.add + m.rsqrt) * p.fp_mix;
+  const double fp = (m.fma + m.mul + m.add) * p.fp_mix;
   const double memory = (m.load + m.broadcast + m.store) * p.memory_mix;
   const double shuffles = m.shuffle * p.shuffle;
   if (fp >= memory && fp >= shuffles) return {fp, "FP"};
@@ -183,7 +181,7 @@ int main(int argc, char** argv) {
       for (int j = 0; j < static_cast<int>(parents.size()); ++j)
         reloads += parents[j] >= 0 && parents[j] != j - 1;
       const Mix mix = update_mix(static_cast<double>(reloads) / parents.size(), avx2);
-      const double fp_ops = mix.fma + mix.mul + mix.add + mix.rsqrt;
+      const double fp_ops = mix.fma + mix.mul + mix.add;
       const double memory_ops = mix.load + mix.broadcast + mix.store;
       const ossa::bench::Peaks peaks =
           avx2 ? ossa::bench::measure_peaks_avx2((mix.fma + mix.mul) / fp_ops,
