@@ -332,6 +332,7 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
         d.mask[k] = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
         d.byte[k] = offset / 8;
         d.shift[k] = offset % 8;
+        d.field_mask[k] = d.mask[k] << d.shift[k];
         offset += static_cast<uint32_t>(bits);
         float lo, span;
         detail::segment_range(ch.min[k], ch.extent[k], q.range_min[k], q.range_extent[k], lo, span);

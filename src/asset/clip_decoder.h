@@ -14,6 +14,10 @@ struct alignas(16) DecodeStep {
   uint32_t byte[4];   // of each component within a frame
   uint32_t shift[4];  // bit within that byte
   uint32_t mask[4];   // 2^bits - 1 (0 for components that do not move: they decode to base)
+  // mask << shift: the component's bits where the 32-bit word holds them. Quantized components (up to 24
+  // bits, shift up to 7) stay below 2^31, so (word & field_mask) converts to float exactly, and times
+  // 2^-shift is q exactly: how SSE2, without a per-lane variable shift, decodes the same bits.
+  uint32_t field_mask[4];
   uint16_t joint;
   uint8_t kind;
   uint8_t mode;  // 0 quantized, 1 floats, 2 four-float rotation

@@ -100,7 +100,7 @@ struct Kernels {
                            float* out);
 };
 
-// The plain C++ decode, shared by the scalar and SSE2 tables (SSE2 lacks a per-lane variable shift).
+// The plain C++ decode of the scalar table.
 void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations,
                              int vectors, JointPose* out);
 

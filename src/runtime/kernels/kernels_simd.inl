@@ -1,6 +1,6 @@
 // SIMD kernels, written once in the four-float operations of vec4.h and compiled three times: as SSE2
 // (kernels_sse2.cpp), with AVX2 + FMA enabled (kernels_avx2.cpp: madd() becomes a fused multiply-add, VEX
-// encodings, and the AVX2-only skinning and decode below) and for AArch64 NEON (kernels_neon.cpp: fused
+// encodings, and the AVX2-only skinning below) and for AArch64 NEON (kernels_neon.cpp: fused
 // madd(), its own decode below). The including file defines OSSA_KERNEL_NS and OSSA_KERNEL_TABLE.
 #include <algorithm>
 #include <cmath>
@@ -655,22 +655,31 @@ void skin(const SkinningJob& job) {
   }
 }
 
-#ifdef __AVX2__
-// One channel per decode, its three components in lanes 0-2: the three 32-bit words, a variable shift, the
-// mask, then base + step * q with a separate multiply and add (as the scalar decoder: the results are
-// bit-identical). Rotations rebuild w = sqrt(max(1 - ((x*x + y*y) + z*z), 0)) in the same order, four at a
-// time: transposed, one square root serves four (a square root issues every few cycles, and one per
-// rotation bounded the decode), then transposed back.
+#if defined(__SSE2__)
+// One channel per decode, its three components in lanes 0-2: the three 32-bit words, masked to the
+// component's bits, shifted down (AVX2: a variable shift per lane; SSE2 has none: the masked word converted
+// to float and multiplied by 2^-shift, both exact, see DecodeStep::field_mask), then base + step * q with a
+// separate multiply and add (as the scalar decoder: the results are bit-identical). Rotations rebuild
+// w = sqrt(max(1 - ((x*x + y*y) + z*z), 0)) in the same order, four at a time: transposed, one square root
+// serves four (a square root issues every few cycles, and one per rotation bounded the decode), then
+// transposed back.
 void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                       JointPose* out) {
   auto decode = [frame](const detail::DecodeStep& d) {
     // Three plain loads: gathers are microcoded, and slow where the Gather Data Sampling fix is applied.
     int words[3];
     for (int i = 0; i < 3; ++i) std::memcpy(&words[i], frame + d.byte[i], 4);
-    __m128i q = _mm_setr_epi32(words[0], words[1], words[2], 0);
-    q = _mm_and_si128(_mm_srlv_epi32(q, _mm_load_si128(reinterpret_cast<const __m128i*>(d.shift))),
-                      _mm_load_si128(reinterpret_cast<const __m128i*>(d.mask)));
-    return _mm_add_ps(_mm_load_ps(d.base), _mm_mul_ps(_mm_load_ps(d.step), _mm_cvtepi32_ps(q)));
+    const __m128i field = _mm_and_si128(_mm_setr_epi32(words[0], words[1], words[2], 0),
+                                        _mm_load_si128(reinterpret_cast<const __m128i*>(d.field_mask)));
+    const __m128i shift = _mm_load_si128(reinterpret_cast<const __m128i*>(d.shift));
+#ifdef __AVX2__
+    const __m128 q = _mm_cvtepi32_ps(_mm_srlv_epi32(field, shift));
+#else
+    // 2^-shift from its exponent bits: (127 - shift) << 23.
+    const __m128 unshift = _mm_castsi128_ps(_mm_slli_epi32(_mm_sub_epi32(_mm_set1_epi32(127), shift), 23));
+    const __m128 q = _mm_mul_ps(_mm_cvtepi32_ps(field), unshift);
+#endif
+    return _mm_add_ps(_mm_load_ps(d.base), _mm_mul_ps(_mm_load_ps(d.step), q));
   };
   // Indices, not pointers past the end: a frame without rotations may come with no steps at all (null).
   int k = 0;
@@ -692,7 +701,8 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
     const __m128 sq = _mm_mul_ps(v, v);
     const __m128 sum = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
     const __m128 w = _mm_sqrt_ss(_mm_max_ss(_mm_sub_ss(_mm_set_ss(1.f), sum), _mm_setzero_ps()));
-    _mm_storeu_ps(out[d.joint].rotation, _mm_insert_ps(v, w, 0x30));
+    // (x, y, z, w): z and w paired in the high half (SSE2 has no insert).
+    _mm_storeu_ps(out[d.joint].rotation, _mm_movelh_ps(v, _mm_unpacklo_ps(_mm_movehl_ps(v, v), w)));
   }
   for (; k < rotations + vectors; ++k) {
     const detail::DecodeStep& d = steps[k];
@@ -750,20 +760,14 @@ void rotation_cosines(const JointPose* a, const JointPose* b, const uint32_t* jo
 }  // namespace
 }  // namespace OSSA_KERNEL_NS
 
-#if defined(__AVX2__) || defined(__ARM_NEON)
-#define OSSA_DECODE_QUANTIZED OSSA_KERNEL_NS::decode_quantized
-#else
-#define OSSA_DECODE_QUANTIZED decode_quantized_scalar
-#endif
 const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,
                                    OSSA_KERNEL_NS::interpolate_frames,
                                    OSSA_KERNEL_NS::local_to_model,
                                    OSSA_KERNEL_NS::palette,
                                    OSSA_KERNEL_NS::skin,
                                    OSSA_KERNEL_NS::sample_blend2,
-                                   OSSA_DECODE_QUANTIZED,
+                                   OSSA_KERNEL_NS::decode_quantized,
                                    OSSA_KERNEL_NS::interpolate_keys,
                                    OSSA_KERNEL_NS::rotation_cosines};
-#undef OSSA_DECODE_QUANTIZED
 
 }  // namespace ossa::detail
