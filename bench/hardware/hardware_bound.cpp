@@ -72,9 +72,9 @@ Mix stage_mix(Stage stage, double parent_reloads, bool fma) {
     m.load += 6, m.shuffle += 7, m.mul += 2, m.fma += 4, m.add += 1, m.store += 2;
     m.wide_flops += 4 * (2 * 4 + 2 + 1), m.wide_bytes += 16 * 4;
   } else {
-    // PaletteJob, SSE2: per joint 4 loads (model columns), 12 broadcasts (inverse bind entries), 4 mul, 8
-    // madd, 1 add, 4 stores.
-    m.load += 4, m.broadcast += 12, m.mul += 4, m.fma += 8, m.add += 1, m.store += 4;
+    // PaletteJob, SSE2: per joint 4 loads (model columns), 4 loads (inverse-bind columns), 12 shuffles (their
+    // lanes), 4 mul, 8 madd, 1 add, 4 stores.
+    m.load += 8, m.shuffle += 12, m.mul += 4, m.fma += 8, m.add += 1, m.store += 4;
   }
   if (!fma) {  // SSE2: madd is a multiply and an add; a broadcast is a load and a shuffle (movss + shufps)
     m.mul += m.fma, m.add += m.fma, m.fma = 0;
