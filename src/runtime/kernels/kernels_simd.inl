@@ -355,13 +355,8 @@ inline RotationScale4 rotation_scale4(const JointPose& p0, const JointPose& p1, 
            mul(sub(one, add(xx, yy)), sz)}};
 }
 
-// parent * TRS(joint Lane of a block of four): columns 0-2 from the block's entries, column 3 from the
-// translation, in two-deep multiply-add chains (the parent-to-child dependency is the latency). The lane is a
-// compile-time constant. The entries stay in the nine registers rotation_scale4 computes them in: NEON
-// multiplies by a lane of a register (fmla by element); x86 spreads the lane first, one shuffle (storing the
-// entries to broadcast them back from memory puts a store and its forwarding before the products: 17 %
-// slower on the 71-joint humanoid).
-
+// a * v[Lane]: NEON multiplies by a lane of a register (fmla by element); x86 spreads the lane first, one
+// shuffle.
 #if defined(__ARM_NEON)
 template <int Lane>
 inline F4 mul_lane(F4 a, F4 v) {
@@ -395,6 +390,11 @@ inline F4 translation_column(const Columns& a, const float* t) {
 #endif
 }
 
+// parent * TRS(joint Lane of a block of four): columns 0-2 from the block's entries, column 3 from the
+// translation, in two-deep multiply-add chains (the parent-to-child dependency is the latency). The lane is a
+// compile-time constant. The entries stay in the nine registers rotation_scale4 computes them in (storing
+// them to broadcast them back from memory puts a store and its forwarding before the products: a fifth slower
+// on the 71-joint humanoid).
 template <int Lane>
 inline Columns multiply_local(const Columns& a, const RotationScale4& b, const float* translation) {
   const F4* rs = b.rs;
