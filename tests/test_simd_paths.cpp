@@ -520,6 +520,83 @@ TEST(RuntimeJobs, FixedRateSamplingSlerpsBetweenFramesAtEveryLevel) {
   set_simd_level(best_simd_level());
 }
 
+// The SIMD kernels work on blocks of four joints; a rig whose joint count is not a multiple of four ends in a
+// block of one to three, and a clip whose moving joints are gathered ends in one too. For 1 to 9 joints
+// (every third one still from 4 on, so some counts gather; every other joint's parent is not the joint before
+// it), sampling, crossfading, local-to-model and the palette agree with the scalar path within float
+// rounding: 1e-6 on unit quaternions, translations and scales, 1e-5 on matrix entries of about 1.
+TEST(RuntimeJobs, EveryBlockTailAgreesWithScalar) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::uniform_real_distribution<float> uniform(0.5f, 2.f);
+  for (int joints = 1; joints <= 9; ++joints) {
+    RawSkeleton raw;
+    for (int j = 0; j < joints; ++j) {
+      RawJoint joint;
+      joint.name = "joint" + std::to_string(j);
+      joint.parent = j == 0 ? -1 : j % 2 ? j - 1 : std::max(0, j - 2);
+      joint.rest.translation = {0, 0.5f, 0};
+      raw.joints.push_back(joint);
+    }
+    auto skeleton = Skeleton::build(raw);
+    ASSERT_TRUE(skeleton) << skeleton.error();
+    std::vector<JointPose> frames(2 * joints);
+    for (int j = 0; j < joints; ++j) {
+      for (int f = 0; f < 2; ++f) {
+        const bool still = joints >= 4 && j % 3 == 2;
+        if (f == 1 && still) {
+          frames[joints + j] = frames[j];
+          continue;
+        }
+        const Quat q =
+            quat_from_axis_angle(normalize(Vec3{normal(rng), normal(rng), normal(rng)}), normal(rng));
+        JointPose& p = frames[static_cast<size_t>(f) * joints + j];
+        std::memcpy(p.rotation, &q, 16);
+        for (int i = 0; i < 3; ++i) p.translation[i] = normal(rng), p.scale[i] = uniform(rng);
+      }
+    }
+    auto clip = Clip::from_frames("tail", 1, 1, joints, frames);
+    ASSERT_TRUE(clip) << clip.error();
+    struct Output {
+      std::vector<JointPose> sampled, crossfaded;
+      std::vector<Mat4> model, palette;
+    };
+    auto run_all = [&](SimdLevel level) {
+      set_simd_level(level);
+      Output o{std::vector<JointPose>(joints), std::vector<JointPose>(joints), std::vector<Mat4>(joints),
+               std::vector<Mat4>(joints)};
+      EXPECT_TRUE((SampleJob{&*clip, 0.3f, nullptr, o.sampled}.run()));
+      EXPECT_TRUE((CrossfadeSampleJob{&*clip, 0.3f, &*clip, 0.8f, 0.4f, o.crossfaded}.run()));
+      EXPECT_TRUE((LocalToModelJob{&*skeleton, o.sampled, o.model}.run()));
+      EXPECT_TRUE((PaletteJob{o.model, skeleton->inverse_binds(), {}, o.palette, {}}.run()));
+      return o;
+    };
+    const Output scalar = run_all(SimdLevel::kScalar);
+    for (SimdLevel level : simd_levels()) {
+      const Output simd = run_all(level);
+      for (int j = 0; j < joints; ++j) {
+        SCOPED_TRACE(testing::Message() << to_string(level) << ", " << joints << " joints, joint " << j);
+        for (int i = 0; i < 4; ++i) {
+          EXPECT_NEAR(simd.sampled[j].rotation[i], scalar.sampled[j].rotation[i], 1e-6f);
+          EXPECT_NEAR(simd.crossfaded[j].rotation[i], scalar.crossfaded[j].rotation[i], 1e-6f);
+        }
+        for (int i = 0; i < 3; ++i) {
+          EXPECT_NEAR(simd.sampled[j].translation[i], scalar.sampled[j].translation[i], 1e-6f);
+          EXPECT_NEAR(simd.sampled[j].scale[i], scalar.sampled[j].scale[i], 1e-6f);
+          EXPECT_NEAR(simd.crossfaded[j].translation[i], scalar.crossfaded[j].translation[i], 1e-6f);
+        }
+        for (int e = 0; e < 16; ++e) {
+          EXPECT_NEAR(simd.model[j].m[e], scalar.model[j].m[e],
+                      1e-5f * std::max(1.f, std::fabs(scalar.model[j].m[e])));
+          EXPECT_NEAR(simd.palette[j].m[e], scalar.palette[j].m[e],
+                      1e-5f * std::max(1.f, std::fabs(scalar.palette[j].m[e])));
+        }
+      }
+    }
+  }
+  set_simd_level(best_simd_level());
+}
+
 // Joints whose frames are all the same are copied from the clip's constant pose, bit for bit; the others are
 // slerped and lerped between their frames as before: 12 joints of which 5 stand still (so the moving ones are
 // gathered: two blocks of four would need contiguous joints), at every SIMD level, against the frames
