@@ -149,6 +149,12 @@ struct FrameSlerp {
   SlerpPolynomial<kSlerpNearTerms> near_a, near_b;
 };
 
+// The cosines of a last block of `rest` (1 to 3) joints j0, j1, j2 in the first lanes, 1 (a pair that does
+// not turn) in the others.
+inline F4 tail_cosines(const float* cosines, uint32_t j0, uint32_t j1, uint32_t j2, int rest) {
+  return setr(cosines[j0], rest > 1 ? cosines[j1] : 1.f, rest > 2 ? cosines[j2] : 1.f, 1.f);
+}
+
 // One joint between frames a and b: translation and scale lerped at t, the rotation by lane L's weights.
 template <int L>
 inline void interpolate_joint(const JointPose& a, const JointPose& b, F4 t, F4 wa, F4 wb, JointPose& out) {
@@ -176,11 +182,10 @@ void interpolate_frames_at(const JointPose* a, const JointPose* b, const float* 
     interpolate_joint<2>(a[j2], b[j2], t, wa, wb, out[j2]);
     interpolate_joint<3>(a[j3], b[j3], t, wa, wb, out[j3]);
   }
-  if (k < count) {  // the last one to three joints: their cosines in the first lanes, 1 in the others
+  if (k < count) {  // the last one to three joints (missing ones repeat the first, unread)
     const int rest = count - k;
     const uint32_t j0 = joint_at(k), j1 = joint_at(k + (rest > 1)), j2 = joint_at(k + (rest > 2) * 2);
-    slerp.weights<true>(setr(cosines[j0], rest > 1 ? cosines[j1] : 1.f, rest > 2 ? cosines[j2] : 1.f, 1.f),
-                        wa, wb);
+    slerp.weights<true>(tail_cosines(cosines, j0, j1, j2, rest), wa, wb);
     interpolate_joint<0>(a[j0], b[j0], t, wa, wb, out[j0]);
     if (rest > 1) interpolate_joint<1>(a[j1], b[j1], t, wa, wb, out[j1]);
     if (rest > 2) interpolate_joint<2>(a[j2], b[j2], t, wa, wb, out[j2]);
@@ -230,13 +235,11 @@ void sample_blend2(const JointPose* a0, const JointPose* a1, const float* cosine
     slerp_b.weights<false>(loadu(cosines_b + j), wb0, wb1);
     joint(j, Lane0{}), joint(j + 1, Lane1{}), joint(j + 2, Lane2{}), joint(j + 3, Lane3{});
   }
-  if (j < count) {  // the last one to three joints: their cosines in the first lanes, 1 in the others
+  if (j < count) {  // the last one to three joints
     const int rest = count - j;
-    auto cosines = [&](const float* c) {
-      return setr(c[j], rest > 1 ? c[j + 1] : 1.f, rest > 2 ? c[j + 2] : 1.f, 1.f);
-    };
-    slerp_a.weights<false>(cosines(cosines_a), wa0, wa1);
-    slerp_b.weights<false>(cosines(cosines_b), wb0, wb1);
+    const uint32_t j0 = j, j1 = j + (rest > 1), j2 = j + (rest > 2) * 2;
+    slerp_a.weights<false>(tail_cosines(cosines_a, j0, j1, j2, rest), wa0, wa1);
+    slerp_b.weights<false>(tail_cosines(cosines_b, j0, j1, j2, rest), wb0, wb1);
     joint(j, Lane0{});
     if (rest > 1) joint(j + 1, Lane1{});
     if (rest > 2) joint(j + 2, Lane2{});

@@ -72,9 +72,6 @@ inline F4 madd(F4 a, F4 b, F4 c) {
   return _mm_add_ps(_mm_mul_ps(a, b), c);
 #endif
 }
-inline float first_lane(F4 a) {
-  return _mm_cvtss_f32(a);
-}
 inline bool all_at_least(F4 a, F4 b) {  // a >= b in every lane
   return _mm_movemask_ps(_mm_cmpge_ps(a, b)) == 0xF;
 }
@@ -157,9 +154,6 @@ inline F4 mul(F4 a, F4 b) {
 }
 inline F4 madd(F4 a, F4 b, F4 c) {  // fused (fmla), as with AVX2's FMA
   return vfmaq_f32(c, a, b);
-}
-inline float first_lane(F4 a) {
-  return vgetq_lane_f32(a, 0);
 }
 inline bool all_at_least(F4 a, F4 b) {  // a >= b in every lane
   return vminvq_u32(vcgeq_f32(a, b)) != 0;
