@@ -216,6 +216,20 @@ TEST(Compression, FramesTheMotionDoesNotNeedAreDropped) {
   auto kept = compress_clip(*wiggle, *built, settings, &stats);
   ASSERT_TRUE(kept) << kept.error();
   EXPECT_EQ(kept->frame_rate(), 48.f);
+  // Keys at 6 fps built at 48: every 2nd, 4th and 8th frame hold the bound; the coarsest is stored, at the
+  // size of the clip built at the keys' rate.
+  auto at_6 = Clip::build_fixed_rate(swing(6, false), *built, 6);
+  auto sparse = Clip::build_fixed_rate(swing(6, false), *built, 48);
+  ASSERT_TRUE(at_6 && sparse);
+  CompressionStats stats_6;
+  ASSERT_TRUE(compress_clip(*at_6, *built, settings, &stats_6));
+  auto coarsest = compress_clip(*sparse, *built, settings, &stats);
+  ASSERT_TRUE(coarsest) << coarsest.error();
+  EXPECT_EQ(coarsest->frame_rate(), 6.f);
+  EXPECT_LE(stats.compressed_bytes, stats_6.compressed_bytes * 21 / 20);
+  EXPECT_LE(
+      worst_displacement(skeleton, *sparse, *coarsest, frame_times(*sparse, true), settings.shell_distance),
+      settings.tolerance + 1e-6f);
 }
 
 // A bone flattened through zero and over (a card flip: its y scale 1, 0, -1, 0, 1, ... at its frames) hides

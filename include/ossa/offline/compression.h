@@ -23,11 +23,12 @@
 // worst joints' error until the bound holds, then fall one step per channel and round as far as the measured
 // error allows (each trial measures only the joints below the channel, and stops at the first frame over the
 // bound). Between frames the decoded frames are interpolated like the uncompressed ones, so the bound carries
-// over up to interpolation rounding. Fewer frames where the motion allows: every 2nd (4th, ...) frame is kept
+// over up to interpolation rounding. Fewer frames where the motion allows: every 2nd (4th, ...) frame will do
 // when dropping the others moves no virtual vertex by more than 9/10 of the tolerance, measured at every
 // frame of the clip and at quarters between frames (a clip resampled above its keys' rate, e.g. CesiumMan's
-// 24 fps keys at 48 fps); the rest of the tolerance goes to quantization, the result is measured again the
-// same way, and the smaller clip is kept. CompressionStats::stored_frame_rate says which rate was kept.
+// 24 fps keys at 48 fps); the coarsest such grid is quantized within the rest of the tolerance and measured
+// again the same way (the next finer one, or every frame, where that cannot hold the bound).
+// CompressionStats::stored_frame_rate says which rate was kept.
 #pragma once
 
 #include <cstddef>
