@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ossa/asset/character.h"
@@ -286,6 +287,7 @@ int main(int argc, char** argv) {
       "|---|---|---|---|---|---|---|---|---|---|---|\n");
   int failures = 0;
   double total_ossa_ms = 0, total_acl_ms = 0;
+  std::vector<std::pair<std::string, std::pair<double, double>>> file_ms;  // per file: Ossa, ACL
   size_t total_ossa = 0, total_acl = 0, total_raw = 0;
   int smaller = 0, clips = 0;
   size_t drop_w_ossa = 0, drop_w_acl = 0,
@@ -313,6 +315,7 @@ int main(int argc, char** argv) {
     std::vector<float> model_unit_shells(joints), joint_unit_shells(joints, kShell);
     for (int j = 0; j < joints; ++j) model_unit_shells[j] = kShell / scales[j];
     acl::qvvf_transform_error_metric metric;
+    file_ms.push_back({file, {0, 0}});
     for (const ossa::Clip& clip : asset->clips) {
       const int frames = clip.frame_count();
       const std::vector<ossa::JointPose> reference(clip.frames().begin(), clip.frames().end());
@@ -447,6 +450,7 @@ int main(int argc, char** argv) {
           tuning_ms, plain.bytes, plain.error * 1e3);
       std::fflush(stdout);
       total_ossa_ms += ossa_ms, total_acl_ms += acl_ms;
+      file_ms.back().second.first += ossa_ms, file_ms.back().second.second += acl_ms;
       total_ossa += stats.compressed_bytes, total_acl += best.bytes, total_raw += stats.raw_bytes;
       smaller += stats.compressed_bytes <= best.bytes;
       ++clips;
@@ -464,6 +468,15 @@ int main(int argc, char** argv) {
         "%.0f ms Ossa, %.0f ms ACL at its tuned settings\n",
         clips, double(total_raw) / total_ossa, double(total_raw) / total_acl, total_raw, smaller,
         total_ossa_ms, total_acl_ms);
+  if (clips) {
+    int faster = 0;
+    std::printf("compression time per file, ms Ossa / ACL:");
+    for (const auto& [name, ms] : file_ms) {
+      std::printf(" %s %.2f / %.2f;", name.c_str(), ms.first, ms.second);
+      faster += ms.first <= ms.second;
+    }
+    std::printf(" Ossa no slower on %d of %zu files\n", faster, file_ms.size());
+  }
   if (drop_w_clips)
     std::printf(
         "%d clips where ACL's default rotation format (w dropped) holds the bound: Ossa %.1f:1, ACL %.1f:1; "
