@@ -227,6 +227,44 @@ std::vector<uint8_t> sample_bytes() {
   return encode_ossa(file);
 }
 
+// A frame decodes with its own segment's ranges, whatever the segment length: the compressor's powers of
+// two (the decoder shifts), a whole clip, and any other length a file may carry (it divides). One rotation
+// component at 0 bits decodes to the middle of its segment's range, and each segment has its own range.
+TEST(OssaFile, QuantizedFramesDecodeWithTheirSegmentsRanges) {
+  const std::vector<JointPose> rest(2);
+  for (int segment_frames : {1, 2, 3, 4, 7, 11}) {
+    Clip::QuantizedParts p;
+    p.frame_count = 11;
+    p.segment_frames = segment_frames;
+    Clip::QuantizedChannel rotation;
+    rotation.joint = 1;
+    rotation.kind = 1;
+    rotation.extent[2] = 0.5f;
+    p.channels = {rotation};
+    const int segments = (11 + segment_frames - 1) / segment_frames;
+    for (int s = 0; s < segments; ++s) {
+      Clip::SegmentChannel channel;
+      channel.bits = 0;
+      channel.range_min[2] = static_cast<uint8_t>(20 * s);
+      channel.range_extent[2] = 10;
+      p.segment_channels.push_back(channel);
+    }
+    auto clip = Clip::from_quantized("segments", 10 / 30.f, 30, rest, std::move(p));
+    ASSERT_TRUE(clip) << segment_frames << ": " << clip.error();
+    std::vector<JointPose> pose(2), first(2);
+    for (int f = 0; f < 11; ++f) {
+      clip->decode_frame(f, pose.data());
+      clip->decode_frame(f / segment_frames * segment_frames, first.data());
+      EXPECT_EQ(pose[1].rotation[2], first[1].rotation[2])
+          << segment_frames << " frames a segment, frame " << f;
+      if (f >= segment_frames) {
+        clip->decode_frame(f - segment_frames, first.data());
+        EXPECT_LT(first[1].rotation[2], pose[1].rotation[2]) << "the segment before has the lower range";
+      }
+    }
+  }
+}
+
 // A quantized clip is checked whole when it is built (from a file or from code): every way its tables could
 // make the decoder read outside the packed frames is an error.
 TEST(OssaFile, QuantizedClipPartsAreValidated) {

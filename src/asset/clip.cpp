@@ -1,6 +1,7 @@
 #include "ossa/asset/clip.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -338,6 +339,8 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
         detail::segment_range(ch.min[k], ch.extent[k], q.range_min[k], q.range_extent[k], lo, span);
         detail::dequantizer(lo, span, q.bits <= kMaxQuantizedBits ? q.bits : 0, d.base[k], d.step[k]);
       }
+      for (int k = 0; k < 16; ++k)
+        d.gather[k] = k < 12 ? static_cast<uint8_t>(d.byte[k / 4] - d.byte[0] + k % 4) : uint8_t{0x80};
       if (d.mode == 2) offset += 32;  // the fourth float of a full rotation
     }
     auto group = [](const detail::DecodeStep& d) { return d.mode != 0 ? 2 : d.kind == 1 ? 0 : 1; };
@@ -351,10 +354,14 @@ Result<Clip> Clip::from_quantized(std::string name, float duration, float frame_
       (group(d) == 0 ? segment.rotations : group(d) == 1 ? segment.vectors : segment.others)++;
     decoder->steps.insert(decoder->steps.end(), steps.begin(), steps.end());
   }
+  if (segments.size() == 1)
+    decoder->segment_shift = 31;
+  else if (std::has_single_bit(static_cast<unsigned>(segment_frames)))
+    decoder->segment_shift = std::countr_zero(static_cast<unsigned>(segment_frames));
   c.decoder_ = std::move(decoder);
   c.packed_size_ = parts.packed.size();
   c.packed_ = std::move(parts.packed);
-  c.packed_.resize(c.packed_size_ + 8, 0);
+  c.packed_.resize(c.packed_size_ + 16, 0);
   if (std::string e = c.check_decoded_ranges(); !e.empty()) return fail(e);
   return c;
 }

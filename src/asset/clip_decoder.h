@@ -18,6 +18,10 @@ struct alignas(16) DecodeStep {
   // bits, shift up to 7) stay below 2^31, so (word & field_mask) converts to float exactly, and times
   // 2^-shift is q exactly: how SSE2, without a per-lane variable shift, decodes the same bits.
   uint32_t field_mask[4];
+  // The 16 frame bytes from byte[0] on, shuffled so that lane k holds the 32-bit word at byte[k] (lane 3:
+  // zeros): one load and one byte shuffle (SSSE3) instead of three loads into lanes. A channel's three
+  // components lie within 3 x 24 + 7 bits of byte[0]; the packed frames end in zero bytes enough for it.
+  uint8_t gather[16];
   uint16_t joint;
   uint8_t kind;
   uint8_t mode;  // 0 quantized, 1 floats, 2 four-float rotation
@@ -33,6 +37,10 @@ struct QuantizedDecoder {
   };
   std::vector<Segment> segments;
   std::vector<DecodeStep> steps;
+  // A frame's segment is frame >> segment_shift where the segment length is a power of two (the
+  // compressor's 16, 32, 64) or the clip is one segment (31); -1: frame / segment length (a division on the
+  // way to every decode, where a shift costs one cycle).
+  int segment_shift = -1;
 };
 
 }  // namespace ossa::detail

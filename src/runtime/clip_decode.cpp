@@ -13,7 +13,8 @@ void Clip::decode_frame(int frame, JointPose* out) const {
 }
 
 void Clip::decode_animated(int frame, JointPose* out) const {
-  const int segment = frame / segment_frames_;
+  const int segment =
+      decoder_->segment_shift >= 0 ? frame >> decoder_->segment_shift : frame / segment_frames_;
   const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
   const detail::DecodeStep* d = decoder_->steps.data() + s.first_step;
   const uint8_t* data =

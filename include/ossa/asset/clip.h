@@ -193,7 +193,7 @@ class Clip {
   std::string check_decoded_ranges() const;  // "" when every frame decodes within value_ranges.h
   // Quantized: the decoding tables built from the parts at load (immutable, shared by copies).
   std::shared_ptr<const detail::QuantizedDecoder> decoder_;
-  std::vector<uint8_t> packed_;  // packed_size_ bytes, then 8 zero bytes for the 64-bit reads
+  std::vector<uint8_t> packed_;  // packed_size_ bytes, then 16 zero bytes for the 64- and 128-bit reads
   size_t packed_size_ = 0;
 };
 

@@ -89,6 +89,7 @@ struct Kernels {
   // whose x, y, z are decoded and w rebuilt, then `vectors` translation or scale steps. Every path computes
   // the same IEEE operations in the same order as detail::dequantize / rebuild_rotation (no fused
   // multiply-add), so a clip decodes to the same bits on every machine and the compressor's bound holds.
+  // Reads up to 16 bytes from each channel's first byte on (the clip's packed frames end in 16 zero bytes).
   void (*decode_quantized)(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                            JointPose* out);
   // out[j] = joint j's key pairs at their fractions: translation and scale lerped, rotation slerped along

@@ -665,11 +665,19 @@ void skin(const SkinningJob& job) {
 void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                       JointPose* out) {
   auto decode = [frame](const detail::DecodeStep& d) {
-    // Three plain loads: gathers are microcoded, and slow where the Gather Data Sampling fix is applied.
-    int words[3];
-    for (int i = 0; i < 3; ++i) std::memcpy(&words[i], frame + d.byte[i], 4);
-    const __m128i field = _mm_and_si128(_mm_setr_epi32(words[0], words[1], words[2], 0),
-                                        _mm_load_si128(reinterpret_cast<const __m128i*>(d.field_mask)));
+#ifdef __AVX2__
+    // The channel's bytes in one load, each component's word put in its lane by a byte shuffle (not a gather
+    // instruction: gathers are microcoded, and slow where the Gather Data Sampling fix is applied).
+    const __m128i words =
+        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frame + d.byte[0])),
+                         _mm_load_si128(reinterpret_cast<const __m128i*>(d.gather)));
+#else
+    int word[3];  // three plain loads (SSE2 has no byte shuffle)
+    for (int i = 0; i < 3; ++i) std::memcpy(&word[i], frame + d.byte[i], 4);
+    const __m128i words = _mm_setr_epi32(word[0], word[1], word[2], 0);
+#endif
+    const __m128i field =
+        _mm_and_si128(words, _mm_load_si128(reinterpret_cast<const __m128i*>(d.field_mask)));
     const __m128i shift = _mm_load_si128(reinterpret_cast<const __m128i*>(d.shift));
 #ifdef __AVX2__
     const __m128 q = _mm_cvtepi32_ps(_mm_srlv_epi32(field, shift));
