@@ -316,6 +316,56 @@ TEST(RuntimeJobs, CompressedClipsDecodeBitIdenticallyAtEverySimdLevel) {
   set_simd_level(best_simd_level());
 }
 
+// Two frames decoded together (the sampler's pair when both are new) are the bits of each decoded alone, and
+// their cosines rotation_dot's bits for every joint whose rotation is animated (no other is written), at
+// every level, on the compressed clips of the test characters; frames of different segments are refused.
+TEST(RuntimeJobs, DecodedFramePairsAreTheBitsOfSingleDecodesAtEveryLevel) {
+  int pairs = 0, refused = 0;
+  for (const NamedAsset& c : characters()) {
+    for (const Clip& clip : c.asset.clips) {
+      auto compressed = compress_clip(clip, c.asset.skeleton);
+      ASSERT_TRUE(compressed) << compressed.error();
+      const int joints = compressed->joint_count();
+      std::vector<uint8_t> animated(joints, 0);
+      for (const Clip::QuantizedChannel& channel : compressed->quantized_channels())
+        if (channel.kind == 1) animated[channel.joint] = 1;
+      const std::vector<JointPose> still(compressed->constant_pose().begin(),
+                                         compressed->constant_pose().end());
+      for (SimdLevel level : simd_levels()) {
+        set_simd_level(level);
+        for (int f = 0; f + 1 < compressed->frame_count(); ++f) {
+          std::vector<JointPose> first = still, second = still, first_alone = still, second_alone = still;
+          std::vector<float> cosines(joints, -7.f);
+          const bool together =
+              compressed->decode_animated_pair(f, f + 1, first.data(), second.data(), cosines.data());
+          EXPECT_EQ(together, f / compressed->segment_frames() == (f + 1) / compressed->segment_frames());
+          if (!together) {
+            ++refused;
+            EXPECT_EQ(std::memcmp(first.data(), still.data(), still.size() * sizeof(JointPose)), 0);
+            continue;
+          }
+          ++pairs;
+          compressed->decode_animated(f, first_alone.data());
+          compressed->decode_animated(f + 1, second_alone.data());
+          ASSERT_EQ(std::memcmp(first.data(), first_alone.data(), still.size() * sizeof(JointPose)), 0)
+              << c.name << " " << clip.name() << " at " << to_string(level) << ", frame " << f;
+          ASSERT_EQ(std::memcmp(second.data(), second_alone.data(), still.size() * sizeof(JointPose)), 0)
+              << c.name << " " << clip.name() << " at " << to_string(level) << ", frame " << f + 1;
+          for (int j = 0; j < joints; ++j) {
+            const float expected = animated[j] ? rotation_dot(first_alone[j], second_alone[j]) : -7.f;
+            ASSERT_EQ(std::memcmp(&cosines[j], &expected, sizeof(float)), 0)
+                << c.name << " " << clip.name() << " at " << to_string(level) << ", frame " << f << ", joint "
+                << j;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(pairs, 100);
+  EXPECT_GT(refused, 0) << "some clip spans segments";
+  set_simd_level(best_simd_level());
+}
+
 // The cosines of two decoded frames (what compressed sampling slerps with) are rotation_dot's bits at every
 // level, for any joint list: full blocks of four with a tail, joints out of order, one joint and none.
 TEST(RuntimeJobs, DecodedFrameCosinesAreRotationDotBitsAtEveryLevel) {

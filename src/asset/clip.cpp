@@ -123,11 +123,14 @@ void SamplingCache::reset(const Clip* c) {
   track_inv_span.assign(tracks, 0.f);
   track_fraction.assign(tracks, 0.f);
   decoded.clear();
-  decoded_cosines.assign(c && c->layout() == Clip::Layout::kQuantized ? c->joint_count() : 0, 1.f);
-  if (c &&
-      c->layout() == Clip::Layout::kQuantized)  // both slots start as the constant pose (decode_animated)
+  decoded_cosines.clear();
+  if (c && c->layout() == Clip::Layout::kQuantized) {
+    // Both slots start as the constant pose (decode_animated writes only the animated channels), so a joint
+    // whose rotation stands still keeps the cosine of that rotation with itself; decoding sets the others'.
     for (int slot = 0; slot < 2; ++slot)
       decoded.insert(decoded.end(), c->constant_pose().begin(), c->constant_pose().end());
+    for (const JointPose& p : c->constant_pose()) decoded_cosines.push_back(rotation_dot(p, p));
+  }
   decoded_frame[0] = decoded_frame[1] = -1;
 }
 

@@ -12,18 +12,12 @@ void Clip::decode_frame(int frame, JointPose* out) const {
   decode_animated(frame, out);
 }
 
-void Clip::decode_animated(int frame, JointPose* out) const {
-  const int segment =
-      decoder_->segment_shift >= 0 ? frame >> decoder_->segment_shift : frame / segment_frames_;
-  const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
-  const detail::DecodeStep* d = decoder_->steps.data() + s.first_step;
-  const uint8_t* data =
-      packed_.data() + s.first_byte + static_cast<size_t>(frame - segment * segment_frames_) * s.frame_bytes;
-  detail::active_kernels().decode_quantized(data, d, static_cast<int>(s.rotations),
-                                            static_cast<int>(s.vectors), out);
-  d += s.rotations + s.vectors;
+namespace {
 
-  for (const detail::DecodeStep* end = d + s.others; d != end; ++d) {
+// The steps that detail::Kernels::decode_quantized leaves (floats and four-float rotations): read one by one.
+void decode_others(const uint8_t* data, const detail::DecodeStep* d, const detail::DecodeStep* end,
+                   JointPose* out) {
+  for (; d != end; ++d) {
     JointPose& pose = out[d->joint];
     if (d->mode == 2) {  // four floats from the first component's place on
       for (uint32_t i = 0; i < 4; ++i)
@@ -40,6 +34,46 @@ void Clip::decode_animated(int frame, JointPose* out) const {
       dst[0] = v[0], dst[1] = v[1], dst[2] = v[2];
     }
   }
+}
+
+}  // namespace
+
+int Clip::segment_of(int frame) const {
+  return decoder_->segment_shift >= 0 ? frame >> decoder_->segment_shift : frame / segment_frames_;
+}
+
+const uint8_t* Clip::frame_bytes(int segment, int frame) const {
+  const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
+  return packed_.data() + s.first_byte +
+         static_cast<size_t>(frame - segment * segment_frames_) * s.frame_bytes;
+}
+
+void Clip::decode_animated(int frame, JointPose* out) const {
+  const int segment = segment_of(frame);
+  const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
+  const detail::DecodeStep* d = decoder_->steps.data() + s.first_step;
+  const uint8_t* data = frame_bytes(segment, frame);
+  detail::active_kernels().decode_quantized(data, d, static_cast<int>(s.rotations),
+                                            static_cast<int>(s.vectors), out);
+  d += s.rotations + s.vectors;
+  decode_others(data, d, d + s.others, out);
+}
+
+bool Clip::decode_animated_pair(int first, int second, JointPose* out_first, JointPose* out_second,
+                                float* cosines) const {
+  const int segment = segment_of(first);
+  if (segment_of(second) != segment) return false;
+  const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
+  const detail::DecodeStep* d = decoder_->steps.data() + s.first_step;
+  const uint8_t *data_first = frame_bytes(segment, first), *data_second = frame_bytes(segment, second);
+  detail::active_kernels().decode_quantized_pair(data_first, data_second, d, static_cast<int>(s.rotations),
+                                                 static_cast<int>(s.vectors), out_first, out_second, cosines);
+  d += s.rotations + s.vectors;
+  decode_others(data_first, d, d + s.others, out_first);
+  decode_others(data_second, d, d + s.others, out_second);
+  for (const detail::DecodeStep* end = d + s.others; d != end; ++d)
+    if (d->kind == 1) cosines[d->joint] = rotation_dot(out_first[d->joint], out_second[d->joint]);
+  return true;
 }
 
 }  // namespace ossa

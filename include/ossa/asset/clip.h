@@ -159,6 +159,12 @@ class Clip {
   void decode_frame(int frame, JointPose* out) const;  // all joints of one frame
   // Only the animated channels, into a pose that already holds constant_pose() (the sampler's cache).
   void decode_animated(int frame, JointPose* out) const;
+  // Frames `first` and `second` at once (their segment's tables read once), as decode_animated, and
+  // cosines[j] = rotation_dot(out_first[j], out_second[j]) for every joint whose rotation is animated: the
+  // sampler's pair when both its frames are new. False, with nothing written, when the two frames lie in
+  // different segments.
+  bool decode_animated_pair(int first, int second, JointPose* out_first, JointPose* out_second,
+                            float* cosines) const;
   // Per joint, the values of the channels that do not move (the others' values are placeholders that
   // sampling overwrites).
   std::span<const JointPose> constant_pose() const { return constant_pose_; }
@@ -191,6 +197,8 @@ class Clip {
   std::vector<SegmentChannel> segment_channels_;
   std::vector<JointPose> constant_pose_;     // the still channels' values: every sample starts from it
   std::string check_decoded_ranges() const;  // "" when every frame decodes within value_ranges.h
+  int segment_of(int frame) const;           // quantized: the segment that holds `frame`
+  const uint8_t* frame_bytes(int segment, int frame) const;  // quantized: where frame's bits start
   // Quantized: the decoding tables built from the parts at load (immutable, shared by copies).
   std::shared_ptr<const detail::QuantizedDecoder> decoder_;
   std::vector<uint8_t> packed_;  // packed_size_ bytes, then 16 zero bytes for the 64- and 128-bit reads

@@ -92,6 +92,12 @@ struct Kernels {
   // Reads up to 16 bytes from each channel's first byte on (the clip's packed frames end in 16 zero bytes).
   void (*decode_quantized)(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
                            JointPose* out);
+  // Two frames of one segment (the same steps): decode_quantized of each, and cosines[j] =
+  // rotation_dot(out_first[j], out_second[j]) for the joints of the `rotations` steps, the same bits as
+  // rotation_cosines.
+  void (*decode_quantized_pair)(const uint8_t* first, const uint8_t* second, const detail::DecodeStep* steps,
+                                int rotations, int vectors, JointPose* out_first, JointPose* out_second,
+                                float* cosines);
   // out[j] = joint j's key pairs at their fractions: translation and scale lerped, rotation slerped along
   // the short arc (slerp_weight) and normalised; the still channels copied from the constant pose.
   void (*interpolate_keys)(const KeyPairs& keys, int count, JointPose* out);
@@ -104,6 +110,9 @@ struct Kernels {
 // The plain C++ decode of the scalar table.
 void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations,
                              int vectors, JointPose* out);
+void decode_quantized_pair_scalar(const uint8_t* first, const uint8_t* second,
+                                  const detail::DecodeStep* steps, int rotations, int vectors,
+                                  JointPose* out_first, JointPose* out_second, float* cosines);
 
 extern const Kernels kScalarKernels;
 extern const Kernels kSse2Kernels;

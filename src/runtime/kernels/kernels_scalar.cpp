@@ -152,6 +152,15 @@ void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* ste
   }
 }
 
+void decode_quantized_pair_scalar(const uint8_t* first, const uint8_t* second,
+                                  const detail::DecodeStep* steps, int rotations, int vectors,
+                                  JointPose* out_first, JointPose* out_second, float* cosines) {
+  decode_quantized_scalar(first, steps, rotations, vectors, out_first);
+  decode_quantized_scalar(second, steps, rotations, vectors, out_second);
+  for (const detail::DecodeStep* d = steps; d != steps + rotations; ++d)
+    cosines[d->joint] = rotation_dot(out_first[d->joint], out_second[d->joint]);
+}
+
 void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
   std::copy_n(keys.constant_pose, count, out);
   struct Pair {
@@ -191,8 +200,15 @@ void rotation_cosines(const JointPose* a, const JointPose* b, const uint32_t* jo
   for (int k = 0; k < count; ++k) out[joints[k]] = rotation_dot(a[joints[k]], b[joints[k]]);
 }
 
-const Kernels kScalarKernels = {
-    blend_poses,   interpolate_frames,      local_to_model,   palette,         skin,
-    sample_blend2, decode_quantized_scalar, interpolate_keys, rotation_cosines};
+const Kernels kScalarKernels = {blend_poses,
+                                interpolate_frames,
+                                local_to_model,
+                                palette,
+                                skin,
+                                sample_blend2,
+                                decode_quantized_scalar,
+                                decode_quantized_pair_scalar,
+                                interpolate_keys,
+                                rotation_cosines};
 
 }  // namespace ossa::detail

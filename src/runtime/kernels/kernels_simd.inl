@@ -662,59 +662,100 @@ void skin(const SkinningJob& job) {
 // w = sqrt(max(1 - ((x*x + y*y) + z*z), 0)) in the same order, four at a time: transposed, one square root
 // serves four (a square root issues every few cycles, and one per rotation bounded the decode), then
 // transposed back.
-void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
-                      JointPose* out) {
-  auto decode = [frame](const detail::DecodeStep& d) {
-#ifdef __AVX2__
-    // The channel's bytes in one load, each component's word put in its lane by a byte shuffle (not a gather
-    // instruction: gathers are microcoded, and slow where the Gather Data Sampling fix is applied).
-    const __m128i words =
-        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frame + d.byte[0])),
-                         _mm_load_si128(reinterpret_cast<const __m128i*>(d.gather)));
-#else
-    int word[3];  // three plain loads (SSE2 has no byte shuffle)
-    for (int i = 0; i < 3; ++i) std::memcpy(&word[i], frame + d.byte[i], 4);
-    const __m128i words = _mm_setr_epi32(word[0], word[1], word[2], 0);
-#endif
-    const __m128i field =
-        _mm_and_si128(words, _mm_load_si128(reinterpret_cast<const __m128i*>(d.field_mask)));
+//
+// kFrames frames of one segment at once (1, or 2 for the two frames a sample needs when both are new): a
+// step's tables are loaded once for all of them, and with two the cosines of their rotations come from the
+// registers, x, y, z, w products summed in rotation_dot's order.
+template <int kFrames>
+void decode_frames(const uint8_t* const* frames, const detail::DecodeStep* steps, int rotations, int vectors,
+                   JointPose* const* out, float* cosines) {
+  auto decode = [frames](const detail::DecodeStep& d, __m128* v) {
+    const __m128i field_mask = _mm_load_si128(reinterpret_cast<const __m128i*>(d.field_mask));
     const __m128i shift = _mm_load_si128(reinterpret_cast<const __m128i*>(d.shift));
+    const __m128 base = _mm_load_ps(d.base), step = _mm_load_ps(d.step);
 #ifdef __AVX2__
-    const __m128 q = _mm_cvtepi32_ps(_mm_srlv_epi32(field, shift));
+    const __m128i gather = _mm_load_si128(reinterpret_cast<const __m128i*>(d.gather));
 #else
     // 2^-shift from its exponent bits: (127 - shift) << 23.
     const __m128 unshift = _mm_castsi128_ps(_mm_slli_epi32(_mm_sub_epi32(_mm_set1_epi32(127), shift), 23));
-    const __m128 q = _mm_mul_ps(_mm_cvtepi32_ps(field), unshift);
 #endif
-    return _mm_add_ps(_mm_load_ps(d.base), _mm_mul_ps(_mm_load_ps(d.step), q));
+    for (int f = 0; f < kFrames; ++f) {
+#ifdef __AVX2__
+      // The channel's bytes in one load, each component's word put in its lane by a byte shuffle (not a
+      // gather instruction: gathers are microcoded, and slow where the Gather Data Sampling fix is applied).
+      const __m128i words =
+          _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(frames[f] + d.byte[0])), gather);
+      const __m128 q = _mm_cvtepi32_ps(_mm_srlv_epi32(_mm_and_si128(words, field_mask), shift));
+#else
+      int word[3];  // three plain loads (SSE2 has no byte shuffle)
+      for (int i = 0; i < 3; ++i) std::memcpy(&word[i], frames[f] + d.byte[i], 4);
+      const __m128i words = _mm_setr_epi32(word[0], word[1], word[2], 0);
+      const __m128 q = _mm_mul_ps(_mm_cvtepi32_ps(_mm_and_si128(words, field_mask)), unshift);
+#endif
+      v[f] = _mm_add_ps(base, _mm_mul_ps(step, q));
+    }
   };
   // Indices, not pointers past the end: a frame without rotations may come with no steps at all (null).
   int k = 0;
   for (; k + 4 <= rotations; k += 4) {
     const detail::DecodeStep* d = steps + k;
-    __m128 x = decode(d[0]), y = decode(d[1]), z = decode(d[2]), w = decode(d[3]);
-    _MM_TRANSPOSE4_PS(x, y, z, w);
-    const __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z));
-    w = _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.f), sum), _mm_setzero_ps()));
-    _MM_TRANSPOSE4_PS(x, y, z, w);
-    _mm_storeu_ps(out[d[0].joint].rotation, x);
-    _mm_storeu_ps(out[d[1].joint].rotation, y);
-    _mm_storeu_ps(out[d[2].joint].rotation, z);
-    _mm_storeu_ps(out[d[3].joint].rotation, w);
+    __m128 x[kFrames], y[kFrames], z[kFrames], w[kFrames];
+    decode(d[0], x), decode(d[1], y), decode(d[2], z), decode(d[3], w);
+    for (int f = 0; f < kFrames; ++f) {
+      _MM_TRANSPOSE4_PS(x[f], y[f], z[f], w[f]);
+      const __m128 sum =
+          _mm_add_ps(_mm_add_ps(_mm_mul_ps(x[f], x[f]), _mm_mul_ps(y[f], y[f])), _mm_mul_ps(z[f], z[f]));
+      w[f] = _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.f), sum), _mm_setzero_ps()));
+    }
+    if constexpr (kFrames == 2) {
+      alignas(16) float c[4];
+      _mm_store_ps(c, _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x[0], x[1]), _mm_mul_ps(y[0], y[1])),
+                                            _mm_mul_ps(z[0], z[1])),
+                                 _mm_mul_ps(w[0], w[1])));
+      for (int lane = 0; lane < 4; ++lane) cosines[d[lane].joint] = c[lane];
+    }
+    for (int f = 0; f < kFrames; ++f) {
+      _MM_TRANSPOSE4_PS(x[f], y[f], z[f], w[f]);
+      _mm_storeu_ps(out[f][d[0].joint].rotation, x[f]);
+      _mm_storeu_ps(out[f][d[1].joint].rotation, y[f]);
+      _mm_storeu_ps(out[f][d[2].joint].rotation, z[f]);
+      _mm_storeu_ps(out[f][d[3].joint].rotation, w[f]);
+    }
   }
   for (; k < rotations; ++k) {
     const detail::DecodeStep& d = steps[k];
-    const __m128 v = decode(d);
-    const __m128 sq = _mm_mul_ps(v, v);
-    const __m128 sum = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
-    const __m128 w = _mm_sqrt_ss(_mm_max_ss(_mm_sub_ss(_mm_set_ss(1.f), sum), _mm_setzero_ps()));
-    // (x, y, z, w): z and w paired in the high half (SSE2 has no insert).
-    _mm_storeu_ps(out[d.joint].rotation, _mm_movelh_ps(v, _mm_unpacklo_ps(_mm_movehl_ps(v, v), w)));
+    __m128 v[kFrames];
+    decode(d, v);
+    for (int f = 0; f < kFrames; ++f) {
+      const __m128 sq = _mm_mul_ps(v[f], v[f]);
+      const __m128 sum = _mm_add_ss(_mm_add_ss(sq, _mm_shuffle_ps(sq, sq, 1)), _mm_movehl_ps(sq, sq));
+      const __m128 w = _mm_sqrt_ss(_mm_max_ss(_mm_sub_ss(_mm_set_ss(1.f), sum), _mm_setzero_ps()));
+      // (x, y, z, w): z and w paired in the high half (SSE2 has no insert).
+      _mm_storeu_ps(out[f][d.joint].rotation,
+                    _mm_movelh_ps(v[f], _mm_unpacklo_ps(_mm_movehl_ps(v[f], v[f]), w)));
+    }
+    if constexpr (kFrames == 2) cosines[d.joint] = rotation_dot(out[0][d.joint], out[1][d.joint]);
   }
   for (; k < rotations + vectors; ++k) {
     const detail::DecodeStep& d = steps[k];
-    _mm_storeu_ps(d.kind == 0 ? out[d.joint].translation : out[d.joint].scale, decode(d));
+    __m128 v[kFrames];
+    decode(d, v);
+    for (int f = 0; f < kFrames; ++f)
+      _mm_storeu_ps(d.kind == 0 ? out[f][d.joint].translation : out[f][d.joint].scale, v[f]);
   }
+}
+
+void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int rotations, int vectors,
+                      JointPose* out) {
+  decode_frames<1>(&frame, steps, rotations, vectors, &out, nullptr);
+}
+
+void decode_quantized_pair(const uint8_t* first, const uint8_t* second, const detail::DecodeStep* steps,
+                           int rotations, int vectors, JointPose* out_first, JointPose* out_second,
+                           float* cosines) {
+  const uint8_t* frames[2] = {first, second};
+  JointPose* out[2] = {out_first, out_second};
+  decode_frames<2>(frames, steps, rotations, vectors, out, cosines);
 }
 #elif defined(__ARM_NEON)
 // NEON: each channel decoded as the AVX2 decode above does (a negative vshl is the right shift), one rotation
@@ -742,6 +783,16 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
   }
   for (const detail::DecodeStep* d = steps + rotations; d != steps + rotations + vectors; ++d)
     vst1q_f32(d->kind == 0 ? out[d->joint].translation : out[d->joint].scale, decode(*d));
+}
+
+// NEON: the two frames one after the other, then their cosines (not measured fused on NEON hardware).
+void decode_quantized_pair(const uint8_t* first, const uint8_t* second, const detail::DecodeStep* steps,
+                           int rotations, int vectors, JointPose* out_first, JointPose* out_second,
+                           float* cosines) {
+  decode_quantized(first, steps, rotations, vectors, out_first);
+  decode_quantized(second, steps, rotations, vectors, out_second);
+  for (int k = 0; k < rotations; ++k)
+    cosines[steps[k].joint] = rotation_dot(out_first[steps[k].joint], out_second[steps[k].joint]);
 }
 #endif
 
@@ -774,6 +825,7 @@ const Kernels OSSA_KERNEL_TABLE = {OSSA_KERNEL_NS::blend_poses,
                                    OSSA_KERNEL_NS::skin,
                                    OSSA_KERNEL_NS::sample_blend2,
                                    OSSA_KERNEL_NS::decode_quantized,
+                                   OSSA_KERNEL_NS::decode_quantized_pair,
                                    OSSA_KERNEL_NS::interpolate_keys,
                                    OSSA_KERNEL_NS::rotation_cosines};
 
