@@ -282,6 +282,11 @@ int coarser_bits(int bits) {
 
 namespace {
 
+// What CompressionStats::raw_bytes counts: 40 bytes (float translation, rotation, scale) a joint a frame.
+size_t raw_bytes(const Clip& clip) {
+  return static_cast<size_t>(clip.frame_count()) * static_cast<size_t>(clip.joint_count()) * 40;
+}
+
 // The clip's frames compressed at its own frame rate (compress_clip's steps 1-4; compress_clip also tries
 // fewer frames).
 Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
@@ -754,7 +759,7 @@ Result<Clip> compress_every_frame(const Clip& clip, const Skeleton& skeleton,
   std::vector<float> errors = vertex_errors(reference, shell, model_frames(result, skeleton));
   if (stats) {
     *stats = {};
-    stats->raw_bytes = static_cast<size_t>(frames) * joints * 40;
+    stats->raw_bytes = raw_bytes(clip);
     stats->compressed_bytes = result.stored_bytes();
     summarize_errors(errors, stats->max_error, stats->p99_error);
     stats->constant_channels = joints * 3 - static_cast<int>(channel_count);
@@ -853,8 +858,7 @@ Result<Clip> compress_clip(const Clip& clip, const Skeleton& skeleton, const Com
       candidate = Result<Clip>::failure("over the bound");
     }
     if (!candidate) continue;
-    candidate_stats.raw_bytes =  // the clip as given
-        static_cast<size_t>(clip.frame_count()) * static_cast<size_t>(clip.joint_count()) * 40;
+    candidate_stats.raw_bytes = raw_bytes(clip);  // the clip as given
     summarize_errors(errors, candidate_stats.max_error, candidate_stats.p99_error);
     candidate_stats.stored_frame_rate = fewer->frame_rate();
     if (stats) *stats = candidate_stats;

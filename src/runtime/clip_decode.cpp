@@ -42,7 +42,7 @@ int Clip::segment_of(int frame) const {
   return decoder_->segment_shift >= 0 ? frame >> decoder_->segment_shift : frame / segment_frames_;
 }
 
-const uint8_t* Clip::frame_bytes(int segment, int frame) const {
+const uint8_t* Clip::frame_data(int segment, int frame) const {
   const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
   return packed_.data() + s.first_byte +
          static_cast<size_t>(frame - segment * segment_frames_) * s.frame_bytes;
@@ -52,7 +52,7 @@ void Clip::decode_animated(int frame, JointPose* out) const {
   const int segment = segment_of(frame);
   const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
   const detail::DecodeStep* d = decoder_->steps.data() + s.first_step;
-  const uint8_t* data = frame_bytes(segment, frame);
+  const uint8_t* data = frame_data(segment, frame);
   detail::active_kernels().decode_quantized(data, d, static_cast<int>(s.rotations),
                                             static_cast<int>(s.vectors), out);
   d += s.rotations + s.vectors;
@@ -65,7 +65,7 @@ bool Clip::decode_animated_pair(int first, int second, JointPose* out_first, Joi
   if (segment_of(second) != segment) return false;
   const detail::QuantizedDecoder::Segment& s = decoder_->segments[segment];
   const detail::DecodeStep* d = decoder_->steps.data() + s.first_step;
-  const uint8_t *data_first = frame_bytes(segment, first), *data_second = frame_bytes(segment, second);
+  const uint8_t *data_first = frame_data(segment, first), *data_second = frame_data(segment, second);
   detail::active_kernels().decode_quantized_pair(data_first, data_second, d, static_cast<int>(s.rotations),
                                                  static_cast<int>(s.vectors), out_first, out_second, cosines);
   d += s.rotations + s.vectors;

@@ -124,13 +124,13 @@ void sample_quantized(const Clip& clip, float t, SamplingCache& cache, JointPose
   };
   // Both frames new (a seek, or keys faster than the updates: 120 fps played at 60 Hz) and in one segment:
   // one pass decodes both and takes their cosines from registers.
-  if (j != i && slot_of(i) < 0 && slot_of(j) < 0 &&
+  int a = slot_of(i);
+  if (a < 0 && j != i && slot_of(j) < 0 &&
       clip.decode_animated_pair(i, j, slots[0], slots[1], cache.decoded_cosines.data())) {
     cache.decoded_frame[0] = i, cache.decoded_frame[1] = j;
     interpolate_moving(clip, slots[0], slots[1], cache.decoded_cosines.data(), alpha, out);
     return;
   }
-  int a = slot_of(i);
   bool decoded = false;
   if (a < 0) {
     a = slot_of(j) == 0 ? 1 : 0;

@@ -198,7 +198,7 @@ class Clip {
   std::vector<JointPose> constant_pose_;     // the still channels' values: every sample starts from it
   std::string check_decoded_ranges() const;  // "" when every frame decodes within value_ranges.h
   int segment_of(int frame) const;           // quantized: the segment that holds `frame`
-  const uint8_t* frame_bytes(int segment, int frame) const;  // quantized: where frame's bits start
+  const uint8_t* frame_data(int segment, int frame) const;  // quantized: where frame's bits start
   // Quantized: the decoding tables built from the parts at load (immutable, shared by copies).
   std::shared_ptr<const detail::QuantizedDecoder> decoder_;
   std::vector<uint8_t> packed_;  // packed_size_ bytes, then 16 zero bytes for the 64- and 128-bit reads

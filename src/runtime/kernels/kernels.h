@@ -110,9 +110,10 @@ struct Kernels {
 // The plain C++ decode of the scalar table.
 void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* steps, int rotations,
                              int vectors, JointPose* out);
-void decode_quantized_pair_scalar(const uint8_t* first, const uint8_t* second,
-                                  const detail::DecodeStep* steps, int rotations, int vectors,
-                                  JointPose* out_first, JointPose* out_second, float* cosines);
+// decode_quantized_pair as two calls of `decode`, then the cosines (the scalar and NEON tables).
+void decode_quantized_pair_in_turn(decltype(Kernels::decode_quantized) decode, const uint8_t* first,
+                                   const uint8_t* second, const detail::DecodeStep* steps, int rotations,
+                                   int vectors, JointPose* out_first, JointPose* out_second, float* cosines);
 
 extern const Kernels kScalarKernels;
 extern const Kernels kSse2Kernels;

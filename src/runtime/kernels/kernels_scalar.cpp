@@ -152,14 +152,23 @@ void decode_quantized_scalar(const uint8_t* frame, const detail::DecodeStep* ste
   }
 }
 
-void decode_quantized_pair_scalar(const uint8_t* first, const uint8_t* second,
-                                  const detail::DecodeStep* steps, int rotations, int vectors,
-                                  JointPose* out_first, JointPose* out_second, float* cosines) {
-  decode_quantized_scalar(first, steps, rotations, vectors, out_first);
-  decode_quantized_scalar(second, steps, rotations, vectors, out_second);
+void decode_quantized_pair_in_turn(decltype(Kernels::decode_quantized) decode, const uint8_t* first,
+                                   const uint8_t* second, const detail::DecodeStep* steps, int rotations,
+                                   int vectors, JointPose* out_first, JointPose* out_second, float* cosines) {
+  decode(first, steps, rotations, vectors, out_first);
+  decode(second, steps, rotations, vectors, out_second);
   for (const detail::DecodeStep* d = steps; d != steps + rotations; ++d)
     cosines[d->joint] = rotation_dot(out_first[d->joint], out_second[d->joint]);
 }
+
+namespace {
+void decode_quantized_pair_scalar(const uint8_t* first, const uint8_t* second,
+                                  const detail::DecodeStep* steps, int rotations, int vectors,
+                                  JointPose* out_first, JointPose* out_second, float* cosines) {
+  decode_quantized_pair_in_turn(decode_quantized_scalar, first, second, steps, rotations, vectors, out_first,
+                                out_second, cosines);
+}
+}  // namespace
 
 void interpolate_keys(const KeyPairs& keys, int count, JointPose* out) {
   std::copy_n(keys.constant_pose, count, out);

@@ -789,10 +789,8 @@ void decode_quantized(const uint8_t* frame, const detail::DecodeStep* steps, int
 void decode_quantized_pair(const uint8_t* first, const uint8_t* second, const detail::DecodeStep* steps,
                            int rotations, int vectors, JointPose* out_first, JointPose* out_second,
                            float* cosines) {
-  decode_quantized(first, steps, rotations, vectors, out_first);
-  decode_quantized(second, steps, rotations, vectors, out_second);
-  for (int k = 0; k < rotations; ++k)
-    cosines[steps[k].joint] = rotation_dot(out_first[steps[k].joint], out_second[steps[k].joint]);
+  decode_quantized_pair_in_turn(decode_quantized, first, second, steps, rotations, vectors, out_first,
+                                out_second, cosines);
 }
 #endif
 
