@@ -144,6 +144,14 @@ TEST(RuntimeJobs, AgreeWithReferenceOnEveryClip) {
 }
 #endif  // OSSA_HAS_IMPORT
 
+// The angle (radians) between a sampled rotation and the expected one, either sign of the quaternion.
+double turn_between(const JointPose& sampled, Quat expected) {
+  const Quat got{sampled.rotation[0], sampled.rotation[1], sampled.rotation[2], sampled.rotation[3]};
+  const Quat e = dot(got, expected) < 0 ? Quat{-expected.x, -expected.y, -expected.z, -expected.w} : expected;
+  const double chord = std::hypot(std::hypot(got.x - e.x, got.y - e.y), std::hypot(got.z - e.z, got.w - e.w));
+  return 4 * std::asin(std::min(1.0, chord / 2));
+}
+
 // Fixed-rate clips keep their keys' rate however fast a joint turns between keys (the sampler slerps), and
 // reproduce the keys' own slerp between frames: a joint turning 75 degrees per 24 fps key about a changing
 // axis gives a 24 fps clip within 5e-6 rad of the reference everywhere; only steps over 91 degrees (where the
@@ -181,14 +189,8 @@ TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateAndSlerpBetweenThem) {
   for (int i = 0; i <= 480; ++i) {
     const float t = static_cast<float>(i) / 480;
     ASSERT_TRUE((SampleJob{&*clip, t, nullptr, locals}.run()));
-    const Quat expected = reference::sample_clip(raw_skeleton, fast, t)[1].rotation;
-    const Quat got{locals[1].rotation[0], locals[1].rotation[1], locals[1].rotation[2],
-                   locals[1].rotation[3]};
-    const Quat e =
-        dot(got, expected) < 0 ? Quat{-expected.x, -expected.y, -expected.z, -expected.w} : expected;
-    const double chord =
-        std::hypot(std::hypot(got.x - e.x, got.y - e.y), std::hypot(got.z - e.z, got.w - e.w));
-    worst = std::max(worst, 4 * std::asin(std::min(1.0, chord / 2)));  // the angle between them, in radians
+    worst =
+        std::max(worst, turn_between(locals[1], reference::sample_clip(raw_skeleton, fast, t)[1].rotation));
   }
   std::printf("  75 degrees per key at 24 fps: stored at %g fps, worst %.3g rad from the keys' slerp\n",
               clip->frame_rate(), worst);
@@ -196,6 +198,52 @@ TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateAndSlerpBetweenThem) {
   auto faster = Clip::build_fixed_rate(turning_clip(120), *skeleton);
   ASSERT_TRUE(faster) << faster.error();
   EXPECT_EQ(faster->frame_rate(), 48.f);  // 120 degrees per key: doubled once, 60 per frame
+}
+
+// A clip's last frame sits at its end whatever the rate, so a last key at the clip's end need not lie on the
+// grid: keys at 24 fps up to 0.9583 s and one at the end, 1.1729 s (an action ended between frames), give a
+// 24 fps clip (30 frames, the last 1/160 s after the one before) that reproduces the keys' slerp in every
+// interval, the long last one included. Requiring the end key on a grid too found none of the usual rates
+// and fell back to 60 fps, where the 24 fps keys fall between frames: more frames, and corners cut.
+TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateWhenTheLastKeyEndsTheClipOffTheGrid) {
+  const RawSkeleton raw_skeleton = two_joint_raw_skeleton();
+  auto skeleton = Skeleton::build(raw_skeleton);
+  ASSERT_TRUE(skeleton) << skeleton.error();
+  RawClip raw;
+  raw.name = "run";
+  raw.duration = 1.1729f;
+  RawTrack track;
+  track.joint = 1;
+  Quat q = quat_from_axis_angle({0, 0, 1}, 0);
+  for (int k = 0; k <= 24; ++k) {
+    const float t = k < 24 ? static_cast<float>(k) / 24 : raw.duration;
+    track.rotation_times.push_back(t);
+    track.rotations.push_back(q);
+    track.translation_times.push_back(t);
+    track.translations.push_back({0.1f * std::sin(3.f * t), 1, 0});
+    const Vec3 axis = normalize(Vec3{std::sin(0.9f * k), 1, std::cos(1.3f * k)});
+    q = normalize(quat_from_axis_angle(axis, 40 * 3.14159265f / 180) * q);
+  }
+  raw.tracks.push_back(track);
+  auto clip = Clip::build_fixed_rate(raw, *skeleton);
+  ASSERT_TRUE(clip) << clip.error();
+  EXPECT_EQ(clip->frame_rate(), 24.f);
+  EXPECT_EQ(clip->frame_count(), 30);
+  std::vector<JointPose> locals(2);
+  double worst_angle = 0, worst_translation = 0;
+  for (int i = 0; i <= 1000; ++i) {
+    const float t = raw.duration * static_cast<float>(i) / 1000;
+    ASSERT_TRUE((SampleJob{&*clip, t, nullptr, locals}.run()));
+    const Transform expected = reference::sample_clip(raw_skeleton, raw, t)[1];
+    worst_angle = std::max(worst_angle, turn_between(locals[1], expected.rotation));
+    worst_translation =
+        std::max(worst_translation, std::fabs(double{locals[1].translation[0]} - expected.translation.x));
+  }
+  std::printf(
+      "  24 fps keys, last key at the end off the grid: stored at %g fps, worst %.3g rad, %.3g units\n",
+      clip->frame_rate(), worst_angle, worst_translation);
+  EXPECT_LE(worst_angle, 5e-6);        // the reference's float slerp rounds by about 2e-6
+  EXPECT_LE(worst_translation, 1e-6);  // lerped translations, 0.1 units at most
 }
 
 // Additive layers apply as blend_job.h documents, checked against hand values: at weight 0.5, a delta of

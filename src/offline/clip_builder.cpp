@@ -59,16 +59,19 @@ std::string check_tracks(const RawClip& raw, const Skeleton& skeleton) {
   return {};
 }
 
-// The smallest common frame rate on whose grid every key lies, or 0 when none fits.
+// The smallest common frame rate on whose grid every key lies, or 0 when none fits. A key at the clip's end
+// (or after it) needs no grid point: the last frame is at the end whatever the rate (an action that ends
+// between frames ends on a key off the grid).
 float rate_from_keys(const RawClip& raw) {
   std::vector<float> times;
   for (const RawTrack& t : raw.tracks)
     for (const auto* v : {&t.translation_times, &t.rotation_times, &t.scale_times})
       times.insert(times.end(), v->begin(), v->end());
   for (float rate : {24.f, 25.f, 30.f, 48.f, 50.f, 60.f, 100.f, 120.f}) {
+    const double end = static_cast<double>(raw.duration) * rate;
     bool fits = std::all_of(times.begin(), times.end(), [&](float t) {
       double f = static_cast<double>(t) * rate;
-      return std::fabs(f - std::round(f)) < 2e-3;
+      return std::fabs(f - std::round(f)) < 2e-3 || f > end - 2e-3;
     });
     if (fits) return rate;
   }
