@@ -200,6 +200,48 @@ TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateAndSlerpBetweenThem) {
   EXPECT_EQ(faster->frame_rate(), 48.f);  // 120 degrees per key: doubled once, 60 per frame
 }
 
+// Joint 1 keyed at `times` (seconds), turning 40 degrees about a changing axis from key to key and moving
+// along x; the clip lasts `duration`.
+RawClip keyed_turns(const std::vector<float>& times, float duration) {
+  RawClip raw;
+  raw.name = "turns";
+  raw.duration = duration;
+  RawTrack track;
+  track.joint = 1;
+  Quat q = quat_from_axis_angle({0, 0, 1}, 0);
+  for (size_t k = 0; k < times.size(); ++k) {
+    const float t = times[k];
+    track.rotation_times.push_back(t);
+    track.rotations.push_back(q);
+    track.translation_times.push_back(t);
+    track.translations.push_back({0.1f * std::sin(3.f * t), 1, 0});
+    const float n = static_cast<float>(k);
+    const Vec3 axis = normalize(Vec3{std::sin(0.9f * n), 1, std::cos(1.3f * n)});
+    q = normalize(quat_from_axis_angle(axis, 40 * 3.14159265f / 180) * q);
+  }
+  raw.tracks.push_back(track);
+  return raw;
+}
+
+// How far a fixed-rate clip of keyed_turns strays from the keys' own curve (the reference's slerp and lerp),
+// sampled at 1,001 times: the worst angle (radians) and translation (units).
+struct Stray {
+  double angle = 0, translation = 0;
+};
+Stray stray_from_keys(const Clip& clip, const RawClip& raw, const RawSkeleton& raw_skeleton) {
+  std::vector<JointPose> locals(2);
+  Stray worst;
+  for (int i = 0; i <= 1000; ++i) {
+    const float t = raw.duration * static_cast<float>(i) / 1000;
+    EXPECT_TRUE((SampleJob{&clip, t, nullptr, locals}.run()));
+    const Transform expected = reference::sample_clip(raw_skeleton, raw, t)[1];
+    worst.angle = std::max(worst.angle, turn_between(locals[1], expected.rotation));
+    worst.translation =
+        std::max(worst.translation, std::fabs(double{locals[1].translation[0]} - expected.translation.x));
+  }
+  return worst;
+}
+
 // A clip's last frame sits at its end whatever the rate, so a last key at the clip's end need not lie on the
 // grid: keys at 24 fps up to 0.9583 s and one at the end, 1.1729 s (an action ended between frames), give a
 // 24 fps clip (30 frames, the last 1/160 s after the one before) that reproduces the keys' slerp in every
@@ -209,41 +251,42 @@ TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateWhenTheLastKeyEndsTheClipOffThe
   const RawSkeleton raw_skeleton = two_joint_raw_skeleton();
   auto skeleton = Skeleton::build(raw_skeleton);
   ASSERT_TRUE(skeleton) << skeleton.error();
-  RawClip raw;
-  raw.name = "run";
-  raw.duration = 1.1729f;
-  RawTrack track;
-  track.joint = 1;
-  Quat q = quat_from_axis_angle({0, 0, 1}, 0);
-  for (int k = 0; k <= 24; ++k) {
-    const float t = k < 24 ? static_cast<float>(k) / 24 : raw.duration;
-    track.rotation_times.push_back(t);
-    track.rotations.push_back(q);
-    track.translation_times.push_back(t);
-    track.translations.push_back({0.1f * std::sin(3.f * t), 1, 0});
-    const Vec3 axis = normalize(Vec3{std::sin(0.9f * k), 1, std::cos(1.3f * k)});
-    q = normalize(quat_from_axis_angle(axis, 40 * 3.14159265f / 180) * q);
-  }
-  raw.tracks.push_back(track);
+  std::vector<float> times;
+  for (int k = 0; k < 24; ++k) times.push_back(static_cast<float>(k) / 24);
+  times.push_back(1.1729f);
+  const RawClip raw = keyed_turns(times, 1.1729f);
   auto clip = Clip::build_fixed_rate(raw, *skeleton);
   ASSERT_TRUE(clip) << clip.error();
   EXPECT_EQ(clip->frame_rate(), 24.f);
   EXPECT_EQ(clip->frame_count(), 30);
-  std::vector<JointPose> locals(2);
-  double worst_angle = 0, worst_translation = 0;
-  for (int i = 0; i <= 1000; ++i) {
-    const float t = raw.duration * static_cast<float>(i) / 1000;
-    ASSERT_TRUE((SampleJob{&*clip, t, nullptr, locals}.run()));
-    const Transform expected = reference::sample_clip(raw_skeleton, raw, t)[1];
-    worst_angle = std::max(worst_angle, turn_between(locals[1], expected.rotation));
-    worst_translation =
-        std::max(worst_translation, std::fabs(double{locals[1].translation[0]} - expected.translation.x));
-  }
+  const Stray worst = stray_from_keys(*clip, raw, raw_skeleton);
   std::printf(
       "  24 fps keys, last key at the end off the grid: stored at %g fps, worst %.3g rad, %.3g units\n",
-      clip->frame_rate(), worst_angle, worst_translation);
-  EXPECT_LE(worst_angle, 5e-6);        // the reference's float slerp rounds by about 2e-6
-  EXPECT_LE(worst_translation, 1e-6);  // lerped translations, 0.1 units at most
+      clip->frame_rate(), worst.angle, worst.translation);
+  EXPECT_LE(worst.angle, 5e-6);        // the reference's float slerp rounds by about 2e-6
+  EXPECT_LE(worst.translation, 1e-6);  // lerped translations, 0.1 units at most
+}
+
+// Keys on a grid none of the usual rates fits (NTSC video's 29.97 fps, 30000/1001) give a clip at the keys'
+// own rate, found from their spacing: 60 frames for 60 keys, the keys' curve kept. The usual rates' fallback,
+// 60 fps, put most keys between frames.
+TEST(RuntimeJobs, FixedRateClipsKeepAnUnusualKeyRate) {
+  const RawSkeleton raw_skeleton = two_joint_raw_skeleton();
+  auto skeleton = Skeleton::build(raw_skeleton);
+  ASSERT_TRUE(skeleton) << skeleton.error();
+  constexpr double kNtsc = 30000.0 / 1001;
+  std::vector<float> times;
+  for (int k = 0; k < 60; ++k) times.push_back(static_cast<float>(k / kNtsc));
+  const RawClip raw = keyed_turns(times, times.back());
+  auto clip = Clip::build_fixed_rate(raw, *skeleton);
+  ASSERT_TRUE(clip) << clip.error();
+  EXPECT_NEAR(clip->frame_rate(), kNtsc, 1e-3);
+  EXPECT_EQ(clip->frame_count(), 60);
+  const Stray worst = stray_from_keys(*clip, raw, raw_skeleton);
+  std::printf("  29.97 fps keys: stored at %.5g fps, %d frames, worst %.3g rad, %.3g units\n",
+              clip->frame_rate(), clip->frame_count(), worst.angle, worst.translation);
+  EXPECT_LE(worst.angle, 5e-6);
+  EXPECT_LE(worst.translation, 1e-6);
 }
 
 // Additive layers apply as blend_job.h documents, checked against hand values: at weight 0.5, a delta of

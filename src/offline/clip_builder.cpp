@@ -59,23 +59,36 @@ std::string check_tracks(const RawClip& raw, const Skeleton& skeleton) {
   return {};
 }
 
-// The smallest common frame rate on whose grid every key lies, or 0 when none fits. A key at the clip's end
-// (or after it) needs no grid point: the last frame is at the end whatever the rate (an action that ends
-// between frames ends on a key off the grid).
+// The smallest common frame rate on whose grid every key lies, or 0 when none fits: the usual rates first,
+// then the keys' own spacing (29.97 fps video, or any other grid). A key at the clip's end (or after it)
+// needs no grid point: the last frame is at the end whatever the rate (an action that ends between frames
+// ends on a key off the grid).
 float rate_from_keys(const RawClip& raw) {
   std::vector<float> times;
   for (const RawTrack& t : raw.tracks)
     for (const auto* v : {&t.translation_times, &t.rotation_times, &t.scale_times})
       times.insert(times.end(), v->begin(), v->end());
-  for (float rate : {24.f, 25.f, 30.f, 48.f, 50.f, 60.f, 100.f, 120.f}) {
+  auto fits = [&](double rate) {
     const double end = static_cast<double>(raw.duration) * rate;
-    bool fits = std::all_of(times.begin(), times.end(), [&](float t) {
+    return std::all_of(times.begin(), times.end(), [&](float t) {
       double f = static_cast<double>(t) * rate;
       return std::fabs(f - std::round(f)) < 2e-3 || f > end - 2e-3;
     });
-    if (fits) return rate;
-  }
-  return 0;
+  };
+  for (float rate : {24.f, 25.f, 30.f, 48.f, 50.f, 60.f, 100.f, 120.f})
+    if (fits(rate)) return rate;
+  // The keys' own rate: one over the shortest gap between the keys before the end, refined on the last of
+  // them (a gap between two floats is off by their rounding; the last key's frame number is not).
+  std::erase_if(times, [&](float t) { return !(t < raw.duration) || !std::isfinite(t); });
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  double gap = 0;
+  for (size_t k = 1; k < times.size(); ++k)
+    if (gap == 0 || times[k] - times[k - 1] < gap) gap = static_cast<double>(times[k]) - times[k - 1];
+  if (!(gap > 0) || !(times.back() > 0)) return 0;
+  const double frames = std::round(static_cast<double>(times.back()) / gap);
+  const double rate = frames / static_cast<double>(times.back());
+  return rate <= Clip::kMaxFrameRate && fits(rate) ? static_cast<float>(rate) : 0;
 }
 
 }  // namespace
