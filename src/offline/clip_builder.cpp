@@ -3,6 +3,7 @@
 // ossa/offline/clip_builder.h; a game that loads .ossa files never runs them.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -79,15 +80,17 @@ float rate_from_keys(const RawClip& raw) {
     if (fits(rate)) return rate;
   // The keys' own rate: one over the shortest gap between the keys before the end, refined on the last of
   // them (a gap between two floats is off by their rounding; the last key's frame number is not).
-  std::erase_if(times, [&](float t) { return !(t < raw.duration) || !std::isfinite(t); });
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::vector<float> inner;
+  std::copy_if(times.begin(), times.end(), std::back_inserter(inner),
+               [&](float t) { return t < raw.duration && std::isfinite(t); });
+  std::sort(inner.begin(), inner.end());
+  inner.erase(std::unique(inner.begin(), inner.end()), inner.end());
   double gap = 0;
-  for (size_t k = 1; k < times.size(); ++k)
-    if (gap == 0 || times[k] - times[k - 1] < gap) gap = static_cast<double>(times[k]) - times[k - 1];
-  if (!(gap > 0) || !(times.back() > 0)) return 0;
-  const double frames = std::round(static_cast<double>(times.back()) / gap);
-  const double rate = frames / static_cast<double>(times.back());
+  for (size_t k = 1; k < inner.size(); ++k)
+    if (gap == 0 || inner[k] - inner[k - 1] < gap) gap = static_cast<double>(inner[k]) - inner[k - 1];
+  if (!(gap > 0) || !(inner.back() > 0)) return 0;
+  const double frames = std::round(static_cast<double>(inner.back()) / gap);
+  const double rate = frames / static_cast<double>(inner.back());
   return rate <= Clip::kMaxFrameRate && fits(rate) ? static_cast<float>(rate) : 0;
 }
 
