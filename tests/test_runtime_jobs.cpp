@@ -269,7 +269,7 @@ TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateWhenTheLastKeyEndsTheClipOffThe
 
 // Keys on a grid none of the usual rates fits (NTSC video's 29.97 fps, 30000/1001) give a clip at the keys'
 // own rate, found from their spacing: 60 frames for 60 keys, the keys' curve kept. The usual rates' fallback,
-// 60 fps, put most keys between frames.
+// 60 fps, put most keys between frames; it stays for keys too sparse to be a frame rate.
 TEST(RuntimeJobs, FixedRateClipsKeepAnUnusualKeyRate) {
   const RawSkeleton raw_skeleton = two_joint_raw_skeleton();
   auto skeleton = Skeleton::build(raw_skeleton);
@@ -287,6 +287,10 @@ TEST(RuntimeJobs, FixedRateClipsKeepAnUnusualKeyRate) {
               clip->frame_rate(), clip->frame_count(), worst.angle, worst.translation);
   EXPECT_LE(worst.angle, 5e-6);
   EXPECT_LE(worst.translation, 1e-6);
+  // Keys 0.3699 s apart (on no usual grid) are sparse keys, not a frame rate: the 60 fps fallback.
+  auto sparse = Clip::build_fixed_rate(keyed_turns({0.f, 0.3699f, 0.7398f, 1.1097f}, 1.1097f), *skeleton);
+  ASSERT_TRUE(sparse) << sparse.error();
+  EXPECT_EQ(sparse->frame_rate(), 60.f);
 }
 
 // Additive layers apply as blend_job.h documents, checked against hand values: at weight 0.5, a delta of

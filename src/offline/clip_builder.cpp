@@ -91,7 +91,9 @@ float rate_from_keys(const RawClip& raw) {
   if (!(gap > 0) || !(inner.back() > 0)) return 0;
   const double frames = std::round(static_cast<double>(inner.back()) / gap);
   const double rate = frames / static_cast<double>(inner.back());
-  return rate <= Clip::kMaxFrameRate && fits(rate) ? static_cast<float>(rate) : 0;
+  // Keys sparser than 10 a second are not a frame rate: such a clip keeps the 60 fps fallback, since the
+  // rate's doublings for fast turns (here and in bakes, up to 8x) start from it.
+  return rate >= 10 && rate <= Clip::kMaxFrameRate && fits(rate) ? static_cast<float>(rate) : 0;
 }
 
 }  // namespace
