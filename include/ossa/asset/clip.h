@@ -5,10 +5,10 @@
 //    lerp of translation/scale and one slerp of rotation per joint (Eberly's series: no trigonometry, within
 //    1.3e-7 of the exact weights), with no search; memory is frames x joints x 48 bytes. The rate is the
 //    keys' own (24, 25, 30, 48, 50, 60, 100 or 120 fps when all keys lie on that grid, else the rate of
-//    their own spacing when they lie on its grid, as 29.97 fps video does, else 60; a key at the clip's end
-//    needs no grid point: the last frame is there at any rate), doubled (up to 8x) only while some joint
-//    turns more than 91 degrees between frames. Error against the keys: none
-//    when the keys lie on the grid (between frames the sampler slerps as the keys do); for keys off the grid,
+//    their own spacing, 10 fps or more, when they lie on its grid, as 29.97 fps video does, else 60; a key
+//    at the clip's end needs no grid point: the last frame is there at any rate), doubled (up to 8x) only
+//    while some joint turns more than 91 degrees between frames. Error against the keys: none when the keys
+//    lie on the grid (between frames the sampler slerps as the keys do); for keys off the grid,
 //    the resampling itself. Measured in the runtime tests on every model we have (docs/asset-pipeline.md);
 //    the tests hold it under 1e-3 of the model's size.
 //  * Keyed: each joint's translation/rotation/scale keys kept exactly as imported (slerp between them).
