@@ -152,57 +152,9 @@ double turn_between(const JointPose& sampled, Quat expected) {
   return 4 * std::asin(std::min(1.0, chord / 2));
 }
 
-// Fixed-rate clips keep their keys' rate however fast a joint turns between keys (the sampler slerps), and
-// reproduce the keys' own slerp between frames: a joint turning 75 degrees per 24 fps key about a changing
-// axis gives a 24 fps clip within 5e-6 rad of the reference everywhere; only steps over 91 degrees (where the
-// sampler's series gives way to sines) double the rate.
-TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateAndSlerpBetweenThem) {
-  const RawSkeleton raw_skeleton = two_joint_raw_skeleton();
-  auto skeleton = Skeleton::build(raw_skeleton);
-  ASSERT_TRUE(skeleton) << skeleton.error();
-  auto turning_clip = [](float degrees_per_key) {
-    RawClip raw;
-    raw.name = "turn";
-    raw.duration = 1;
-    RawTrack track;
-    track.joint = 1;
-    Quat q = quat_from_axis_angle({0, 0, 1}, 0);
-    for (int k = 0; k <= 24; ++k) {
-      const float t = static_cast<float>(k) / 24;
-      track.rotation_times.push_back(t);
-      track.rotations.push_back(q);
-      track.translation_times.push_back(t);
-      track.translations.push_back({0.1f * std::sin(3.f * t), 1, 0});
-      const Vec3 axis = normalize(Vec3{std::sin(0.9f * k), 1, std::cos(1.3f * k)});
-      q = normalize(quat_from_axis_angle(axis, degrees_per_key * 3.14159265f / 180) * q);
-    }
-    raw.tracks.push_back(track);
-    return raw;
-  };
-  const RawClip fast = turning_clip(75);
-  auto clip = Clip::build_fixed_rate(fast, *skeleton);
-  ASSERT_TRUE(clip) << clip.error();
-  EXPECT_EQ(clip->frame_rate(), 24.f);
-  EXPECT_EQ(clip->frame_count(), 25);
-  std::vector<JointPose> locals(2);
-  double worst = 0;
-  for (int i = 0; i <= 480; ++i) {
-    const float t = static_cast<float>(i) / 480;
-    ASSERT_TRUE((SampleJob{&*clip, t, nullptr, locals}.run()));
-    worst =
-        std::max(worst, turn_between(locals[1], reference::sample_clip(raw_skeleton, fast, t)[1].rotation));
-  }
-  std::printf("  75 degrees per key at 24 fps: stored at %g fps, worst %.3g rad from the keys' slerp\n",
-              clip->frame_rate(), worst);
-  EXPECT_LE(worst, 5e-6);  // the reference's own slerp is float (acos, sin): rounding of about 2e-6
-  auto faster = Clip::build_fixed_rate(turning_clip(120), *skeleton);
-  ASSERT_TRUE(faster) << faster.error();
-  EXPECT_EQ(faster->frame_rate(), 48.f);  // 120 degrees per key: doubled once, 60 per frame
-}
-
-// Joint 1 keyed at `times` (seconds), turning 40 degrees about a changing axis from key to key and moving
-// along x; the clip lasts `duration`.
-RawClip keyed_turns(const std::vector<float>& times, float duration) {
+// Joint 1 keyed at `times` (seconds), turning `degrees_per_key` about a changing axis from key to key and
+// moving along x; the clip lasts `duration`.
+RawClip keyed_turns(const std::vector<float>& times, float duration, float degrees_per_key = 40) {
   RawClip raw;
   raw.name = "turns";
   raw.duration = duration;
@@ -217,7 +169,7 @@ RawClip keyed_turns(const std::vector<float>& times, float duration) {
     track.translations.push_back({0.1f * std::sin(3.f * t), 1, 0});
     const float n = static_cast<float>(k);
     const Vec3 axis = normalize(Vec3{std::sin(0.9f * n), 1, std::cos(1.3f * n)});
-    q = normalize(quat_from_axis_angle(axis, 40 * 3.14159265f / 180) * q);
+    q = normalize(quat_from_axis_angle(axis, degrees_per_key * 3.14159265f / 180) * q);
   }
   raw.tracks.push_back(track);
   return raw;
@@ -240,6 +192,30 @@ Stray stray_from_keys(const Clip& clip, const RawClip& raw, const RawSkeleton& r
         std::max(worst.translation, std::fabs(double{locals[1].translation[0]} - expected.translation.x));
   }
   return worst;
+}
+
+// Fixed-rate clips keep their keys' rate however fast a joint turns between keys (the sampler slerps), and
+// reproduce the keys' own slerp between frames: a joint turning 75 degrees per 24 fps key about a changing
+// axis gives a 24 fps clip within 5e-6 rad of the reference everywhere; only steps over 91 degrees (where the
+// sampler's series gives way to sines) double the rate.
+TEST(RuntimeJobs, FixedRateClipsKeepTheirKeysRateAndSlerpBetweenThem) {
+  const RawSkeleton raw_skeleton = two_joint_raw_skeleton();
+  auto skeleton = Skeleton::build(raw_skeleton);
+  ASSERT_TRUE(skeleton) << skeleton.error();
+  std::vector<float> times;
+  for (int k = 0; k <= 24; ++k) times.push_back(static_cast<float>(k) / 24);
+  const RawClip fast = keyed_turns(times, 1, 75);
+  auto clip = Clip::build_fixed_rate(fast, *skeleton);
+  ASSERT_TRUE(clip) << clip.error();
+  EXPECT_EQ(clip->frame_rate(), 24.f);
+  EXPECT_EQ(clip->frame_count(), 25);
+  const double worst = stray_from_keys(*clip, fast, raw_skeleton).angle;
+  std::printf("  75 degrees per key at 24 fps: stored at %g fps, worst %.3g rad from the keys' slerp\n",
+              clip->frame_rate(), worst);
+  EXPECT_LE(worst, 5e-6);  // the reference's own slerp is float (acos, sin): rounding of about 2e-6
+  auto faster = Clip::build_fixed_rate(keyed_turns(times, 1, 120), *skeleton);
+  ASSERT_TRUE(faster) << faster.error();
+  EXPECT_EQ(faster->frame_rate(), 48.f);  // 120 degrees per key: doubled once, 60 per frame
 }
 
 // A clip's last frame sits at its end whatever the rate, so a last key at the clip's end need not lie on the
